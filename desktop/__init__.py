@@ -1,0 +1,1 @@
+"""Inferboard's desktop layer (Qt). Nothing in the core imports it."""

@@ -1,0 +1,5 @@
+import sys
+
+from inferboard.cli import main
+
+sys.exit(main())

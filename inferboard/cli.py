@@ -1,0 +1,137 @@
+"""The ``inferboard`` command line (Qt-free): validate, catalog, new, and the subcommands that the
+simulator, rules and practice packages register."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from inferboard import __version__
+from inferboard.catalog import CatalogError, default_catalog
+from inferboard.errors import InferboardError
+from inferboard.paths import data_dir
+from inferboard.store import DesignFileError, read_design, save_design
+from inferboard.store.atomic import SaveFailed
+
+#: Packages that add subcommands through a ``register(subparsers)`` function, when installed.
+COMMAND_MODULES = ("inferboard.sim.cli", "inferboard.rules.cli", "inferboard.practice.cli")
+
+BLANK_TEMPLATE = "blank"
+
+
+def templates() -> dict[str, Path]:
+    """Template name -> example design file. ``blank`` is an empty design."""
+    return {path.stem: path for path in sorted((data_dir("assets") / "examples").glob("*.json"))}
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    ok = True
+    for name in args.files:
+        try:
+            design, _ = read_design(name)
+        except DesignFileError as error:
+            ok = False
+            print(str(error), file=sys.stderr)
+            continue
+        print(f"{name}: valid ({len(design.nodes)} nodes, {len(design.edges)} edges)")
+    return 0 if ok else 1
+
+
+def cmd_catalog(args: argparse.Namespace) -> int:
+    catalog = default_catalog()
+    if args.json:
+        out = {
+            "kinds": [{"id": k.id, "title": k.title, "category": k.category, "description": k.description,
+                       "when_to_use": k.when_to_use, "params": [p.model_dump() for p in k.params],
+                       "inputs": [p.model_dump() for p in k.inputs],
+                       "outputs": [p.model_dump() for p in k.outputs]} for k in catalog.kinds.values()],
+            "gpus": [g.model_dump() for g in catalog.gpus.values()],
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    width = max(len(k) for k in catalog.kinds)
+    for category, kinds in sorted(catalog.by_category().items()):
+        print(f"{category}:")
+        for kind in sorted(kinds, key=lambda k: k.id):
+            print(f"  {kind.id:<{width}}  {kind.description.strip().splitlines()[0]}")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from inferboard.model import Design
+
+    output = Path(args.output)
+    if output.exists() and not args.force:
+        print(f"{output}: already exists (use --force to overwrite)", file=sys.stderr)
+        return 1
+    if args.template == BLANK_TEMPLATE:
+        design = Design()
+    else:
+        available = templates()
+        if args.template not in available:
+            names = ", ".join([BLANK_TEMPLATE, *available])
+            print(f"unknown template '{args.template}'; choose one of: {names}", file=sys.stderr)
+            return 1
+        design, _ = read_design(available[args.template])
+    if args.title:
+        from inferboard.model import ops
+
+        design.apply(ops.SetMetadata({**design.metadata, "title": args.title}))
+    save_design(design, output)
+    print(f"{output}: created from template '{args.template}'")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="inferboard", description="Inferboard: a whiteboard trainer for "
+                                     "ML-inference system design. With no command, opens the desktop app.")
+    parser.add_argument("--version", action="version", version=f"inferboard {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("validate", help="check design files; exit 1 if any is invalid")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("catalog", help="list the component kinds")
+    p.add_argument("--json", action="store_true", help="print the whole catalog as JSON")
+    p.set_defaults(func=cmd_catalog)
+
+    p = sub.add_parser("new", help="create a design file from a template")
+    p.add_argument("--template", default="starter", help="blank, or the name of an example design")
+    p.add_argument("-o", "--output", required=True, metavar="FILE")
+    p.add_argument("--title", help="the new design's title")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.set_defaults(func=cmd_new)
+
+    for module_name in COMMAND_MODULES:
+        if importlib.util.find_spec(module_name.rsplit(".", 1)[0]) and importlib.util.find_spec(module_name):
+            importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except (CatalogError, SaveFailed) as error:
+        print(str(error), file=sys.stderr)
+        return 2
+    except DesignFileError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    except InferboardError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""Typed errors shared by the core. Each message names the file, the item and the field."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input: where it is and what is wrong."""
+
+    item: str  # e.g. "node 'gpu-1'", "edge 'e3'", "requirements"
+    field: str  # e.g. "params.replicas"; "" when the whole item is wrong
+    message: str
+
+    def text(self, source: str = "") -> str:
+        where = " ".join(part for part in (self.item, f"field '{self.field}'" if self.field else "") if part)
+        prefix = f"{source}: " if source else ""
+        return f"{prefix}{where}: {self.message}" if where else f"{prefix}{self.message}"
+
+
+class InferboardError(Exception):
+    """Base class of every error the core raises on purpose."""
+
+
+class ValidationFailed(InferboardError):
+    """An input failed validation; ``problems`` lists every fault found."""
+
+    def __init__(self, source: str, problems: list[Problem]):
+        self.source = source
+        self.problems = list(problems)
+        lines = [p.text(source) for p in self.problems[:50]]
+        if len(self.problems) > 50:
+            lines.append(f"{source}: ... and {len(self.problems) - 50} more problems")
+        super().__init__("\n".join(lines) if lines else f"{source}: invalid")

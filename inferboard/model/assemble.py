@@ -1,0 +1,116 @@
+"""Building a whole design at once from loaded records, collecting every problem instead of
+stopping at the first. Used by the file store; far faster than one ``apply`` per item."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Iterable, Mapping
+
+import networkx as nx
+
+from inferboard.catalog import Catalog
+from inferboard.errors import Problem
+from inferboard.model.design import ID_PATTERN, REQUEST_SIGNAL, Design
+from inferboard.model.elements import Edge, Node
+from inferboard.model.errors import ConnectionRefused, EditRefused, RegionRefused
+from inferboard.model.requirements import Requirements
+
+
+def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]],
+                    requirements: Requirements, metadata: Mapping[str, str]) -> tuple[Design, list[Problem]]:
+    """Return the design built from plain node and edge dicts, and the problems found.
+
+    Items with problems are left out of the design, so a caller that accepts problems (a
+    recovery dialog, say) still gets every sound part.
+    """
+    design = Design(catalog, requirements, metadata)
+    problems: list[Problem] = []
+    regions: list[tuple[str, str]] = []
+    for raw in nodes:
+        node_id = raw["id"]
+        item = f"node '{node_id}'"
+        if not ID_PATTERN.match(node_id):
+            problems.append(Problem(item, "id", "must be 1-64 letters, digits, '-', '_', '.' or ':'"))
+            continue
+        if node_id in design.nodes:
+            problems.append(Problem(item, "id", "is used by another node too"))
+            continue
+        kind = catalog.kinds.get(raw["kind"])
+        if kind is None:
+            problems.append(Problem(item, "kind", f"unknown component kind '{raw['kind']}'"))
+            continue
+        params = kind.defaults()
+        bad = False
+        for name, value in raw.get("params", {}).items():
+            try:
+                params.update(design.checked_params(node_id, kind.id, {name: value}))
+            except EditRefused as error:
+                problems.append(Problem(item, f"params.{name}", getattr(error, "reason", str(error))))
+                bad = True
+        if bad:
+            continue
+        width, height = raw.get("width"), raw.get("height")
+        if kind.container and (width is None or height is None):
+            width, height = width or 360.0, height or 260.0
+        node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), None, raw.get("label", ""),
+                    width, height)
+        design._insert(design._nodes, node_id, node, None)
+        design._graph.add_node(node_id)
+        if raw.get("region") is not None:
+            regions.append((node_id, raw["region"]))
+    for node_id, region in regions:
+        try:
+            design._check_region(node_id, design.nodes[node_id].kind, region)
+        except RegionRefused as error:
+            problems.append(Problem(f"node '{node_id}'", "region", str(error).split("field 'region': ", 1)[-1]))
+            continue
+        design._nodes[node_id] = design._nodes[node_id].with_changes(region=region)
+    problems.extend(_assemble_edges(design, edges))
+    return design, problems
+
+
+def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[Problem]:
+    problems: list[Problem] = []
+    seen_endpoints: set[tuple[str, str, str, str]] = set()
+    used_out: Counter = Counter()
+    used_in: Counter = Counter()
+    request_graph = nx.DiGraph()
+    for raw in edges:
+        edge = Edge(raw["id"], raw["source"], raw["source_port"], raw["target"], raw["target_port"])
+        item = f"edge '{edge.id}'"
+        if not ID_PATTERN.match(edge.id):
+            problems.append(Problem(item, "id", "must be 1-64 letters, digits, '-', '_', '.' or ':'"))
+            continue
+        if edge.id in design.edges:
+            problems.append(Problem(item, "id", "is used by another edge too"))
+            continue
+        for end in ("source", "target"):
+            if getattr(edge, end) not in design.nodes:
+                problems.append(Problem(item, end, f"names node '{getattr(edge, end)}', which does not exist"))
+        if edge.source not in design.nodes or edge.target not in design.nodes:
+            continue
+        try:
+            out_port, in_port = design._check_ports(*edge.endpoints())
+            if edge.endpoints() in seen_endpoints:
+                raise ConnectionRefused(f"'{edge.source}' is already wired to '{edge.target}' this way")
+            design._check_capacity(edge.source, edge.source_port, out_port, used_out[edge.source, edge.source_port],
+                                   edge.target, edge.target_port, in_port, used_in[edge.target, edge.target_port])
+        except ConnectionRefused as error:
+            problems.append(Problem(item, "", error.reason))
+            continue
+        seen_endpoints.add(edge.endpoints())
+        used_out[edge.source, edge.source_port] += 1
+        used_in[edge.target, edge.target_port] += 1
+        if out_port.signal == REQUEST_SIGNAL:
+            request_graph.add_edge(edge.source, edge.target, id=edge.id)
+        design._insert(design._edges, edge.id, edge, None)
+        design._graph.add_edge(edge.source, edge.target, key=edge.id)
+    try:
+        cycle = nx.find_cycle(request_graph)
+    except nx.NetworkXNoCycle:
+        cycle = []
+    if cycle:
+        ids = [request_graph.edges[u, v]["id"] for u, v in cycle]
+        problems.append(Problem(f"edge '{ids[-1]}'", "", "requests loop back: " + " -> ".join(
+            [cycle[0][0], *[v for _, v in cycle]])))
+    return problems

@@ -1,0 +1,104 @@
+"""Small events the design announces after every change. Names are past-tense verbs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from inferboard.model.elements import Edge, Node
+from inferboard.model.requirements import Requirements
+
+
+@dataclass(frozen=True)
+class NodeAdded:
+    node: Node
+    index: int
+
+
+@dataclass(frozen=True)
+class NodeRemoved:
+    node: Node
+
+
+@dataclass(frozen=True)
+class EdgeAdded:
+    edge: Edge
+
+
+@dataclass(frozen=True)
+class EdgeRemoved:
+    edge: Edge
+
+
+@dataclass(frozen=True)
+class ParamsChanged:
+    node_id: str
+    old: Mapping[str, Any]
+    new: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class NodesMoved:
+    #: node id -> ((old x, old y), (new x, new y))
+    moves: Mapping[str, tuple[tuple[float, float], tuple[float, float]]]
+
+
+@dataclass(frozen=True)
+class NodeResized:
+    node_id: str
+    old: tuple[float | None, float | None]
+    new: tuple[float | None, float | None]
+
+
+@dataclass(frozen=True)
+class RegionChanged:
+    node_id: str
+    old: str | None
+    new: str | None
+
+
+@dataclass(frozen=True)
+class LabelChanged:
+    node_id: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class RequirementsChanged:
+    old: Requirements
+    new: Requirements
+
+
+@dataclass(frozen=True)
+class MetadataChanged:
+    old: Mapping[str, str]
+    new: Mapping[str, str]
+
+
+DesignEvent = (NodeAdded | NodeRemoved | EdgeAdded | EdgeRemoved | ParamsChanged | NodesMoved | NodeResized
+               | RegionChanged | LabelChanged | RequirementsChanged | MetadataChanged)
+
+#: Events that change the graph's structure (evaluators recompile on these).
+STRUCTURAL_EVENTS = (NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, RegionChanged)
+
+Listener = Callable[[Any], None]
+
+
+class EventHub:
+    """Subscribe, unsubscribe and emit. Listeners are called in the order they subscribed."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+
+    def subscribe(self, listener: Listener) -> None:
+        if listener not in self._listeners:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Listener) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
+    def emit(self, event: Any) -> None:
+        for listener in list(self._listeners):
+            listener(event)

@@ -1,0 +1,89 @@
+"""Edits as values. ``Design.apply(op)`` performs one and returns its exact inverse, so an undo
+command only stores the op and the inverse it got back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from inferboard.model.elements import Edge, Node
+from inferboard.model.requirements import Requirements
+
+
+@dataclass(frozen=True)
+class AddNode:
+    node: Node
+    #: Position in the design's node order; None appends.
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveNode:
+    """Removes a node and every edge attached to it; nodes inside a removed region leave it."""
+
+    node_id: str
+
+
+@dataclass(frozen=True)
+class AddEdge:
+    edge: Edge
+    index: int | None = None
+
+
+@dataclass(frozen=True)
+class RemoveEdge:
+    edge_id: str
+
+
+@dataclass(frozen=True)
+class SetParams:
+    node_id: str
+    params: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class MoveNodes:
+    positions: Mapping[str, tuple[float, float]]
+
+
+@dataclass(frozen=True)
+class ResizeNode:
+    node_id: str
+    width: float | None
+    height: float | None
+
+
+@dataclass(frozen=True)
+class SetRegion:
+    node_id: str
+    region: str | None
+
+
+@dataclass(frozen=True)
+class SetLabel:
+    node_id: str
+    label: str
+
+
+@dataclass(frozen=True)
+class SetRequirements:
+    requirements: Requirements
+
+
+@dataclass(frozen=True)
+class SetMetadata:
+    """Replaces the whole metadata mapping (title, notes, ...)."""
+
+    metadata: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Compound:
+    """Several edits applied as one; if one fails, the ones before it are rolled back."""
+
+    ops: tuple = field(default_factory=tuple)
+    title: str = ""
+
+
+Op = (AddNode | RemoveNode | AddEdge | RemoveEdge | SetParams | MoveNodes | ResizeNode | SetRegion | SetLabel
+      | SetRequirements | SetMetadata | Compound)

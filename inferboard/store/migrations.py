@@ -1,0 +1,67 @@
+"""Migrations from older design file versions to the current one, one step per version.
+
+Version 0 was the pre-release draft format: node positions were ``"pos": [x, y]`` and edges were
+``{"id", "from": "node.port", "to": "node.port"}``. Each step takes and returns a plain dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from inferboard.store.records import CURRENT_VERSION
+
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class MigrationError(ValueError):
+    """A file could not be brought up to the current version."""
+
+
+def _v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    nodes = []
+    for node in data.get("nodes", []):
+        node = dict(node)
+        if "pos" in node:
+            pos = node.pop("pos")
+            if not (isinstance(pos, list) and len(pos) == 2):
+                raise MigrationError(f"node '{node.get('id', '?')}' field 'pos': expected [x, y]")
+            node["x"], node["y"] = pos
+        nodes.append(node)
+    edges = []
+    for edge in data.get("edges", []):
+        edge = dict(edge)
+        for end, (node_key, port_key) in (("from", ("source", "source_port")), ("to", ("target", "target_port"))):
+            if end in edge:
+                value = edge.pop(end)
+                if not isinstance(value, str) or "." not in value:
+                    raise MigrationError(f"edge '{edge.get('id', '?')}' field '{end}': expected 'node.port'")
+                edge[node_key], edge[port_key] = value.rsplit(".", 1)
+        edges.append(edge)
+    out["nodes"], out["edges"], out["version"] = nodes, edges, 1
+    return out
+
+
+#: version N -> the function that turns a version-N dict into a version N+1 dict
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1}
+
+
+def migrate(data: dict[str, Any], migrations: dict[int, Migration] | None = None,
+            current: int = CURRENT_VERSION) -> dict[str, Any]:
+    """Apply migration steps until ``data`` is at version ``current``."""
+    steps = MIGRATIONS if migrations is None else migrations
+    version = data.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise MigrationError("field 'version': must be a whole number")
+    if version > current:
+        raise MigrationError(f"field 'version': version {version} was written by a newer Inferboard "
+                             f"(this one reads up to {current})")
+    while version < current:
+        step = steps.get(version)
+        if step is None:
+            raise MigrationError(f"field 'version': no migration from version {version}")
+        data = step(data)
+        if data.get("version") != version + 1:
+            raise MigrationError(f"migration from version {version} did not produce version {version + 1}")
+        version += 1
+    return data
