@@ -29,6 +29,12 @@ def templates() -> dict[str, Path]:
     return {path.stem: path for path in sorted((data_dir("assets") / "examples").glob("*.json"))}
 
 
+def first_sentence(text: str) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    return text if end < 0 else text[: end + 1]
+
+
 def cmd_validate(args: argparse.Namespace) -> int:
     ok = True
     for name in args.files:
@@ -46,7 +52,8 @@ def cmd_catalog(args: argparse.Namespace) -> int:
     catalog = default_catalog()
     if args.json:
         out = {
-            "kinds": [{"id": k.id, "title": k.title, "category": k.category, "description": k.description,
+            "kinds": [{"id": k.id, "title": k.title, "category": k.category, "summary": first_sentence(k.description),
+                       "description": k.description,
                        "when_to_use": k.when_to_use, "params": [p.model_dump() for p in k.params],
                        "inputs": [p.model_dump() for p in k.inputs],
                        "outputs": [p.model_dump() for p in k.outputs]} for k in catalog.kinds.values()],
@@ -58,7 +65,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
     for category, kinds in sorted(catalog.by_category().items()):
         print(f"{category}:")
         for kind in sorted(kinds, key=lambda k: k.id):
-            print(f"  {kind.id:<{width}}  {kind.description.strip().splitlines()[0]}")
+            print(f"  {kind.id:<{width}}  {first_sentence(kind.description)}")
     return 0
 
 

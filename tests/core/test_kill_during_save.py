@@ -1,0 +1,58 @@
+"""A child process saving in a loop is SIGKILLed at random moments; the file always survives."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from inferboard.store import design_to_bytes, read_design
+
+CHILD = r"""
+import sys
+from inferboard.store import read_design, save_design
+path = sys.argv[1]
+design, _ = read_design(path)
+n = design.node("gpus").params["replicas"]
+while True:
+    n = n % 1000 + 1
+    design.set_params("gpus", replicas=n)
+    save_design(design, path)
+    sys.stdout.write(f"{n}\n")
+    sys.stdout.flush()
+"""
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_sigkill_at_random_moments_never_corrupts_the_file(tmp_path):
+    from tests.core.helpers import serving_chain
+
+    path = tmp_path / "design.json"
+    path.write_bytes(design_to_bytes(serving_chain()))
+    rng = random.Random(20261202)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    kills = 0
+    for _ in range(30):
+        before = read_design(path)[0].node("gpus").params["replicas"]
+        child = subprocess.Popen([sys.executable, "-c", CHILD, str(path)], stdout=subprocess.PIPE, env=env)
+        # Wait until it has saved at least once, then kill it at a random moment.
+        first = child.stdout.readline()
+        assert first, "the saving child died before saving"
+        time.sleep(rng.uniform(0, 0.03))
+        child.send_signal(signal.SIGKILL)
+        written = [int(first)] + [int(line) for line in child.stdout.read().split()]
+        child.wait()
+        kills += 1
+        design, _ = read_design(path)  # parses and validates
+        value = design.node("gpus").params["replicas"]
+        # Either the last completed save, or the one that was in flight when it was killed.
+        last = written[-1]
+        assert value in (last, last % 1000 + 1), (value, written[-3:], before)
+        assert json.loads(path.read_bytes())["format"] == "inferboard-design"
+    assert kills == 30
+    leftovers = [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+    assert len(leftovers) <= 30  # a kill can leave a temporary file behind, never a damaged design
