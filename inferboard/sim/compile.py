@@ -1,0 +1,421 @@
+"""Compile a design into a queueing network: who sends how much traffic where, and what each
+station is. One compiled form feeds the steady state, the timeline and the load test, so they agree.
+
+Routing rules (documented in docs/simulator.md):
+- traffic sources split the required traffic by their ``share`` (as relative weights);
+- a global load balancer with the latency or geo policy sends each source's traffic to the
+  children in the source's own location, else its continent, else all; ``weighted`` splits by
+  capacity, ``round_robin`` evenly; with ``failover`` it skips children that cannot serve
+  (region down, no replicas, model does not fit), otherwise their share is lost;
+- a regional load balancer splits by capacity (least outstanding requests) and applies its rate limit;
+- a cache ends the path for ``hit_ratio`` of requests after its hit latency;
+- a canary router sends ``canary_share`` to its canary port;
+- a fallback model below a router takes what the primaries cannot: everything above 95% of their
+  capacity, or all of it when they are down; admission control sheds (or sends to a fallback, or
+  degrades generation to shorter outputs) everything above its utilisation threshold;
+- a dynamic batcher or request queue right before a pool makes that pool a batching or bounded station.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+import networkx as nx
+
+from inferboard.model.design import Design
+from inferboard.sim.faults import Fault
+from inferboard.sim.hardware import POOL_KINDS, PoolPlan, cost_of_node, plan_pool
+from inferboard.sim.network import Network, Path, Station
+
+ROUTER_KINDS = ("global_load_balancer", "regional_load_balancer", "admission_control", "canary_router", "cache",
+                "request_queue", "dynamic_batcher", "traffic_source")
+#: Round-trip network latency between locations, seconds (illustrative public-cloud figures).
+SAME_CONTINENT_RTT_S = 0.025
+CROSS_RTT_S = {frozenset({"us", "eu"}): 0.08, frozenset({"us", "ap"}): 0.15, frozenset({"eu", "ap"}): 0.2}
+FALLBACK_THRESHOLD = 0.95
+MAX_PATHS = 4000
+
+
+@dataclass
+class Compiled:
+    network: Network
+    offered_rps: float
+    node_rates: dict[str, float]
+    plans: dict[str, PoolPlan]
+    #: node id -> the station holding its queue (pools; batchers and queues point at their pool)
+    station_of: dict[str, str]
+    cost_per_hour: float
+    cost_items: dict[str, float]
+    #: rps lost because a region or pool is down and nothing failed over (reported as errors)
+    lost_rps: float
+    #: rps shed on purpose before any station (rate limits, admission control)
+    shed_rps: dict[str, float]
+    down: set[str]
+    notes: list[str] = field(default_factory=list)
+    path_nodes: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
+
+
+def location_of(design: Design, node_id: str) -> str | None:
+    node = design.nodes[node_id]
+    if node.kind == "traffic_source":
+        return node.params.get("origin")
+    region = design.nodes.get(node.region) if node.region else None
+    return region.params.get("location") if region is not None else None
+
+
+def rtt_between(a: str | None, b: str | None) -> float:
+    if not a or not b or a == b:
+        return 0.0
+    ca, cb = a.split("-")[0], b.split("-")[0]
+    if ca == cb:
+        return SAME_CONTINENT_RTT_S
+    return CROSS_RTT_S.get(frozenset({ca, cb}), 0.2)
+
+
+class _Compiler:
+    def __init__(self, design: Design, rps: float, faults: Sequence[Fault], replicas: Mapping[str, int] | None):
+        self.d = design
+        self.rps = rps
+        self.faults = tuple(faults)
+        self.replicas = replicas
+        self.graph = design.request_graph()
+        self.notes: list[str] = []
+        self.down_regions = {f.target for f in self.faults if f.kind == "region_outage"}
+        self.children: dict[str, list[tuple[str, str]]] = {n: [] for n in design.nodes}
+        for edge in design.edges.values():
+            if design.signal_of(edge) == "requests":
+                self.children[edge.source].append((edge.target, edge.source_port))
+        self.parents = {n: [s for s, _ in self.graph.in_edges(n)] for n in design.nodes}
+        self.plans: dict[str, PoolPlan] = {}
+        self._capacity: dict[str, float] = {}
+
+    # -- node properties -------------------------------------------------------------------
+    def kind(self, node_id: str) -> str:
+        return self.d.nodes[node_id].kind
+
+    def is_down(self, node_id: str) -> bool:
+        node = self.d.nodes[node_id]
+        if node.region in self.down_regions or node_id in self.down_regions:
+            return True
+        plan = self.plans.get(node_id)
+        return plan is not None and not plan.live
+
+    def feeder(self, pool_id: str, kind: str) -> str | None:
+        for parent in self.parents[pool_id]:
+            if self.kind(parent) == kind:
+                return parent
+        return None
+
+    def plan(self, node_id: str, rate: float = 0.0, degraded: int | None = None) -> PoolPlan:
+        plan = plan_pool(self.d.nodes[node_id], self.d.catalog, self.d.requirements, self.faults, self.replicas,
+                         rate, degraded)
+        self.plans[node_id] = plan
+        return plan
+
+    def station_capacity(self, node_id: str) -> float:
+        plan = self.plans[node_id]
+        if not plan.live:
+            return 0.0
+        batcher = self.feeder(node_id, "dynamic_batcher")
+        if batcher and self.kind(node_id) == "gpu_pool":
+            b = int(self.d.nodes[batcher].params["max_batch_size"])
+            return plan.servers * b / (plan.batch_base_s + plan.batch_item_s * b)
+        return plan.servers / plan.service_mean_s if plan.service_mean_s > 0 else math.inf
+
+    def capacity(self, node_id: str) -> float:
+        """Requests per second the subtree below (and including) a node can complete."""
+        if node_id in self._capacity:
+            return self._capacity[node_id]
+        self._capacity[node_id] = 0.0  # guards against loops (refused by the model anyway)
+        kind = self.kind(node_id)
+        if self.is_down(node_id):
+            value = 0.0
+        elif kind in POOL_KINDS:
+            value = self.station_capacity(node_id)
+            kids = [c for c, _ in self.children[node_id]]
+            if kids:
+                value = min(value, sum(self.capacity(c) for c in kids))
+        else:
+            primaries, fallbacks = self.split_children(node_id)
+            if kind == "canary_router":
+                share = float(self.d.nodes[node_id].params["canary_share"])
+                stable = sum(self.capacity(c) for c, port in self.children[node_id] if port == "stable")
+                canary = sum(self.capacity(c) for c, port in self.children[node_id] if port == "canary")
+                value = min(stable / (1 - share) if share < 1 else math.inf, canary / share if share > 0 else math.inf)
+                if canary == 0:
+                    value = stable
+            else:
+                value = sum(self.capacity(c) for c in primaries)
+            if kind == "cache":
+                hit = self.hit_ratio(node_id)
+                value = value / (1 - hit) if hit < 1 else math.inf
+            if kind == "regional_load_balancer" and float(self.d.nodes[node_id].params["rate_limit_rps"]) > 0:
+                value = min(value, float(self.d.nodes[node_id].params["rate_limit_rps"]))
+        self._capacity[node_id] = value
+        return value
+
+    def hit_ratio(self, node_id: str) -> float:
+        if any(f.kind == "cache_flush" and f.hits(node_id) for f in self.faults):
+            return 0.0
+        return float(self.d.nodes[node_id].params["hit_ratio"])
+
+    def split_children(self, node_id: str) -> tuple[list[str], list[str]]:
+        kids = [c for c, _ in self.children[node_id]]
+        fallbacks = [c for c in kids if self.kind(c) == "fallback_model" and self.kind(node_id) != "fallback_model"]
+        return [c for c in kids if c not in fallbacks], fallbacks
+
+    # -- routing ----------------------------------------------------------------------------
+    def shares(self, node_id: str, origin: str | None, rate: float) -> tuple[dict[str, float], float, float, float]:
+        """Fractions of a node's traffic to each child; plus (ends here, shed, lost)."""
+        kind = self.kind(node_id)
+        params = self.d.nodes[node_id].params
+        if kind in POOL_KINDS:
+            kids = [c for c, _ in self.children[node_id]]
+            if not kids:
+                return {}, 1.0, 0.0, 0.0
+            return self._even(kids), 0.0, 0.0, 0.0
+        primaries, fallbacks = self.split_children(node_id)
+        end = shed = lost = 0.0
+        out: dict[str, float] = {}
+        if kind == "cache":
+            end = self.hit_ratio(node_id)
+        keep = 1.0 - end
+        if kind == "canary_router":
+            share = float(params["canary_share"])
+            stable = [c for c, p in self.children[node_id] if p == "stable" and not self.is_down(c)]
+            canary = [c for c, p in self.children[node_id] if p == "canary" and not self.is_down(c)]
+            groups = [(stable, 1 - share if canary else 1.0), (canary, share if stable else 1.0)]
+            for group, weight in groups:
+                for child, frac in self._even(group).items():
+                    out[child] = out.get(child, 0.0) + keep * weight * frac
+            if not stable and not canary:
+                lost = keep
+            return out, end, shed, lost
+        live = [c for c in primaries if not self.is_down(c)]
+        failover = kind != "global_load_balancer" or bool(params.get("failover", True))
+        candidates = live if failover else primaries
+        if kind == "global_load_balancer":
+            weights = self._geo_weights(candidates, origin, params["policy"])
+        elif kind == "regional_load_balancer":
+            weights = self._by_capacity(candidates)
+        else:
+            weights = self._even(candidates)
+        total_cap = sum(self.capacity(c) for c in live)
+        overflow = 0.0
+        if kind == "admission_control":
+            threshold = float(params["shed_above_utilization"]) * total_cap
+            if rate * keep > threshold:
+                overflow = 1.0 - threshold / (rate * keep) if rate > 0 else 0.0
+        elif fallbacks and rate * keep > FALLBACK_THRESHOLD * total_cap:
+            overflow = 1.0 - FALLBACK_THRESHOLD * total_cap / (rate * keep) if rate > 0 else 0.0
+        if kind == "regional_load_balancer" and float(params["rate_limit_rps"]) > 0 and rate > 0:
+            limited = max(0.0, 1.0 - float(params["rate_limit_rps"]) / rate)
+            shed += keep * limited
+            keep -= keep * limited
+        if not candidates:
+            overflow = 1.0
+        live_fallbacks = [c for c in fallbacks if not self.is_down(c)]
+        spill = keep * overflow
+        for child, frac in weights.items():
+            portion = keep * (1 - overflow) * frac
+            if self.is_down(child):
+                lost += portion
+            else:
+                out[child] = out.get(child, 0.0) + portion
+        if spill > 0:
+            if live_fallbacks:
+                for child, frac in self._even(live_fallbacks).items():
+                    out[child] = out.get(child, 0.0) + spill * frac
+            elif kind == "admission_control" or not candidates and not primaries:
+                shed += spill
+            else:
+                lost += spill
+        return out, end, shed, lost
+
+    @staticmethod
+    def _even(kids: list[str]) -> dict[str, float]:
+        return {c: 1.0 / len(kids) for c in kids} if kids else {}
+
+    def _by_capacity(self, kids: list[str]) -> dict[str, float]:
+        caps = {c: self.capacity(c) for c in kids}
+        total = sum(v for v in caps.values() if math.isfinite(v))
+        if not kids or total <= 0 or any(not math.isfinite(v) for v in caps.values()):
+            return self._even(kids)
+        return {c: v / total for c, v in caps.items()}
+
+    def _geo_weights(self, kids: list[str], origin: str | None, policy: str) -> dict[str, float]:
+        if policy == "round_robin" or not kids:
+            return self._even(kids)
+        if policy == "weighted":
+            return self._by_capacity(kids)
+        if origin:
+            same = [c for c in kids if location_of(self.d, c) == origin]
+            if same:
+                return self._even(same)
+            continent = [c for c in kids if (location_of(self.d, c) or "").split("-")[0] == origin.split("-")[0]]
+            if continent:
+                return self._even(continent)
+        return self._even(kids)
+
+
+def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fault] = (),
+                   replicas: Mapping[str, int] | None = None) -> Compiled:
+    """Compile ``design`` at ``rps`` offered requests per second (default: the requirements' mean)."""
+    req = design.requirements
+    if rps is None:
+        rps = req.mean_rps if req.mean_rps is not None else 100.0
+    rps = max(0.0, float(rps))
+    c = _Compiler(design, rps, faults, replicas)
+    sources = design.nodes_of_kind("traffic_source")
+    weights = {s.id: float(s.params["share"]) for s in sources}
+    for fault in faults:
+        if fault.kind == "traffic_surge":
+            for sid in weights:
+                if fault.hits(sid) or fault.target == "*":
+                    weights[sid] *= fault.amount
+    base_total = sum(float(s.params["share"]) for s in sources) or 1.0
+    source_rates = {sid: rps * w / base_total for sid, w in weights.items()}
+    offered = sum(source_rates.values())
+    order = [n for n in nx.topological_sort(c.graph)]
+    for node_id in design.nodes:
+        if design.nodes[node_id].kind in POOL_KINDS:
+            c.plan(node_id)
+    # Pass 1: rates with capacity-independent routing, to size generation pools and overflow.
+    rates = _propagate(c, order, source_rates)
+    degraded = _degraded_pools(c, rates)
+    for node_id, plan in list(c.plans.items()):
+        c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
+    c._capacity.clear()
+    rates = _propagate(c, order, source_rates)
+    for node_id in c.plans:
+        if design.nodes[node_id].kind == "generation_pool":
+            c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
+    c._capacity.clear()
+    return _build(c, source_rates, offered, order)
+
+
+def _propagate(c: _Compiler, order: list[str], source_rates: dict[str, float]) -> dict[str, float]:
+    rates = {n: 0.0 for n in c.d.nodes}
+    for sid, rate in source_rates.items():
+        rates[sid] = rate
+    for node_id in order:
+        rate = rates[node_id]
+        if rate <= 0:
+            continue
+        origin = location_of(c.d, node_id) if c.kind(node_id) == "traffic_source" else None
+        out, _, _, _ = c.shares(node_id, origin, rate)
+        for child, frac in out.items():
+            rates[child] += rate * frac
+    return rates
+
+
+def _degraded_pools(c: _Compiler, rates: dict[str, float]) -> dict[str, int]:
+    degraded: dict[str, int] = {}
+    for node in c.d.nodes_of_kind("admission_control"):
+        if node.params["degrade_mode"] != "shorter_max_tokens":
+            continue
+        below = nx.descendants(c.graph, node.id)
+        cap = sum(c.capacity(k) for k, _ in c.children[node.id])
+        if rates.get(node.id, 0.0) > float(node.params["shed_above_utilization"]) * cap:
+            for pool in below:
+                if c.kind(pool) == "generation_pool":
+                    degraded[pool] = int(node.params["degrade_max_tokens"])
+    return degraded
+
+
+def _station_for_pool(c: _Compiler, node_id: str) -> Station:
+    plan = c.plans[node_id]
+    batcher = c.feeder(node_id, "dynamic_batcher")
+    queue = c.feeder(node_id, "request_queue")
+    holder = batcher or queue
+    capacity = timeout = None
+    if holder:
+        hp = c.d.nodes[holder].params
+        capacity = int(hp.get("queue_capacity", hp.get("capacity", 0))) or None
+        timeout = float(hp["timeout_ms"]) / 1000
+    if batcher and c.kind(node_id) == "gpu_pool":
+        bp = c.d.nodes[batcher].params
+        return Station(node_id, servers=plan.servers if plan.live else 0, service_mean_s=plan.service_mean_s,
+                       service_cv=plan.service_cv, batch_max=int(bp["max_batch_size"]),
+                       batch_base_s=plan.batch_base_s, batch_item_s=plan.batch_item_s,
+                       batch_timeout_s=float(bp["max_queue_delay_ms"]) / 1000, queue_capacity=capacity,
+                       timeout_s=timeout, error_rate=plan.error_rate, node_id=node_id)
+    return Station(node_id, servers=plan.servers if plan.live else 0, service_mean_s=plan.service_mean_s,
+                   service_cv=plan.service_cv, queue_capacity=capacity, timeout_s=timeout,
+                   error_rate=plan.error_rate, node_id=node_id)
+
+
+def _build(c: _Compiler, source_rates: dict[str, float], offered: float, order: list[str]) -> Compiled:
+    d = c.d
+    stations: dict[str, Station] = {}
+    station_of: dict[str, str] = {}
+    for node_id in order:
+        node = d.nodes[node_id]
+        if node.kind in POOL_KINDS:
+            stations[node_id] = _station_for_pool(c, node_id)
+            station_of[node_id] = node_id
+            for feeder in ("dynamic_batcher", "request_queue"):
+                holder = c.feeder(node_id, feeder)
+                if holder:
+                    station_of.setdefault(holder, node_id)
+        elif node.kind in ("global_load_balancer", "regional_load_balancer"):
+            stations[node_id] = Station(node_id, fixed_delay_s=float(node.params["added_latency_ms"]) / 1000,
+                                        delay_only=True, node_id=node_id)
+            station_of[node_id] = node_id
+        elif node.kind == "cache":
+            stations[node_id] = Station(node_id, fixed_delay_s=float(node.params["hit_latency_ms"]) / 1000,
+                                        delay_only=True, node_id=node_id)
+            station_of[node_id] = node_id
+    paths: list[Path] = []
+    path_nodes: list[tuple[tuple[str, ...], float]] = []
+    shed_rps: dict[str, float] = {}
+    lost = 0.0
+    rates = {n: 0.0 for n in d.nodes}
+    total = offered or 1.0
+    stack = [((sid,), (), rate / total, location_of(d, sid), location_of(d, sid)) for sid, rate in source_rates.items()]
+    while stack:
+        nodes, seq, prob, origin, here = stack.pop()
+        node_id = nodes[-1]
+        rates[node_id] += prob * offered
+        out, end, shed, lost_here = c.shares(node_id, origin, prob * offered)
+        if node_id in stations:
+            seq = seq + (node_id,)
+        if shed:
+            shed_rps[node_id] = shed_rps.get(node_id, 0.0) + shed * prob * offered
+        lost += lost_here * prob * offered
+        finished = end + (1.0 if not out and not (shed or lost_here or end) else 0.0)
+        if finished and seq:
+            paths.append(Path(seq, prob * finished, " -> ".join(nodes)))
+            path_nodes.append((nodes, prob * finished))
+        elif finished:
+            lost += finished * prob * offered
+        for child, frac in out.items():
+            child_seq = seq
+            there = location_of(d, child) or here
+            rtt = rtt_between(here, there)
+            if rtt > 0:
+                net_id = f"net:{here}->{there}"
+                stations.setdefault(net_id, Station(net_id, fixed_delay_s=rtt, delay_only=True))
+                child_seq = seq + (net_id,)
+            if len(stack) + len(paths) > MAX_PATHS:
+                c.notes.append(f"more than {MAX_PATHS} request paths: the rest are merged into their first branch")
+                break
+            stack.append((nodes + (child,), child_seq, prob * frac, origin, there))
+    cv_weights = [(float(d.nodes[s].params["arrival_cv"]), r) for s, r in source_rates.items()]
+    arrival_cv = sum(cv * r for cv, r in cv_weights) / total if cv_weights and offered > 0 else 1.0
+    paths = [p for p in paths if p.share > 0]
+    share_sum = sum(p.share for p in paths)
+    if share_sum > 1:
+        paths = [Path(p.stations, p.share / share_sum, p.label) for p in paths]
+    network = Network(stations, tuple(paths), offered, arrival_cv)
+    cost_items = {}
+    for node_id, node in d.nodes.items():
+        down = node.region in c.down_regions or node_id in c.down_regions
+        cost_items[node_id] = cost_of_node(node, d.catalog, c.plans.get(node_id), rates.get(node_id, 0.0), down)
+    down_nodes = {n for n in d.nodes if c.is_down(n)}
+    if not d.nodes_of_kind("traffic_source"):
+        c.notes.append("no traffic source: nothing is offered")
+    return Compiled(network, offered, rates, c.plans, station_of, sum(cost_items.values()), cost_items, lost,
+                    shed_rps, down_nodes, c.notes, path_nodes)
