@@ -40,31 +40,34 @@ def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges:
             problems.append(Problem(item, "kind", f"unknown component kind '{raw['kind']}'"))
             continue
         params = kind.defaults()
-        bad = False
-        for name, value in raw.get("params", {}).items():
-            try:
-                params.update(design.checked_params(node_id, kind.id, {name: value}))
-            except EditRefused as error:
-                problems.append(Problem(item, f"params.{name}", getattr(error, "reason", str(error))))
-                bad = True
-        if bad:
-            continue
+        given = raw.get("params", {})
+        try:
+            params.update(design.checked_params(node_id, kind.id, given))
+        except EditRefused:
+            bad = False
+            for name, value in given.items():
+                try:
+                    design.checked_params(node_id, kind.id, {name: value})
+                except EditRefused as error:
+                    problems.append(Problem(item, f"params.{name}", getattr(error, "reason", str(error))))
+                    bad = True
+            if bad:
+                continue
         width, height = raw.get("width"), raw.get("height")
         if kind.container and (width is None or height is None):
             width, height = width or 360.0, height or 260.0
-        node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), None, raw.get("label", ""),
-                    width, height)
+        node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), raw.get("region"),
+                    raw.get("label", ""), width, height)
         design._insert(design._nodes, node_id, node, None)
         design._graph.add_node(node_id)
-        if raw.get("region") is not None:
-            regions.append((node_id, raw["region"]))
+        if node.region is not None:
+            regions.append((node_id, node.region))
     for node_id, region in regions:
         try:
             design._check_region(node_id, design.nodes[node_id].kind, region)
         except RegionRefused as error:
             problems.append(Problem(f"node '{node_id}'", "region", str(error).split("field 'region': ", 1)[-1]))
-            continue
-        design._nodes[node_id] = design._nodes[node_id].with_changes(region=region)
+            design._nodes[node_id] = design._nodes[node_id].with_changes(region=None)
     problems.extend(_assemble_edges(design, edges))
     return design, problems
 
@@ -105,10 +108,9 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
             request_graph.add_edge(edge.source, edge.target, id=edge.id)
         design._insert(design._edges, edge.id, edge, None)
         design._graph.add_edge(edge.source, edge.target, key=edge.id)
-    try:
+    cycle = []
+    if not nx.is_directed_acyclic_graph(request_graph):
         cycle = nx.find_cycle(request_graph)
-    except nx.NetworkXNoCycle:
-        cycle = []
     if cycle:
         ids = [request_graph.edges[u, v]["id"] for u, v in cycle]
         problems.append(Problem(f"edge '{ids[-1]}'", "", "requests loop back: " + " -> ".join(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+import re
 from pathlib import Path
 from typing import Any
 
@@ -36,17 +38,15 @@ def _reject_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
-def _too_deep(value: Any, limit: int) -> bool:
-    stack = [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(current, dict):
-            stack.extend((v, depth + 1) for v in current.values())
-        elif isinstance(current, list):
-            stack.extend((v, depth + 1) for v in current)
-    return False
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKETS = re.compile(r"[\[\]{}]")
+_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _max_depth(text: str) -> int:
+    """Deepest nesting of arrays and objects, ignoring brackets inside strings (runs at C speed)."""
+    brackets = _BRACKETS.findall(_STRING.sub("", text))
+    return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0)
 
 
 def parse_json(data: bytes, source: str) -> dict[str, Any]:
@@ -59,6 +59,8 @@ def parse_json(data: bytes, source: str) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise _fail(source, f"not UTF-8 text (invalid byte at offset {error.start})") from None
+    if _max_depth(text) > MAX_DEPTH:
+        raise _fail(source, f"nested deeper than {MAX_DEPTH} levels")
     try:
         raw = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
@@ -71,8 +73,6 @@ def parse_json(data: bytes, source: str) -> dict[str, Any]:
         raise _fail(source, f"not valid JSON{where}: {message}{hint}") from None
     if not isinstance(raw, dict):
         raise _fail(source, "a design file must hold a JSON object")
-    if _too_deep(raw, MAX_DEPTH):
-        raise _fail(source, f"nested deeper than {MAX_DEPTH} levels")
     return raw
 
 
