@@ -1,0 +1,524 @@
+"""Steady-state solver: a compiled :class:`~inferboard.sim.network.Network` → per-station and
+end-to-end figures in milliseconds of CPU.
+
+Stations are solved one by one in ``network.topological_order()``. A station's arrival rate is the
+sum of the path flows reaching it after every upstream loss (shed, time-out, error), and its arrival
+burstiness (squared CV) follows Whitt's QNA: splitting a stream with SCV c² by fraction p gives
+``p*c² + 1 - p``, merging averages by rate, and a station passes on ``qna_departure_scv``.
+
+Per station (all formulas in ``queueing.py``):
+
+* pure delay → a shift; no queue.
+* c servers, unbounded queue, no time-out → Erlang C / Allen–Cunneen (exact for M/M/c).
+* unbounded queue with time-out T → M/M/c+D (exact for Poisson/exponential, Allen–Cunneen scaled
+  otherwise): time-outs, and the served requests' wait truncated at T. Continuous through ρ = 1.
+* bounded queue → M/M/c/K blocking (shed) and the wait of admitted requests (gamma-shaped with the
+  exact M/M/c/K mean and CV, Allen–Cunneen scaled); a time-out then removes ``P(W > T)``.
+* dynamic batcher → ``queueing.batch_station``.
+* overload (λ ≥ capacity) is a result, not an error: a bounded queue sheds the excess; an unbounded
+  one times the excess out if it has a time-out (served requests then wait about T), otherwise the
+  excess is reported as ``backlog_growth_rps`` and the served requests are given the documented
+  latency cap ``LATENCY_CAP_S`` (``latency_capped=True``). In the end-to-end totals that backlog is
+  counted as timed out (clients give up at the cap), so offered = served + shed + timed out + errors
+  holds exactly. ``network.unrouted_share`` counts as shed.
+
+End-to-end latency percentiles are read from the path-mixture distribution of SERVED requests built
+by ``latency_dist`` (convolution along paths, never sums of per-hop percentiles); the mean is exact
+(sum of station means per path, weighted by served flow). Every number in ``to_dict()`` is finite.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
+
+import numpy as np
+
+from inferboard.sim import explain, latency_dist as ld, queueing as q
+from inferboard.sim.network import Network, Station
+
+#: Latency given to requests served by an overloaded station with an unbounded queue and no time-out.
+LATENCY_CAP_S = 60.0
+#: Reported capacity of stations with no limit (pure delays, zero service time).
+UNLIMITED_RPS = 1e12
+
+
+def _clean(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else 0.0
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+class _Result:
+    @classmethod
+    def _make(cls, **values):
+        """Build without the frozen-dataclass ``__init__`` (one ``object.__setattr__`` per field is
+        the slowest part of a 200-station solve); every field must be given."""
+        obj = object.__new__(cls)
+        obj.__dict__.update(values)
+        return obj
+
+    def to_dict(self) -> dict:
+        out = {f.name: _clean(getattr(self, f.name)) for f in fields(self) if not f.name.startswith("_")}
+        out["figures"] = {k: fig.to_dict() for k, fig in self.figures.items()}
+        return out
+
+
+@dataclass(frozen=True, eq=False)
+class StationResult(_Result):
+    """One station in steady state. Rates in requests/s, times in seconds, fractions in [0, 1]."""
+
+    id: str
+    node_id: str
+    model: str
+    servers: int
+    arrival_rps: float
+    served_rps: float
+    capacity_rps: float
+    capacity_unlimited: bool
+    utilisation: float  #: busy fraction of the servers (carried load)
+    offered_load: float  #: arrival rate / capacity (may exceed 1)
+    p_wait: float  #: P(a served request waited)
+    mean_wait_s: float  #: served requests' mean time before service (batching + queueing)
+    mean_service_s: float
+    mean_sojourn_s: float
+    batching_wait_s: float
+    queue_wait_s: float
+    mean_batch: float
+    shed_rps: float
+    timeout_rps: float
+    error_rps: float
+    backlog_growth_rps: float
+    arrival_scv: float
+    departure_scv: float
+    saturated: bool
+    latency_capped: bool
+    _info: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def figures(self) -> dict[str, explain.Figure]:
+        return explain.station_figures(self, self._info)
+
+
+@dataclass(frozen=True, eq=False)
+class PathResult(_Result):
+    label: str
+    stations: tuple[str, ...]
+    share: float
+    offered_rps: float
+    served_rps: float
+    mean_s: float
+
+    @property
+    def figures(self) -> dict[str, explain.Figure]:
+        return {}
+
+
+@dataclass(frozen=True, eq=False)
+class NetworkResult(_Result):
+    """End-to-end steady state. ``*_rate`` fields are fractions of the offered rate."""
+
+    offered_rps: float
+    throughput_rps: float
+    shed_rps: float
+    timeout_rps: float
+    error_rps: float
+    backlog_growth_rps: float
+    shed_rate: float
+    timeout_rate: float
+    error_rate: float
+    mean_s: float
+    p50_s: float
+    p95_s: float
+    p99_s: float
+    p999_s: float
+    saturated: bool
+    latency_capped: bool
+    bottleneck: str
+    bin_width_s: float
+    bins: int
+    stations: dict[str, StationResult]
+    paths: tuple[PathResult, ...]
+    _grid: object = field(default=None, repr=False)
+    _rows: object = field(default=None, repr=False)
+    _row_of: dict = field(default_factory=dict, repr=False)
+    _shifts: list = field(default_factory=list, repr=False)
+
+    @cached_property
+    def figures(self) -> dict[str, explain.Figure]:
+        return explain.network_figures(self)
+
+    def to_dict(self) -> dict:
+        out = super().to_dict()
+        out["stations"] = {k: s.to_dict() for k, s in self.stations.items()}
+        out["paths"] = [p.to_dict() for p in self.paths]
+        return out
+
+    def station_quantiles(self, station_id: str, ps=(0.5, 0.95, 0.99)) -> list[float]:
+        """Sojourn-time quantiles (seconds) of one station's served requests, from its distribution."""
+        row = self._row_of.get(station_id)
+        if row is None or self._grid is None:
+            s = self.stations[station_id]
+            return [s.mean_sojourn_s for _ in ps]
+        grid = self._grid
+        shift = self._shifts[row]
+        return [shift + x for x in ld.percentiles(grid, ld.to_pmf(grid, self._rows[row]), ps)]
+
+
+class _Plan:
+    """What solve() needs about a network's structure, computed once per Network object."""
+
+    def __init__(self, net: Network) -> None:
+        self.order = net.topological_order()
+        self.position = {sid: i for i, sid in enumerate(self.order)}
+        self.visits: dict[str, list[tuple[int, str | None]]] = {s: [] for s in net.stations}
+        for k, path in enumerate(net.paths):
+            prev = None
+            for sid in path.stations:
+                self.visits[sid].append((k, prev))
+                prev = sid
+
+
+_PLANS: dict[int, tuple[weakref.ref, _Plan]] = {}
+
+
+def _plan(net: Network) -> _Plan:
+    hit = _PLANS.get(id(net))
+    if hit is not None and hit[0]() is net:
+        return hit[1]
+    plan = _Plan(net)
+    if len(_PLANS) > 256:
+        for key in [k for k, (ref, _) in _PLANS.items() if ref() is None]:
+            del _PLANS[key]
+    _PLANS[id(net)] = (weakref.ref(net), plan)
+    return plan
+
+
+class _Calc:
+    """Mutable per-station working values (turned into a StationResult at the end)."""
+
+    __slots__ = ("model", "shed_f", "timeout_f", "backlog_f", "served_pre", "util", "p_wait", "wait",
+                 "service", "batching", "batch", "saturated", "capped", "cd2", "spec", "cap", "info")
+
+    def __init__(self, model: str, cap: float) -> None:
+        self.model, self.cap = model, cap
+        self.shed_f = self.timeout_f = self.backlog_f = 0.0
+        self.served_pre = self.util = self.p_wait = self.wait = self.service = self.batching = 0.0
+        self.batch = 1.0
+        self.saturated = self.capped = False
+        self.cd2 = 1.0
+        self.spec = ld.SojournSpec()
+        self.info: dict = {}
+
+
+def _overload(calc: _Calc, st: Station, lam: float, served_cap: float) -> float:
+    """Excess beyond capacity on an unbounded queue: time-outs if any, else backlog. Returns the
+    deterministic wait given to served requests."""
+    calc.saturated = lam > 0
+    calc.served_pre = served_cap
+    excess = max(0.0, 1.0 - served_cap / lam) if lam > 0 else 0.0
+    if st.timeout_s is not None:
+        calc.timeout_f = excess
+        return st.timeout_s
+    calc.backlog_f, calc.capped = excess, True
+    return LATENCY_CAP_S
+
+
+def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
+    c, s, cv = st.servers, st.service_mean_s, st.service_cv
+    mu, cs2 = 1.0 / s, cv * cv
+    g = 0.5 * (ca2 + cs2)
+    markov = abs(ca2 - 1) < 1e-9 and abs(cs2 - 1) < 1e-9
+    calc = _Calc(("M/M/" if markov else ("M/G/" if abs(ca2 - 1) < 1e-9 else "G/G/")) + str(c), c * mu)
+    cap, t = c * mu, st.timeout_s
+    calc.service = s
+    shift, kind, p0, rate, wmean, wcv, trunc = st.fixed_delay_s, "exp", 1.0, 1.0, 0.0, 1.0, math.inf
+    info = calc.info
+    info.update(lam=lam, mu=mu, c=c, rho=lam / cap, ca2=ca2, cs2=cs2, g=g)
+    if st.queue_capacity is not None:
+        mk = q.mmck(lam, mu, c, st.queue_capacity)
+        calc.shed_f = max(mk.blocking, 1.0 - cap / lam if lam > cap else 0.0)
+        admitted = lam * (1.0 - calc.shed_f)
+        pw, wmean = mk.p_wait, (mk.mean_wait / mk.p_wait * g if mk.p_wait > 0 else 0.0)
+        wcv = math.sqrt(mk.wait_scv)
+        p_out = 0.0
+        if t is not None and pw > 0 and wmean > 0:
+            p_out, wmean = _gamma_cut(wmean, wcv, t)
+            trunc = t
+        calc.timeout_f = (1.0 - calc.shed_f) * pw * p_out
+        calc.served_pre = admitted * (1.0 - pw * p_out)
+        if calc.served_pre > cap:  # keep served <= capacity; the rest leaves as timed out
+            calc.timeout_f += (calc.served_pre - cap) / lam
+            calc.served_pre = cap
+        p_served = pw * (1.0 - p_out) / max(1.0 - pw * p_out, 1e-300)
+        calc.p_wait, calc.wait = p_served, p_served * wmean
+        kind, p0 = "gamma", 1.0 - p_served
+        calc.saturated = lam >= cap
+        info.update(case="bounded", blocking=mk.blocking, pw=pw, K=c + st.queue_capacity, wcv=wcv, p_out=p_out)
+    elif t is not None:
+        pt = q.mmc_patience(lam, mu, c, t, g)
+        calc.timeout_f = pt.p_abandon
+        calc.served_pre = lam * (1.0 - pt.p_abandon)
+        if calc.served_pre > cap:
+            calc.served_pre, calc.timeout_f = cap, 1.0 - cap / lam
+        calc.p_wait, calc.wait, p0, rate, trunc = pt.p_wait, pt.mean_wait, 1.0 - pt.p_wait, pt.rate, t
+        calc.saturated = lam >= cap
+        info.update(case="patience", pw=pt.p_wait)
+    elif lam < cap:
+        pw = q.erlang_c(c, lam / mu)
+        calc.wait = q.allen_cunneen_mean_wait(c, lam, s, ca2, cs2)
+        calc.p_wait, p0, rate = pw, 1.0 - pw, (cap - lam) / g
+        calc.served_pre = lam
+        info.update(case="erlang", pw=pw)
+    else:
+        d = _overload(calc, st, lam, cap)
+        calc.p_wait, calc.wait, shift = 1.0, d, shift + d
+        info.update(case="overload")
+    calc.util = min(calc.served_pre / cap, 1.0) if cap > 0 else 0.0
+    calc.cd2 = q.qna_departure_scv(calc.util, ca2, cs2, c)
+    calc.spec = ld.SojournSpec(shift=shift, kind=kind, p0=p0, wait_rate=rate, wait_mean=wmean, wait_cv=wcv,
+                               trunc=trunc, service_mean=s, service_cv=cv)
+    return calc
+
+
+def _gamma_cut(mean: float, cv: float, t: float) -> tuple[float, float]:
+    """For a gamma wait (mean, cv): ``(P(W > t), E[W | W <= t])``."""
+    if cv <= 1e-9:
+        return (1.0, mean) if mean > t else (0.0, mean)
+    if abs(cv - 1.0) < 1e-9:
+        return math.exp(-t / mean), q.trunc_exp_mean(1.0 / mean, t)
+    k = 1.0 / (cv * cv)
+    x = t * k / mean
+    below, below1 = q.gamma_p(k, x), q.gamma_p(k + 1.0, x)
+    cut_mean = mean * below1 / below if below > 1e-300 else t
+    return 1.0 - below, min(cut_mean, t)
+
+
+def _batch(st: Station, lam: float, ca2: float) -> _Calc:
+    c, bmax, cs2, t = st.servers, st.batch_max, st.service_cv ** 2, st.timeout_s
+    cap = q.batch_capacity(c, bmax, st.batch_base_s, st.batch_item_s)
+    calc = _Calc(f"batch B={bmax} ×{c}", cap)
+    info = calc.info
+    info.update(lam=lam, c=c, B=bmax, tau0=st.batch_base_s, alpha=st.batch_item_s, D=st.batch_timeout_s,
+                ca2=ca2, cs2=cs2)
+    unlimited = not math.isfinite(cap)
+    if st.queue_capacity is not None and not unlimited:
+        block = q.mmck(lam, cap / c, c, st.queue_capacity).blocking
+        calc.shed_f = max(block, 1.0 - cap / lam if lam > cap else 0.0)
+    admitted = lam * (1.0 - calc.shed_f)
+    calc.cd2 = ca2
+    if not unlimited and admitted >= cap * (1.0 - 1e-9):
+        tau_b = st.batch_time(bmax)
+        calc.batch, calc.service, calc.util = float(bmax), tau_b, 1.0
+        if st.queue_capacity is not None:
+            calc.saturated, calc.served_pre = True, min(admitted, cap)
+            d = st.queue_capacity / cap + st.batch_timeout_s
+        else:
+            d = _overload(calc, st, admitted, cap)
+        calc.p_wait, calc.wait = 1.0, d
+        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + d, service_mean=tau_b, service_cv=st.service_cv)
+        info.update(case="overload", rho=lam / cap)
+        return calc
+    bs = q.batch_station(admitted, c, bmax, st.batch_base_s, st.batch_item_s, st.batch_timeout_s,
+                         ca2=ca2, cs2=cs2)
+    cong = bs.congestion_wait
+    if st.queue_capacity is not None and not unlimited:
+        cong = min(cong, st.queue_capacity / cap)
+    rho = admitted / cap if not unlimited else 0.0
+    pc = min(1.0, rho) if cong > 0 else 0.0
+    calc.batch, calc.service, calc.util = bs.mean_batch, bs.batch_service, bs.busy_fraction
+    calc.batching = bs.batching_wait
+    queue_wait = bs.p_busy * bs.server_wait + cong
+    calc.wait = bs.batching_wait + queue_wait
+    calc.p_wait = 1.0 if st.batch_timeout_s > 0 or bs.p_busy > 0 or cong > 0 else 0.0
+    calc.spec = ld.SojournSpec(
+        shift=st.fixed_delay_s, kind="batch", p0=1.0 - pc, wait_rate=(pc / cong if cong > 0 else 1.0),
+        service_mean=bs.batch_service, service_cv=st.service_cv, p_first=bs.p_first, window=bs.window,
+        follower_wait=bs.follower_wait, p_busy=bs.p_busy, server_wait=bs.server_wait)
+    p_out = _tail_beyond(calc.spec, t) if t is not None else 0.0
+    calc.timeout_f = (1.0 - calc.shed_f) * p_out
+    calc.served_pre = admitted * (1.0 - p_out)
+    info.update(case="batch", rho=rho, light_batch=bs.light_batch, fluid_batch=bs.fluid_batch,
+                window=bs.window, cong=cong, p_out=p_out)
+    return calc
+
+
+def _tail_beyond(spec: ld.SojournSpec, t: float) -> float:
+    """P(pre-service wait > t) at a batch station. The wait is U + E with U the bounded batching
+    parts (support ``[0, u_max]``) and E the atom + exponential congestion term (rate eta). For
+    ``t >= u_max`` (the usual case): ``P = P(E > 0)·e^{-eta t}·E[e^{eta U}]`` exactly, with the
+    moment generating functions of the atom/uniform parts; otherwise it is read from the wait's
+    distribution on a small grid."""
+    a, b, w = 2.0 * spec.follower_wait, 2.0 * spec.server_wait, spec.window
+    u_max = max(w, a) + b
+    pc, eta = 1.0 - spec.p0, spec.wait_rate
+    if t >= u_max:
+        if pc <= 0 or eta <= 0:
+            return 0.0 if pc <= 0 else pc
+
+        def log_uniform(x: float) -> float:  # log E[e^{eta*U}], U uniform on [0, x]
+            y = eta * x
+            return 0.0 if y < 1e-12 else y + math.log(-math.expm1(-y) / y)
+
+        pf, pb = spec.p_first, spec.p_busy
+        terms1 = [(math.log(pf) + eta * w) if pf > 0 else -math.inf,
+                  (math.log1p(-pf) + log_uniform(a)) if pf < 1 else -math.inf]
+        terms2 = [math.log1p(-pb) if pb < 1 else -math.inf, (math.log(pb) + log_uniform(b)) if pb > 0 else -math.inf]
+        log_m = sum(_logsumexp(x) for x in (terms1, terms2))
+        return float(min(1.0, pc * math.exp(min(0.0, log_m - eta * t))))
+    wait_only = replace(spec, shift=0.0, service_mean=0.0)
+    _, _, hi = wait_only.moments()
+    grid = ld.choose_grid(max(hi, t) * 1.1, 10 ** 9)
+    rows, _ = ld.build_transforms(grid, [wait_only])
+    pmf = ld.to_pmf(grid, rows[0])
+    n = int(math.floor(t / grid.dt + 0.5))
+    return float(min(1.0, max(0.0, pmf[n + 1:].sum())))
+
+
+def _logsumexp(xs: list[float]) -> float:
+    top = max(xs)
+    return top if top == -math.inf else top + math.log(sum(math.exp(x - top) for x in xs))
+
+
+def _station(st: Station, lam: float, ca2: float) -> _Calc:
+    if st.delay_only or (not st.is_batching and st.servers > 0 and st.service_mean_s <= 0):
+        calc = _Calc("delay", math.inf)
+        calc.served_pre, calc.cd2 = lam, ca2
+        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s)
+        return calc
+    if st.servers <= 0:
+        calc = _Calc("no servers", 0.0)
+        if st.queue_capacity is not None:
+            calc.shed_f = 1.0 if lam > 0 else 0.0
+            calc.saturated = lam > 0
+            calc.wait = 0.0
+        else:
+            calc.wait = _overload(calc, st, lam, 0.0)
+        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + calc.wait)
+        return calc
+    if st.is_batching:
+        return _batch(st, lam, ca2)
+    return _ggc(st, lam, ca2)
+
+
+def solve(network: Network) -> NetworkResult:
+    """Steady state of ``network`` (see the module docstring). Never raises for a valid Network."""
+    plan = _plan(network)
+    lam0, ca0 = network.arrival_rate, network.arrival_cv ** 2
+    paths = network.paths
+    flow = [p.share * lam0 for p in paths]
+    offered = list(flow)
+    calcs: dict[str, _Calc] = {}
+    rates: dict[str, float] = {}
+    out_rate: dict[str, float] = {}
+    lost = {"shed": 0.0, "timeout": 0.0, "error": 0.0, "backlog": 0.0}
+    for sid in plan.order:
+        st = network.stations[sid]
+        visits = plan.visits[sid]
+        lam = 0.0
+        by_pred: dict[str | None, float] = {}
+        for k, prev in visits:
+            lam += flow[k]
+            by_pred[prev] = by_pred.get(prev, 0.0) + flow[k]
+        ca2 = 1.0
+        if lam > 0:
+            ca2 = 0.0
+            for prev, r in by_pred.items():
+                src_rate, src_scv = (lam0, ca0) if prev is None else (out_rate[prev], calcs[prev].cd2)
+                f = min(1.0, r / src_rate) if src_rate > 0 else 1.0
+                ca2 += (r / lam) * (f * src_scv + 1.0 - f)
+        calc = _station(st, lam, ca2)
+        err = st.error_rate
+        served_pre_f = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
+        fr_err = served_pre_f * err
+        survive = served_pre_f - fr_err
+        calc.cd2 = err * 1.0 + (1.0 - err) * calc.cd2  # thinning by errors: p*c2 + 1 - p
+        for k, _ in visits:
+            f = flow[k]
+            lost["shed"] += f * calc.shed_f
+            lost["timeout"] += f * calc.timeout_f
+            lost["backlog"] += f * calc.backlog_f
+            lost["error"] += f * fr_err
+            flow[k] = f - f * (calc.shed_f + calc.timeout_f + calc.backlog_f + fr_err)
+        calcs[sid], rates[sid], out_rate[sid] = calc, lam, lam * survive
+    return _assemble(network, plan, calcs, rates, flow, offered, lost)
+
+
+def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[str, float], flow: list[float],
+              offered: list[float], lost: dict[str, float]) -> NetworkResult:
+    stations: dict[str, StationResult] = {}
+    for sid in plan.order:
+        st, calc, lam = net.stations[sid], calcs[sid], rates[sid]
+        pre = lam * max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f)
+        cap = calc.cap
+        unlimited = not math.isfinite(cap)
+        shift = st.fixed_delay_s
+        stations[sid] = StationResult._make(
+            id=sid, node_id=st.node_id or sid, model=calc.model, servers=st.servers, arrival_rps=lam,
+            served_rps=pre * (1.0 - st.error_rate), capacity_rps=UNLIMITED_RPS if unlimited else cap,
+            capacity_unlimited=unlimited, utilisation=min(max(calc.util, 0.0), 1.0),
+            offered_load=0.0 if unlimited else (lam / cap if cap > 0 else (1.0 if lam > 0 else 0.0)),
+            p_wait=calc.p_wait, mean_wait_s=calc.wait, mean_service_s=calc.service,
+            mean_sojourn_s=shift + calc.wait + calc.service, batching_wait_s=calc.batching,
+            queue_wait_s=max(calc.wait - calc.batching, 0.0), mean_batch=calc.batch,
+            shed_rps=lam * calc.shed_f, timeout_rps=lam * calc.timeout_f, error_rps=pre * st.error_rate,
+            backlog_growth_rps=lam * calc.backlog_f, arrival_scv=calc.info.get("ca2", 1.0),
+            departure_scv=calc.cd2, saturated=calc.saturated, latency_capped=calc.capped,
+            _info={**calc.info, "timeout": st.timeout_s, "queue_capacity": st.queue_capacity,
+                   "fixed": shift, "error_rate": st.error_rate})
+    lam0 = net.arrival_rate
+    path_results = []
+    served_paths = []
+    for k, path in enumerate(net.paths):
+        mean = sum(stations[s].mean_sojourn_s for s in path.stations)
+        path_results.append(PathResult(path.label, tuple(path.stations), path.share, offered[k], flow[k], mean))
+        if flow[k] > 0:
+            served_paths.append(k)
+    served = sum(flow[k] for k in served_paths)
+    mean = sum(flow[k] * path_results[k].mean_s for k in served_paths) / served if served > 0 else 0.0
+    grid = rows = None
+    row_of: dict[str, int] = {}
+    shift_of: list[float] = []
+    pcts = [0.0, 0.0, 0.0, 0.0]
+    if served > 0:
+        on_path = sorted({s for k in served_paths for s in net.paths[k].stations}, key=plan.position.__getitem__)
+        row_of = {s: i for i, s in enumerate(on_path)}
+        specs = [calcs[s].spec for s in on_path]
+        moments = [sp.moments() for sp in specs]
+        shift_of = [sp.shift for sp in specs]
+        horizon = 0.0
+        for k in served_paths:
+            ms = [moments[row_of[s]] for s in net.paths[k].stations]
+            mu_p = sum(m[0] for m in ms)
+            sd_p = math.sqrt(sum(m[1] for m in ms))
+            spread = max((m[2] - m[0] for m in ms), default=0.0)
+            horizon = max(horizon, mu_p + 6.0 * sd_p, mu_p + spread)
+        grid = ld.choose_grid(horizon * 1.05, len(on_path))
+        rows, random = ld.build_transforms(grid, specs)
+        idx = [np.array([row_of[s] for s in net.paths[k].stations if random[row_of[s]]], dtype=np.int64)
+               for k in served_paths]
+        shifts = [sum(shift_of[row_of[s]] for s in net.paths[k].stations) for k in served_paths]
+        pmf = ld.mixture_pmf(grid, rows, idx, [flow[k] for k in served_paths], shifts)
+        pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
+    unrouted = net.unrouted_share * lam0
+    shed = lost["shed"] + unrouted
+    timed_out = lost["timeout"] + lost["backlog"]
+    frac = (lambda x: x / lam0) if lam0 > 0 else (lambda x: 0.0)
+    busiest = max(stations.values(), key=lambda r: (r.offered_load, r.utilisation), default=None)
+    return NetworkResult(
+        offered_rps=lam0, throughput_rps=served, shed_rps=shed, timeout_rps=timed_out, error_rps=lost["error"],
+        backlog_growth_rps=lost["backlog"], shed_rate=frac(shed), timeout_rate=frac(timed_out),
+        error_rate=frac(lost["error"]), mean_s=mean, p50_s=float(pcts[0]), p95_s=float(pcts[1]),
+        p99_s=float(pcts[2]), p999_s=float(pcts[3]),
+        saturated=any(r.saturated for r in stations.values()),
+        latency_capped=any(stations[s].latency_capped for k in served_paths for s in net.paths[k].stations),
+        bottleneck=busiest.id if busiest is not None and busiest.offered_load > 0 else "",
+        bin_width_s=grid.dt if grid else 0.0, bins=grid.n_cover if grid else 0,
+        stations=stations, paths=tuple(path_results), _grid=grid, _rows=rows, _row_of=row_of,
+        _shifts=shift_of)

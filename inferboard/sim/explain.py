@@ -1,0 +1,234 @@
+"""Explanations: every number the solver reports carries how it was computed.
+
+A :class:`Figure` is a value plus the model, the formula, the inputs that went into it and the
+assumption behind it, rendered for people as, for example::
+
+    M/M/4: λ=3.28 rps, μ=1.00/s, ρ=0.82, Erlang C P(wait)=0.41 → E[Wq] = C/(cμ − λ) = 120 ms.
+    Assumes Poisson arrivals, exponential service, FCFS.
+
+All numbers in a Figure are finite: a non-finite value or input is replaced by ``±FIGURE_CAP``
+(NaN by 0) and the text says so. Input keys may carry a unit in brackets, ``"λ [rps]"``, which is
+shown after the number (``"/s"`` is appended without a space).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+#: Replacement for non-finite numbers in figures (magnitude), flagged in the text.
+FIGURE_CAP = 1e12
+
+
+def fmt(x: float) -> str:
+    """About three significant figures, no exponent for everyday magnitudes; ints as ints."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        return str(x)
+    ax = abs(x)
+    if ax == 0:
+        return "0"
+    if ax >= 1e7 or ax < 1e-3:
+        return f"{x:.3g}"
+    if ax >= 100:
+        return f"{x:.0f}"
+    if ax >= 10:
+        return f"{x:.1f}"
+    return f"{x:.2f}"
+
+
+def _finite(x: float) -> tuple[float, bool]:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x, False  # counts (servers, bins) stay integers and print without decimals
+    x = float(x)
+    if math.isfinite(x):
+        return x, False
+    if math.isnan(x):
+        return 0.0, True
+    return math.copysign(FIGURE_CAP, x), True
+
+
+def _with_unit(number: str, unit: str) -> str:
+    if not unit:
+        return number
+    return number + unit if unit.startswith("/") or unit == "%" else f"{number} {unit}"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One reported number and how it was obtained."""
+
+    value: float
+    unit: str
+    formula: str
+    inputs: dict[str, float]
+    assumption: str
+    #: The model the formula belongs to, e.g. "M/M/4" (shown first in the text).
+    model: str = ""
+    #: Filled in when a non-finite number had to be replaced (see module docstring).
+    note: str = field(default="")
+
+    def __post_init__(self) -> None:
+        replaced = []
+        value, bad = _finite(self.value)
+        if bad:
+            replaced.append("the result")
+        inputs = {}
+        for key, v in self.inputs.items():
+            fv, b = _finite(v)
+            inputs[str(key)] = fv
+            if b:
+                replaced.append(key.split(" [")[0])
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "inputs", inputs)
+        if replaced:
+            extra = f"Not finite, shown as ±{fmt(FIGURE_CAP)} (or 0 for NaN): {', '.join(replaced)}."
+            object.__setattr__(self, "note", (self.note + " " + extra).strip())
+
+    def text(self) -> str:
+        parts = []
+        for key, v in self.inputs.items():
+            name, _, unit = key.partition(" [")
+            parts.append(f"{name}={_with_unit(fmt(v), unit.rstrip(']'))}")
+        head = f"{self.model}: " if self.model else ""
+        body = ", ".join(parts)
+        arrow = f"{body} → " if body else ""
+        out = f"{head}{arrow}{self.formula} = {_with_unit(fmt(self.value), self.unit)}."
+        if self.assumption:
+            out += f" {self.assumption}"
+        if self.note:
+            out += f" {self.note}"
+        return out
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "unit": self.unit, "formula": self.formula, "inputs": dict(self.inputs),
+                "assumption": self.assumption, "model": self.model, "note": self.note, "text": self.text()}
+
+
+_MARKOV = "Assumes Poisson arrivals, exponential service, FCFS."
+_GG = ("Allen–Cunneen approximation (exact for M/M/c, P-K for M/G/1): arrival and service "
+       "variability enter as (ca² + cs²)/2; FCFS; approximate.")
+_BATCH = ("Light-load window + fluid heavy-load batching blend with a heavy-traffic term near capacity "
+          "(references §1.3); approximate, compare with the load test.")
+
+
+def _assumption(info: dict, model: str) -> str:
+    if model == "delay":
+        return "Pure delay: no queueing."
+    if model.startswith("batch"):
+        return _BATCH
+    return _MARKOV if model.startswith("M/M/") else _GG
+
+
+def station_figures(r, info: dict) -> dict[str, Figure]:
+    """Figures for a StationResult ``r`` (duck-typed) from the solver's working values ``info``."""
+    model, case = r.model, info.get("case", "")
+    lam, c = r.arrival_rps, r.servers
+    assume = _assumption(info, model)
+    figs: dict[str, Figure] = {}
+    ms = 1000.0
+    if model == "delay" or model == "no servers":
+        figs["mean_sojourn_ms"] = Figure(r.mean_sojourn_s * ms, "ms", "E[T] = fixed delay + wait",
+                                         {"λ [rps]": lam, "delay [ms]": info.get("fixed", 0.0) * ms}, assume,
+                                         model=model)
+        if model == "no servers":
+            figs["capacity_rps"] = Figure(0.0, "rps", "capacity = 0 (no servers)", {"λ [rps]": lam},
+                                          "Every arrival is shed, times out or waits forever.", model=model)
+        return _common(figs, r, info, model)
+    if model.startswith("batch"):
+        ins = {"λ [rps]": lam, "c": c, "B": info["B"], "τ0 [ms]": info["tau0"] * ms, "α [ms]": info["alpha"] * ms}
+        figs["capacity_rps"] = Figure(r.capacity_rps, "rps", "capacity = c·B/(τ0 + α·B)", ins, assume, model=model)
+        figs["utilisation"] = Figure(r.utilisation, "", "busy = (λ/c)·τ(E[b])/E[b]",
+                                     {"λ [rps]": lam, "E[b]": r.mean_batch, "τ(E[b]) [ms]": r.mean_service_s * ms},
+                                     assume, model=model)
+        figs["mean_batch"] = Figure(r.mean_batch, "", "E[b] = max(1 + E[min(N(D), B−1)], min(B, λs·τ0/(1 − λs·α)))",
+                                    {"λs [rps]": lam / max(c, 1), "D [ms]": info["D"] * ms,
+                                     "light E[b]": info.get("light_batch", r.mean_batch),
+                                     "fluid b*": info.get("fluid_batch", r.mean_batch)}, assume, model=model)
+        figs["mean_wait_ms"] = Figure(
+            r.mean_wait_s * ms, "ms", "E[W] = batching wait + u·max(0, R − batching wait) + congestion",
+            {"batching [ms]": r.batching_wait_s * ms, "wait for a server [ms]": r.queue_wait_s * ms,
+             "ρ": info.get("rho", 0.0)}, assume, model=model)
+    else:
+        rho, pw, g = info.get("rho", 0.0), info.get("pw", r.p_wait), info.get("g", 1.0)
+        mu = info.get("mu", 0.0)
+        base = {"λ [rps]": lam, "μ [/s]": mu, "ρ": rho}
+        figs["capacity_rps"] = Figure(r.capacity_rps, "rps", "capacity = c·μ", {"c": c, "μ [/s]": mu}, assume,
+                                      model=model)
+        figs["utilisation"] = Figure(r.utilisation, "", "ρ = served λ / (c·μ)", base, assume, model=model)
+        if case == "erlang":
+            formula = "E[Wq] = C/(cμ − λ)" if g == 1.0 else "E[Wq] = C/(cμ − λ)·(ca² + cs²)/2"
+            ins = {**base, "Erlang C P(wait)": pw}
+            if g != 1.0:
+                ins.update({"ca²": info["ca2"], "cs²": info["cs2"]})
+            figs["p_wait"] = Figure(pw, "", "C = B/(1 − ρ(1 − B)), B = Erlang B", base, assume, model=model)
+        elif case == "patience":
+            formula = "E[Wq | served] from M/M/c+D (wait cut at the time-out T)"
+            ins = {**base, "T [ms]": info["timeout"] * ms, "P(wait)": pw}
+            assume = assume + " Requests leave after waiting T (Zeltyn–Mandelbaum M/M/n+G, exact for M/M/c+D)."
+        elif case == "bounded":
+            formula = "E[Wq | admitted] from M/M/c/K × (ca² + cs²)/2"
+            ins = {**base, "K": info["K"], "P(full)": info["blocking"], "P(wait)": pw}
+        else:
+            formula = "wait = time-out T (the excess times out)" if not r.latency_capped else \
+                "wait = latency cap (queue grows without bound)"
+            ins = {**base}
+            assume = "Overload: λ ≥ capacity, so no steady state exists; the station is capped at its capacity."
+        figs["mean_wait_ms"] = Figure(r.mean_wait_s * ms, "ms", formula, ins, assume, model=model)
+    figs["mean_sojourn_ms"] = Figure(r.mean_sojourn_s * ms, "ms", "E[T] = delay + E[W] + E[S]",
+                                     {"delay [ms]": info.get("fixed", 0.0) * ms, "E[W] [ms]": r.mean_wait_s * ms,
+                                      "E[S] [ms]": r.mean_service_s * ms}, assume, model=model)
+    return _common(figs, r, info, model)
+
+
+def _common(figs: dict, r, info: dict, model: str) -> dict[str, Figure]:
+    lam = r.arrival_rps
+    if r.shed_rps > 0 or info.get("queue_capacity") is not None:
+        figs["shed_rps"] = Figure(r.shed_rps, "rps", "shed = λ·P(waiting room full) (M/M/c/K blocking, ≥ λ − capacity)",
+                                  {"λ [rps]": lam, "queue capacity": info.get("queue_capacity") or 0},
+                                  "Arrivals that find the queue full are rejected.", model=model)
+    if r.timeout_rps > 0 or info.get("timeout") is not None:
+        figs["timeout_rps"] = Figure(r.timeout_rps, "rps", "timed out = λ·P(wait > T)",
+                                     {"λ [rps]": lam, "T [ms]": (info.get("timeout") or 0.0) * 1000.0},
+                                     "A request still waiting after T leaves before service.", model=model)
+    if r.backlog_growth_rps > 0:
+        figs["backlog_growth_rps"] = Figure(
+            r.backlog_growth_rps, "rps", "backlog growth = λ − capacity", {"λ [rps]": lam, "capacity [rps]": r.capacity_rps},
+            "Unbounded queue, no time-out: the queue grows without limit; served requests are shown at the "
+            "latency cap and the excess counts as timed out in the totals.", model=model)
+    figs["error_rps"] = Figure(r.error_rps, "rps", "errors = served before errors × error rate",
+                               {"error rate": info.get("error_rate", 0.0)}, "Failed requests still used the server.",
+                               model=model)
+    figs["served_rps"] = Figure(r.served_rps, "rps", "served = λ − shed − timed out − backlog − errors",
+                                {"λ [rps]": lam, "shed [rps]": r.shed_rps, "timed out [rps]": r.timeout_rps,
+                                 "errors [rps]": r.error_rps}, "Flow conservation.", model=model)
+    return figs
+
+
+def network_figures(n) -> dict[str, Figure]:
+    """Figures for a NetworkResult ``n`` (duck-typed)."""
+    ms = 1000.0
+    served_paths = sum(1 for p in n.paths if p.served_rps > 0)
+    grid_in = {"paths": served_paths, "bin [ms]": n.bin_width_s * ms, "bins": n.bins}
+    assume = ("Served requests only; each path's latency is the convolution of its stations' sojourn-time "
+              "distributions (independent stations), mixed over paths by served flow.")
+    if n.latency_capped:
+        assume += " Some path crosses an overloaded unbounded queue: its wait is the latency cap."
+    figs = {}
+    for key, value, label in (("p50_ms", n.p50_s, "p50"), ("p95_ms", n.p95_s, "p95"), ("p99_ms", n.p99_s, "p99"),
+                              ("p999_ms", n.p999_s, "p99.9")):
+        figs[key] = Figure(value * ms, "ms", f"{label} of the path mixture of convolved distributions", grid_in,
+                           assume, model="network")
+    figs["mean_ms"] = Figure(n.mean_s * ms, "ms", "E[T] = Σ paths (served share × Σ station E[T])",
+                             {"paths": served_paths}, "Exact given the station means (Jackson/QNA).", model="network")
+    base = {"offered [rps]": n.offered_rps}
+    figs["throughput_rps"] = Figure(n.throughput_rps, "rps", "served = offered − shed − timed out − errors",
+                                    {**base, "shed [rps]": n.shed_rps, "timed out [rps]": n.timeout_rps,
+                                     "errors [rps]": n.error_rps}, "Flow conservation.", model="network")
+    figs["shed_rate"] = Figure(n.shed_rate, "", "shed / offered (incl. unrouted traffic)",
+                               {**base, "shed [rps]": n.shed_rps}, "", model="network")
+    figs["timeout_rate"] = Figure(n.timeout_rate, "", "timed out / offered (incl. backlog growth)",
+                                  {**base, "timed out [rps]": n.timeout_rps, "backlog [rps]": n.backlog_growth_rps},
+                                  "", model="network")
+    figs["error_rate"] = Figure(n.error_rate, "", "errors / offered", {**base, "errors [rps]": n.error_rps}, "",
+                                model="network")
+    return figs

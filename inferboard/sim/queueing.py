@@ -1,0 +1,460 @@
+"""Closed-form queueing results used by the steady-state solver (pure functions, no state).
+
+Notation: ``lam`` arrival rate (1/s), ``mu`` per-server service rate (1/s), ``c`` servers,
+``a = lam/mu`` offered load in Erlangs, ``rho = a/c`` utilisation, ``theta = c*mu - lam``.
+Sources are cited per function; "[D]" marks results derived from standard theory in
+``/work/shared/research/simulation-references.md`` (checked by tests/sim against independent code).
+
+Unstable inputs (``rho >= 1``) are not errors here: mean waits come back as ``math.inf`` and the
+caller (``analytic.solve``) decides how to cap them. Every function is scalar ``float`` math except
+the two tail functions, which also accept numpy arrays for ``t``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "BatchStation", "MMCK", "allen_cunneen_mean_wait", "batch_capacity", "batch_station",
+    "erlang_b", "erlang_c", "mmc_mean_wait", "mmc_sojourn_percentile", "mmc_sojourn_tail",
+    "mmc_wait_tail", "mmck", "mmck_blocking", "pk_mean_wait", "qna_departure_scv",
+    "MMCPatience", "mmc_patience", "trunc_exp_mean", "gamma_p",
+]
+
+
+def erlang_b(c: int, a: float) -> float:
+    """Erlang B (M/M/c/c loss) probability by the stable recursion.
+
+    ``B_0 = 1``, ``B_k = a*B_{k-1} / (k + a*B_{k-1})`` [D, references §1.1]. No factorials or powers,
+    so it neither overflows nor loses precision for c in the thousands.
+    """
+    if a <= 0.0:
+        return 1.0 if c <= 0 else 0.0
+    b = 1.0
+    for k in range(1, int(c) + 1):
+        ab = a * b
+        b = ab / (k + ab)
+    return b
+
+
+def erlang_c(c: int, a: float) -> float:
+    """Erlang C: probability an arrival waits in M/M/c (``c`` servers, ``a`` Erlangs).
+
+    ``C = B / (1 - rho*(1 - B))`` with ``B = erlang_b(c, a)`` and ``rho = a/c``
+    [S, en.wikipedia.org/wiki/M/M/c_queue; stable form D, references §1.1]. Returns 1.0 when
+    ``rho >= 1`` (every arrival waits) and 0.0 for ``a <= 0``.
+    """
+    if c <= 0:
+        return 1.0
+    if a <= 0.0:
+        return 0.0
+    rho = a / c
+    if rho >= 1.0:
+        return 1.0
+    b = erlang_b(c, a)
+    return b / (1.0 - rho * (1.0 - b))
+
+
+def mmc_mean_wait(lam: float, mu: float, c: int) -> float:
+    """M/M/c mean wait in queue ``E[Wq] = C / (c*mu - lam)`` [S, references §1.1]; inf if unstable."""
+    if lam <= 0.0:
+        return 0.0
+    theta = c * mu - lam
+    if c <= 0 or mu <= 0.0 or theta <= 0.0:
+        return math.inf
+    return erlang_c(c, lam / mu) / theta
+
+
+def mmc_wait_tail(t, lam: float, mu: float, c: int):
+    """M/M/c waiting-time tail ``P(Wq > t) = C * exp(-(c*mu - lam) * t)`` for ``t >= 0``
+    [D, references §1.1]. ``t`` may be a float or a numpy array."""
+    theta = c * mu - lam
+    if theta <= 0.0:
+        return np.ones_like(t, dtype=float) if isinstance(t, np.ndarray) else 1.0
+    cw = erlang_c(c, lam / mu) if lam > 0 else 0.0
+    if isinstance(t, np.ndarray):
+        return cw * np.exp(-theta * np.maximum(t, 0.0))
+    return cw * math.exp(-theta * max(t, 0.0))
+
+
+def _relexp(x):
+    """``(1 - exp(-x)) / x`` for ``x >= 0``, equal to 1 at 0 (numerically stable)."""
+    if isinstance(x, np.ndarray):
+        out = np.ones_like(x, dtype=float)
+        nz = np.abs(x) > 1e-12
+        out[nz] = -np.expm1(-x[nz]) / x[nz]
+        return out
+    return 1.0 if abs(x) <= 1e-12 else -math.expm1(-x) / x
+
+
+def mmc_sojourn_tail(t, lam: float, mu: float, c: int):
+    """M/M/c (FCFS) sojourn-time tail ``P(T > t)``, ``T = Wq + S``.
+
+    References §1.1 [D]: with ``K = C*mu/(mu - theta)``,
+    ``P(T>t) = (1-K)*exp(-mu*t) + K*exp(-theta*t)``, and ``exp(-mu*t)*(1 + C*mu*t)`` when
+    ``mu == theta``. Evaluated here in the algebraically equal form
+    ``exp(-mu*t) + C*mu*t*exp(-m*t) * (1 - exp(-(M-m)*t)) / ((M-m)*t)``, ``m, M = min, max(mu, theta)``,
+    which is continuous through ``mu == theta`` and never overflows. ``t`` may be a numpy array.
+    """
+    theta = c * mu - lam
+    arr = isinstance(t, np.ndarray)
+    if theta <= 0.0 or mu <= 0.0:
+        return np.ones_like(t, dtype=float) if arr else 1.0
+    cw = erlang_c(c, lam / mu) if lam > 0 else 0.0
+    lo, hi = min(mu, theta), max(mu, theta)
+    if arr:
+        tt = np.maximum(t, 0.0)
+        return np.exp(-mu * tt) + cw * mu * tt * np.exp(-lo * tt) * _relexp((hi - lo) * tt)
+    tt = max(t, 0.0)
+    return math.exp(-mu * tt) + cw * mu * tt * math.exp(-lo * tt) * _relexp((hi - lo) * tt)
+
+
+def mmc_sojourn_percentile(p: float, lam: float, mu: float, c: int) -> float:
+    """The ``p``-quantile of the M/M/c sojourn time, by bisection on the monotone tail
+    (``P(T > t) = 1 - p``) [D, references §1.1]. ``inf`` if unstable; 0 for ``p <= 0``."""
+    if p <= 0.0:
+        return 0.0
+    if c <= 0 or mu <= 0.0 or c * mu - lam <= 0.0:
+        return math.inf
+    p = min(p, 1.0 - 1e-15)
+    target = 1.0 - p
+    hi = 1.0 / min(mu, c * mu - lam)
+    while mmc_sojourn_tail(hi, lam, mu, c) > target:
+        hi *= 2.0
+    lo = 0.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mmc_sojourn_tail(mid, lam, mu, c) > target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-13 * hi:
+            break
+    return 0.5 * (lo + hi)
+
+
+def allen_cunneen_mean_wait(c: int, lam: float, mean_s: float, ca2: float, cs2: float) -> float:
+    """GI/G/c mean wait, Allen–Cunneen: ``E[Wq] ≈ C(c,a)/(c*mu - lam) * (ca2 + cs2)/2``.
+
+    [S, references §1.2: queuesim ``ac_approx``; LINE ``qsys_gigk_approx_kingman``]. Exact for
+    M/M/c (ca2 = cs2 = 1) and equal to Pollaczek–Khinchine for M/G/1 (c = 1, ca2 = 1).
+    """
+    if lam <= 0.0 or mean_s <= 0.0:
+        return 0.0
+    return mmc_mean_wait(lam, 1.0 / mean_s, c) * 0.5 * (ca2 + cs2)
+
+
+def pk_mean_wait(lam: float, mean_s: float, cs2: float) -> float:
+    """M/G/1 Pollaczek–Khinchine mean wait ``E[Wq] = rho*(1 + cs2)*E[S] / (2*(1 - rho))``
+    (= ``lam*E[S^2] / (2*(1-rho))``) [D, references §1.2]; ``cs2 = 0`` gives M/D/1."""
+    rho = lam * mean_s
+    if lam <= 0.0 or mean_s <= 0.0:
+        return 0.0
+    if rho >= 1.0:
+        return math.inf
+    return rho * (1.0 + cs2) * mean_s / (2.0 * (1.0 - rho))
+
+
+def gamma_p(shape: float, x: float) -> float:
+    """Regularised lower incomplete gamma ``P(shape, x)`` (scalar): power series for
+    ``x < shape + 1``, modified-Lentz continued fraction for ``Q = 1 - P`` otherwise
+    (Numerical Recipes 3rd ed., §6.2)."""
+    if x <= 0.0:
+        return 0.0
+    log_pre = -x + shape * math.log(x) - math.lgamma(shape)
+    if x < shape + 1.0:
+        term = total = 1.0 / shape
+        n = 0
+        while n < 1000:
+            n += 1
+            term *= x / (shape + n)
+            total += term
+            if term < total * 1e-16:
+                break
+        return min(1.0, total * math.exp(log_pre))
+    tiny = 1e-300
+    b = x + 1.0 - shape
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 1000):
+        an = -i * (i - shape)
+        b += 2.0
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1.0 / d
+        delta = d * c
+        h *= delta
+        if abs(delta - 1.0) < 1e-16:
+            break
+    return max(0.0, 1.0 - math.exp(log_pre) * h)
+
+
+def qna_departure_scv(rho: float, ca2: float, cs2: float, c: int) -> float:
+    """Squared CV of a G/G/c station's departures, Whitt's QNA linking equation
+    ``cd2 = 1 + (1 - rho^2)(ca2 - 1) + rho^2 (cs2 - 1)/sqrt(c)`` (W. Whitt, "The Queueing Network
+    Analyzer", Bell System Technical Journal 62(9), 1983, eq. 39). Used to pass burstiness
+    downstream; it keeps a tandem of M/M/c stations Poisson (cd2 = 1)."""
+    rho = min(max(rho, 0.0), 1.0)
+    return max(0.0, 1.0 + (1.0 - rho * rho) * (ca2 - 1.0) + rho * rho * (cs2 - 1.0) / math.sqrt(max(c, 1)))
+
+
+@dataclass(frozen=True)
+class MMCK:
+    """M/M/c with ``queue_capacity`` waiting places (K = c + queue_capacity in the system)."""
+
+    blocking: float  #: P(an arrival finds the waiting room full) — shed fraction
+    p_wait: float  #: P(an admitted arrival waits)
+    mean_wait: float  #: E[Wq] of admitted arrivals
+    wait_scv: float  #: squared CV of the wait of admitted arrivals that wait (1 when m is large, rho < 1)
+
+
+_MAX_TERMS = 1 << 18
+
+
+def _queue_sums(rho: float, m: int) -> tuple[float, float, float, float, float]:
+    """Sums over the queue states ``n = c + j`` (weights ``w_j = rho^j`` relative to ``p_c``,
+    j = 0..m), over the window of j where the weights are not negligible (< e^-45 of the largest),
+    rescaled by the largest weight (``rho^m`` when rho > 1) so nothing overflows. Returns
+    ``(log_scale, sum_{j<m} w_j, w_m, sum_{j<m} (j+1) w_j, sum_{j<m} (j+1)(j+2) w_j)``, all sums
+    multiplied by ``exp(-log_scale)``."""
+    lr = math.log(rho)
+    if m * abs(lr) > 45.0:  # the far end is negligible: infinite geometric sums, no cancellation
+        if lr < 0:
+            d = 1.0 - rho
+            return 0.0, 1.0 / d, math.exp(m * lr), 1.0 / (d * d), 2.0 / (d * d * d)
+        r = 1.0 / rho  # rescaled by rho^-m: weights r^k, k = m - j = 1.. (j < m)
+        d = 1.0 - r
+        s0, sk, skk = r / d, r / (d * d), r * (1.0 + r) / (d * d * d)
+        a = m + 1.0
+        return m * lr, s0, 1.0, a * s0 - sk, a * (a + 1.0) * s0 - (2.0 * a + 1.0) * sk + skk
+    span = m if abs(lr) < 1e-300 else min(m, int(math.ceil(45.0 / abs(lr))))
+    span = min(span, _MAX_TERMS)
+    j = np.arange(m - span, m + 1, dtype=float) if lr > 0 else np.arange(0, span + 1, dtype=float)
+    logw = j * lr
+    shift = float(logw.max())
+    w = np.exp(logw - shift)
+    full = math.exp(m * lr - shift)
+    inner = w[:-1] if j[-1] == m else w
+    ji = j[:inner.size]
+    return (shift, float(inner.sum()), full, float(((ji + 1.0) * inner).sum()),
+            float(((ji + 1.0) * (ji + 2.0) * inner).sum()))
+
+
+def mmck(lam: float, mu: float, c: int, queue_capacity: int) -> MMCK:
+    """Exact M/M/c/K stationary results with K = c + ``queue_capacity`` (birth–death chain).
+
+    With ``B = erlang_b(c, a)`` the states below c weigh ``1/B - 1`` relative to ``p_c`` and the
+    queue states ``c + j`` weigh ``rho^j`` (j = 0..m, m = queue_capacity) [S, Gross & Harris,
+    Fundamentals of Queueing Theory, M/M/c/K]. Blocking (PASTA) is ``p_K``; it is computed rescaled
+    so it stays finite for rho > 1 and large m, where it tends to ``1 - 1/rho``. An admitted arrival
+    that finds j waiting waits Erlang(j+1, c*mu), which gives the wait's mean and SCV.
+    ``m = 0`` returns the Erlang B loss system.
+    """
+    if lam <= 0.0:
+        return MMCK(0.0, 0.0, 0.0, 1.0)
+    if c <= 0 or mu <= 0.0:
+        return MMCK(1.0, 0.0, 0.0, 1.0)
+    a = lam / mu
+    rho = a / c
+    m = max(int(queue_capacity), 0)
+    b = erlang_b(c, a)
+    if m == 0:
+        return MMCK(b, 0.0, 0.0, 1.0)
+    if b <= 0.0:
+        return MMCK(0.0, 0.0, 0.0, 1.0)
+    log_scale, s_wait, w_full, s1, s2 = _queue_sums(rho, m)
+    low_log = math.log1p(-b) - math.log(b) - log_scale if b < 1.0 else -math.inf
+    low = math.exp(low_log) if low_log < 700 else math.inf
+    z = low + s_wait + w_full
+    if not math.isfinite(z):  # queue states negligible next to the idle states
+        return MMCK(0.0, 0.0, 0.0, 1.0)
+    blocking = w_full / z
+    admitted = max(1.0 - blocking, 1e-300)
+    p_wait = min((s_wait / z) / admitted, 1.0)
+    cmu = c * mu
+    mean_wait = (s1 / z) / admitted / cmu
+    scv = 1.0
+    if s_wait > 0:
+        m1, m2 = s1 / s_wait / cmu, s2 / s_wait / (cmu * cmu)
+        scv = max(m2 / (m1 * m1) - 1.0, 0.0)
+    return MMCK(blocking, p_wait, mean_wait, scv)
+
+
+@dataclass(frozen=True)
+class MMCPatience:
+    """M/M/c+D (FCFS, every request abandons after waiting ``patience``) — see ``mmc_patience``."""
+
+    p_abandon: float  #: P(an arrival times out)
+    p_wait: float  #: P(a served request waited at all)
+    mean_wait: float  #: mean wait of served requests
+    rate: float  #: eta: the served wait given it waited has density ∝ exp(-eta*x) on (0, T); may be <= 0
+
+
+def trunc_exp_mean(eta: float, t: float) -> float:
+    """Mean of the density ∝ ``exp(-eta*x)`` on ``(0, t)``: ``t*(1/y - 1/(e^y - 1))``, ``y = eta*t``
+    (stable for any sign of eta; t/2 at eta = 0)."""
+    y = eta * t
+    if abs(y) < 1e-4:
+        return t * (0.5 - y / 12.0)
+    if y > 700:
+        return 1.0 / eta
+    if y < -700:
+        return t * (1.0 + 1.0 / y)
+    return t * (1.0 / y - 1.0 / math.expm1(y))
+
+
+def mmc_patience(lam: float, mu: float, c: int, patience: float, variability: float = 1.0) -> MMCPatience:
+    """Wait and time-outs of an FCFS c-server queue whose requests leave after waiting ``patience``.
+
+    Exact for M/M/c+D [S, Zeltyn & Mandelbaum, "Call centers with impatient customers: many-server
+    asymptotics of the M/M/n+G queue", Queueing Systems 51 (2005), §2]: with FCFS an abandoning
+    request never delays anyone, and the offered wait has an atom ``∝ 1/B(c-1, a)`` at 0 and density
+    ``∝ lam*exp(lam*H(x) - c*mu*x)``, ``H(x) = min(x, T)``: ``lam*e^{-theta x}`` below T
+    (``theta = c*mu - lam``, any sign) and ``lam*e^{lam T - c mu x}`` above; the mass above T times
+    out. With T = inf and theta > 0 it reduces to Erlang C. ``variability = (ca2 + cs2)/2`` applies
+    the Allen–Cunneen scaling to the waiting part (rate ``theta/g``, weight ``lam/g``) — exact at
+    g = 1, a heuristic otherwise. Requires ``c >= 1``, ``mu > 0`` and a finite ``patience``.
+    """
+    if lam <= 0.0:
+        return MMCPatience(0.0, 0.0, 0.0, c * mu)
+    g = max(variability, 1e-9)
+    eta = (c * mu - lam) / g
+    t = patience
+    y = eta * t
+    a0 = 1.0 / erlang_b(c - 1, lam / mu) if c > 1 else 1.0
+    pre = lam / g
+    if y >= 0:
+        i1 = pre * t * (1.0 if abs(y) < 1e-12 else -math.expm1(-y) / y)
+        i2 = lam * math.exp(-y) / (c * mu)
+    else:  # rescale everything by e^y (< 1) so nothing overflows in overload
+        a0 = a0 * math.exp(y) if y > -700 else 0.0
+        i1 = pre * (-math.expm1(y)) / (-eta)
+        i2 = lam / (c * mu)
+    z = a0 + i1 + i2
+    served = a0 + i1
+    return MMCPatience(i2 / z, i1 / served, (i1 / served) * trunc_exp_mean(eta, t), eta)
+
+
+def mmck_blocking(lam: float, mu: float, c: int, queue_capacity: int) -> float:
+    """Probability an arrival finds the waiting room of an M/M/c/K queue full (see ``mmck``)."""
+    return mmck(lam, mu, c, queue_capacity).blocking
+
+
+def batch_capacity(c: int, batch_max: int, tau0: float, alpha: float) -> float:
+    """Most requests per second ``c`` servers can complete with full batches:
+    ``c * B / tau(B)``, ``tau(b) = tau0 + alpha*b`` [D, references §1.3]; inf if ``tau(B) == 0``."""
+    if c <= 0:
+        return 0.0
+    t = tau0 + alpha * batch_max
+    return math.inf if t <= 0.0 else c * batch_max / t
+
+
+@dataclass(frozen=True)
+class BatchStation:
+    """Steady state of a dynamic-batching station (see ``batch_station``). Times in seconds."""
+
+    batching_wait: float  #: mean time waiting for batch-mates / for the window to close
+    queue_wait: float  #: mean time waiting for a free server (incl. congestion near capacity)
+    mean_batch: float  #: mean batch size E[b]
+    busy_fraction: float  #: fraction of time a server is busy
+    saturated: bool  #: lam >= c*B/tau(B)
+    capacity_rps: float  #: c*B/tau(B)
+    batch_service: float  #: tau(E[b]), the service time a request sees
+    # Parts kept for building the latency distribution (latency_dist) and explanations:
+    window: float  #: mean window length (wait of the request that opens it)
+    follower_wait: float  #: mean window wait of the requests that join an open window
+    p_first: float  #: share of requests that open a window (1 / light-load E[b])
+    server_wait: float  #: mean extra wait for a busy server, given one is busy
+    p_busy: float  #: probability the server is still busy when the batch is ready
+    congestion_wait: float  #: heavy-traffic queueing term near capacity (mean)
+    light_batch: float  #: light-load batch size 1 + E[min(N(D), B-1)]
+    fluid_batch: float  #: fluid fixed point lam_s*tau0/(1 - lam_s*alpha), capped at B
+
+
+def _window_sums(nu: float, batch_max: int) -> tuple[float, float]:
+    """For N ~ Poisson(nu): ``(E[min(N, B-1)], sum_{k=1}^{B-2} k*P(N >= k+1))`` (log-space pmf
+    recursion, so no underflow for large nu)."""
+    n = batch_max - 1
+    if n <= 0 or nu <= 0.0:
+        return 0.0, 0.0
+    log_nu = math.log(nu)
+    log_p = -nu
+    cdf = 0.0
+    s0 = s1 = 0.0
+    for k in range(n):  # k = 0..B-2
+        cdf += math.exp(log_p) if log_p > -745.0 else 0.0
+        surv = 1.0 - cdf if cdf < 1.0 else 0.0  # P(N >= k+1)
+        if surv < 1e-15 and k > nu:  # the rest is rounding noise
+            break
+        s0 += surv
+        s1 += k * surv
+        log_p += log_nu - math.log(k + 1.0)
+    return s0, s1
+
+
+def batch_station(lam: float, c: int, batch_max: int, tau0: float, alpha: float, delay: float,
+                  *, ca2: float = 1.0, cs2: float = 0.0) -> BatchStation:
+    """Dynamic batcher in front of ``c`` servers; a batch of b takes ``tau(b) = tau0 + alpha*b`` and
+    leaves when it holds ``B = batch_max`` requests or its oldest has waited ``D = delay``, and only
+    when a server is free. Each server is treated as taking ``lam_s = lam/c`` of the traffic.
+
+    Regimes (references §1.3, [D]; the blend is this module's heuristic, checked against the DES):
+
+    * Light load (server free when the window closes). The window opens at a request's arrival and
+      closes at ``min(D, arrival of the (B-1)-th follower)``. With ``N ~ Poisson(lam_s*D)`` the
+      Erlang/Poisson identity ``E[min(S_k, D)] = E[min(N, k)]/lam_s`` gives exactly
+      ``E[b_L] = 1 + E[min(N, B-1)]``, ``E[window] = E[min(N, B-1)]/lam_s`` and the followers' total
+      wait ``sum_{k>=1} k*P(N >= k+1)/lam_s``; the mean batching wait per request is (window +
+      followers' total)/E[b_L]. Without the cap this is ``E[b] = 1 + lam_s*D`` and
+      ``(D + lam_s*D^2/2)/(1 + lam_s*D)`` as in the references.
+    * Heavy load (fluid, "take everything waiting up to B"): ``b* = lam_s*tau0/(1 - lam_s*alpha)``
+      (capped at B), cycle ``T* = tau(b*) = tau0/(1 - lam_s*alpha)``; a request waits half a cycle
+      for the running batch, then its own batch: latency ``1.5*T*``.
+    * Blend (continuous in lam): ``E[b] = max(E[b_L], min(B, b*))``; busy fraction
+      ``u = lam_s*tau(E[b])/E[b]`` (≤ 1 below capacity). A batch that is ready finds the server busy
+      with probability ``u`` and then waits for it beyond the window only if the residual service
+      ``R = (1 + cs2)/2 * tau(E[b])`` is longer: wait for a server ``u * max(0, R - w_L)``. At light
+      load this is ``≈ lam_s*tau^2/2`` (the P-K numerator), at heavy load ``T*/2`` (the 1.5·T* rule).
+    * Near capacity (``rho = lam/(c*B/tau(B)) → 1``) full batches leave a random leftover; the
+      heavy-traffic (Kingman-style) bulk-queue term ``rho^2 (ca2 + rho*B*cs2) / (2*lam*(1 - rho))``
+      is added to the wait for a server so the wait diverges at capacity as a real queue does.
+
+    Saturated iff ``lam >= c*B/tau(B)``; then waits are ``inf`` and the caller caps the station.
+    """
+    cap = batch_capacity(c, batch_max, tau0, alpha)
+    B = max(int(batch_max), 1)
+    D = max(delay, 0.0)
+    if c <= 0 or lam >= cap:
+        busy = 1.0 if c > 0 else 0.0
+        return BatchStation(math.inf, math.inf, float(B), busy, lam > 0 or c <= 0, cap, tau0 + alpha * B,
+                            D, D / 2, 1.0, 0.0, 1.0, math.inf, float(B), float(B))
+    lam_s = lam / c
+    nu = lam_s * D
+    joined, follower_sum = _window_sums(nu, B)
+    light_b = 1.0 + joined
+    if nu <= 1e-12:
+        window = D
+    else:
+        window = joined / lam_s
+    follower_wait = follower_sum / lam_s / joined if joined > 1e-12 else D / 2
+    w_light = (window + joined * follower_wait) / light_b
+    fluid_b = min(float(B), lam_s * tau0 / (1.0 - lam_s * alpha)) if lam_s * alpha < 1.0 else float(B)
+    b = min(float(B), max(light_b, fluid_b))
+    tau_b = tau0 + alpha * b
+    busy = min(1.0, lam_s * tau_b / b) if lam_s > 0 else 0.0
+    residual = 0.5 * (1.0 + cs2) * tau_b
+    extra = max(0.0, residual - w_light)
+    rho = lam / cap if math.isfinite(cap) and cap > 0 else 0.0
+    cong = 0.0
+    if lam > 0 and rho > 0:
+        cong = rho * rho * (ca2 + rho * B * cs2) / (2.0 * lam * (1.0 - rho))
+    return BatchStation(
+        batching_wait=w_light, queue_wait=busy * extra + cong, mean_batch=b, busy_fraction=busy,
+        saturated=False, capacity_rps=cap, batch_service=tau_b, window=window,
+        follower_wait=follower_wait, p_first=1.0 / light_b, server_wait=extra, p_busy=busy,
+        congestion_wait=cong, light_batch=light_b, fluid_batch=max(fluid_b, 0.0))
