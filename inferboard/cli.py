@@ -7,6 +7,7 @@ import argparse
 import importlib
 import importlib.util
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -129,6 +130,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # e.g. piped into `head`
+        sys.stdout = open(os.devnull, "w")
+        return 0
     except (CatalogError, SaveFailed) as error:
         print(str(error), file=sys.stderr)
         return 2

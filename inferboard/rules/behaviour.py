@@ -1,0 +1,220 @@
+"""Behaviour leaves: conditions answered by the simulator (``inferboard.sim.design_sim``).
+
+The simulator is imported here, lazily, so a structural check never loads it. Within one check
+each (load, faults) pair is simulated once and shared by every behaviour rule.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inferboard.errors import InferboardError
+from inferboard.rules import conditions as c
+from inferboard.rules.context import DesignIndex
+from inferboard.rules.leaves import Result, _ev
+
+
+class NotEvaluable(InferboardError):
+    """A behaviour leaf cannot be answered for this design (simulator missing or failed, or a
+    figure it needs is not declared). The engine reports the rule as skipped with this reason."""
+
+
+def _sim():
+    try:
+        from inferboard.sim import design_sim
+    except ImportError as error:
+        raise NotEvaluable(f"the simulator is not available ({error})") from None
+    return design_sim
+
+
+def _fault(kind: str, target: str) -> Any:
+    module = _sim()
+    fault_type = getattr(module, "Fault", None)
+    if fault_type is None:
+        from inferboard.sim.faults import Fault as fault_type  # type: ignore[no-redef]
+    return fault_type(kind, target)
+
+
+def load_rps(index: DesignIndex, load: str) -> float:
+    name = "peak_rps" if load == "peak" else "mean_rps"
+    value = getattr(index.requirements, name)
+    if value is None and load == "mean":
+        value = index.requirements.peak_rps
+    if value is None:
+        raise NotEvaluable(f"requirements.{name} is not declared")
+    return float(value)
+
+
+def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> Any:
+    """One simulator run, cached for the rest of this check."""
+    key = (rps, faults)
+    if key not in index.sim_cache:
+        if index.sim_error is not None:
+            raise NotEvaluable(index.sim_error)
+        module = _sim()
+        try:
+            index.sim_cache[key] = module.evaluate(index.design, rps=rps, faults=faults)
+        except Exception as error:  # noqa: BLE001 - a simulator fault must not take the checker down
+            detail = str(error) if isinstance(error, (InferboardError, ValueError)) else \
+                f"{type(error).__name__}: {error}"
+            index.sim_error = f"the simulator could not evaluate this design: {detail}"
+            raise NotEvaluable(index.sim_error) from None
+    return index.sim_cache[key]
+
+
+def _node_results(result: Any) -> dict[str, Any]:
+    return getattr(result, "nodes", {}) or {}
+
+
+def _saturated(result: Any) -> list[str]:
+    return [node_id for node_id, nr in _node_results(result).items() if getattr(nr, "saturated", False)]
+
+
+def _bottleneck(result: Any) -> list[str]:
+    saturated = _saturated(result)
+    if saturated:
+        return saturated
+    named = getattr(result, "bottleneck", None)
+    if named and named in _node_results(result):
+        return [named]
+    queued = [(getattr(nr, "queue_ms", 0.0) or 0.0, node_id) for node_id, nr in _node_results(result).items()]
+    queued = [q for q in queued if q[0] > 0]
+    return [max(queued)[1]] if queued else []
+
+
+def _ms(value: float | None) -> str:
+    return "nothing served" if value is None else f"{value:,.0f} ms"
+
+
+def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
+    rps = load_rps(index, leaf.load)
+    result = simulate(index, rps)
+    req = index.requirements
+    over = []
+    for label, slo in (("p95", req.slo_p95_ms), ("p99", req.slo_p99_ms)):
+        if slo is None:
+            continue
+        value = getattr(result, f"{label}_ms", None)
+        if value is None or value > slo:
+            over.append(f"{label} {_ms(value)} at {rps:,.0f} rps against an SLO of {slo:,.0f} ms")
+    if not over:
+        return Result(True)
+    return Result(False, neg=_ev(_bottleneck(result), details=over))
+
+
+def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
+    rps = load_rps(index, "peak")
+    result = simulate(index, rps)
+    limit = 1.0 - leaf.min_pct / 100.0
+    checked, over, details = [], [], []
+    for node in index.of_kinds(tuple(leaf.kind)):
+        nr = _node_results(result).get(node.id)
+        if nr is None:
+            continue
+        checked.append(node.id)
+        utilisation = getattr(nr, "utilisation", 0.0) or 0.0
+        if utilisation > limit:
+            over.append(node.id)
+            details.append(f"'{node.id}' runs at {utilisation:.0%} at {rps:,.0f} rps")
+    if over:
+        return Result(False, neg=_ev(over, details=details))
+    return Result(True, _ev(checked))
+
+
+def idle(leaf: c.Idle, index: DesignIndex) -> Result:
+    rps = load_rps(index, leaf.load)
+    result = simulate(index, rps)
+    checked, idle_ids, details = [], [], []
+    for node in index.of_kinds(tuple(leaf.kind)):
+        nr = _node_results(result).get(node.id)
+        if nr is None:
+            continue
+        checked.append(node.id)
+        utilisation = getattr(nr, "utilisation", 0.0) or 0.0
+        if utilisation < leaf.max_utilisation:
+            idle_ids.append(node.id)
+            details.append(f"'{node.id}' is {utilisation:.0%} busy at {rps:,.0f} rps "
+                           f"with {getattr(nr, 'replicas', '?')} replicas")
+    if idle_ids:
+        return Result(True, _ev(idle_ids, details=details))
+    return Result(False, neg=_ev(checked))
+
+
+def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
+    req = index.requirements
+    if req.budget_per_1k is None and req.budget_per_hour is None:
+        raise NotEvaluable("no budget is declared")
+    rps = load_rps(index, leaf.load)
+    result = simulate(index, rps)
+    details = []
+    per_1k, per_hour = getattr(result, "cost_per_1k", None), getattr(result, "cost_per_hour", None)
+    if req.budget_per_1k is not None and (per_1k is None or per_1k > req.budget_per_1k):
+        shown = "undefined (nothing served)" if per_1k is None else f"${per_1k:.4f}"
+        details.append(f"cost per 1k requests {shown} against a budget of ${req.budget_per_1k:.4f}")
+    if req.budget_per_hour is not None and per_hour is not None and per_hour > req.budget_per_hour:
+        details.append(f"cost per hour ${per_hour:,.2f} against a budget of ${req.budget_per_hour:,.2f}")
+    if details:
+        return Result(False, neg=_ev((p.id for p in index.serving_pools()), details=details))
+    return Result(True)
+
+
+def _largest_region(index: DesignIndex, base: Any) -> list[str]:
+    capacity: dict[str, float] = {}
+    for pool in index.serving_pools():
+        if pool.region is None:
+            continue
+        nr = _node_results(base).get(pool.id)
+        capacity[pool.region] = capacity.get(pool.region, 0.0) + float(getattr(nr, "capacity_rps", 0.0) or 0.0)
+    return sorted(capacity, key=lambda r: (-capacity[r], index.order[r]))
+
+
+def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Result:
+    rps = load_rps(index, "peak")
+    base = simulate(index, rps)
+    regions = _largest_region(index, base)
+    if len(regions) < 2:
+        return Result(False, neg=_ev(regions, details=["only one region holds serving capacity"]))
+    lost = regions[0]
+    result = simulate(index, rps, (_fault("region_outage", lost),))
+    served = _served(result, rps)
+    detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} rps"
+    if served * 100.0 >= leaf.min_served_pct:
+        return Result(True, _ev([lost], details=[detail]))
+    return Result(False, neg=_ev([lost, *_saturated(result)], details=[detail]))
+
+
+def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Result:
+    rps = load_rps(index, "peak")
+    result = simulate(index, rps, (_fault("spot_reclaimed", "*"),))
+    served = _served(result, rps)
+    spot = [n.id for n in index.serving_pools() if (n.params.get("spot_share") or 0) > 0]
+    detail = f"with spot capacity reclaimed the design serves {served:.0%} of {rps:,.0f} rps"
+    if served * 100.0 >= leaf.min_served_pct:
+        return Result(True, _ev(spot, details=[detail]))
+    return Result(False, neg=_ev([*spot, *_saturated(result)], details=[detail]))
+
+
+def _served(result: Any, rps: float) -> float:
+    offered = getattr(result, "offered_rps", None) or rps
+    if offered <= 0:
+        return 1.0
+    return min(1.0, float(getattr(result, "throughput_rps", 0.0) or 0.0) / offered)
+
+
+LEAF_FUNCTIONS = {
+    "latency_within_slo": latency_within_slo, "headroom": headroom, "idle": idle,
+    "within_budget": within_budget, "survives_region_loss": survives_region_loss,
+    "survives_spot_reclaim": survives_spot_reclaim,
+}
+
+
+def evaluate_leaf(leaf: Any, index: DesignIndex) -> Result:
+    return LEAF_FUNCTIONS[leaf.type](leaf, index)
+
+
+def simulator_available() -> bool:
+    try:
+        _sim()
+    except NotEvaluable:
+        return False
+    return True

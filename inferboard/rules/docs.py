@@ -1,0 +1,184 @@
+"""Generate ``docs/rules.md`` from the rule files: ``python -m inferboard.rules.docs [--check]``.
+
+The document is derived data: a test fails when the committed file differs from this output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from inferboard.rules import conditions as c
+from inferboard.rules.context import DERIVED
+from inferboard.rules.engine import BLOCKER_GRADE_CAP, GRADES, default_rules
+from inferboard.rules.loader import RuleSet
+from inferboard.rules.schema import MESSAGE_FIELDS, SECTIONS
+
+DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+#: leaf -> (meaning, evidence when it holds, evidence when it fails)
+LEAF_DOCS: dict[str, tuple[str, str, str]] = {
+    "kind_count": ("The number of selected nodes is within `min`..`max`.",
+                   "the selected nodes", "the selected nodes when there are too many; none when too few"),
+    "param": ("At least one selected node passes every comparison in `test`.",
+              "the nodes that pass", "every selected node"),
+    "attached": ("EVERY selected node has a partner of kind `to` (matching `to_where`) in `direction` over "
+                 "edges of `signal`, one edge away (`reach: direct`) or along a chain (`reach: path`).",
+                 "the selected nodes (and the linking edges)", "the selected nodes without a partner"),
+    "linked": ("At least ONE selected node has such a partner (same fields as `attached`).",
+               "the linked nodes (and the linking edges)", "every selected node"),
+    "path_through": ("Every request path from a `source` node to a `target` node passes through a node of a "
+                     "`through` kind.", "the targets", "the targets reached around it, and the edges of one "
+                     "such path per target"),
+    "serving_regions": ("At least `min` regions hold a pool that can run replicas (`role: active` ignores "
+                        "passive regions).", "those regions", "those regions, or the pools outside any region"),
+    "artifacts_delivered": ("Every serving pool pulls artifacts from a model registry in its own region or one "
+                            "that replicates to regions (with at most one serving region, a registry outside "
+                            "any region also counts).", "the pools", "the pools without, and their artifact "
+                            "edges"),
+    "regions_allowed": ("Every region's location is in `requirements.allowed_regions` (true when none are "
+                        "declared).", "the regions", "the regions outside"),
+    "residency_respected": ("No traffic source reaches a region whose residency is neither the callers' "
+                            "jurisdiction nor `none`.", "nothing", "the sources and regions, and the edges "
+                            "entering those regions"),
+    "requirement": ("One of the named requirements is declared; with `is`, the first declared one passes the "
+                    "comparison.", "nothing", "nothing"),
+    "latency_within_slo": ("Simulated p95 and p99 at `load` (peak or mean) are within the declared SLOs.",
+                           "nothing", "the saturated nodes, or the node with the most queueing"),
+    "headroom": ("Every node of `kind` is at most (100 - `min_pct`)% busy at peak.",
+                 "the nodes checked", "the nodes over the limit"),
+    "idle": ("At least one node of `kind` is below `max_utilisation` busy at `load`.",
+             "the idle nodes", "the nodes checked"),
+    "within_budget": ("Simulated cost per 1k requests and per hour at `load` are within the declared budgets.",
+                      "nothing", "the serving pools"),
+    "survives_region_loss": ("What-if: at peak, with the region of largest serving capacity out "
+                             "(`region_outage`), the rest serves at least `min_served_pct`% of the traffic.",
+                             "the region removed", "the region removed and the nodes saturated without it"),
+    "survives_spot_reclaim": ("What-if: at peak, with all spot replicas reclaimed (`spot_reclaimed` on `*`), "
+                              "the design serves at least `min_served_pct`% of the traffic.",
+                              "the pools using spot", "the pools using spot and the nodes saturated"),
+}
+
+
+def _fields(model: type) -> str:
+    out = []
+    for name, info in model.model_fields.items():
+        if name == "type":
+            continue
+        shown = info.alias or name
+        default = "required" if info.is_required() else f"default `{info.default!r}`"
+        out.append(f"`{shown}` ({default})")
+    return ", ".join(out) if out else "none"
+
+
+def _vocabulary() -> list[str]:
+    lines = ["## Condition vocabulary", "",
+             "A condition is a mapping with exactly one key: `all` (a list), `any` (a list), `not` (one "
+             "condition) or a leaf name with its fields. Unknown keys, leaves, kinds, parameters, choices and "
+             "requirement names are errors naming the file, the rule and the field.", "",
+             "**Evidence.** Every condition yields a verdict plus two sets of evidence (node ids, edge ids, "
+             "detail sentences): what makes it true and what makes it false. `not` swaps the two. `all` holds "
+             "when every child holds (true-evidence: the union of its children's) and stops at the first child "
+             "that fails (false-evidence: that child's). `any` evaluates every child; it holds when one does "
+             "(true-evidence: the union of the holding children's; false-evidence: the union of all). A rule "
+             "fires when `when` holds, and the finding names its true-evidence. `applies_when` only decides "
+             "whether the rule's points count; it never adds evidence.", "",
+             "**Selectors.** `kind` is one kind or a list; `where` tests the node's parameters, `region_where` "
+             "the parameters of the region it sits in. A comparison is `{op: value}` with op one of "
+             f"{', '.join('`' + op + '`' for op in c.OPS)}; a bare value means `eq`. A value may be a reference: "
+             "`{requirement: name or [names], times: f}` takes the first declared requirement, `{param: name, "
+             "times: f}` another parameter or derived attribute of the same node. Anything undeclared compares "
+             "false.", "", "| Leaf | Holds when | Fields | Evidence if true | Evidence if false |",
+             "|---|---|---|---|---|"]
+    for name, (meaning, pos, neg) in LEAF_DOCS.items():
+        kind = " *(behaviour)*" if name in c.BEHAVIOUR_LEAVES else ""
+        lines.append(f"| `{name}`{kind} | {meaning} | {_fields(c.LEAVES[name])} | {pos} | {neg} |")
+    lines += ["", "Behaviour leaves run the simulator (`inferboard.sim.design_sim.evaluate`) at the declared "
+              "`peak_rps` (or `mean_rps`), at most once per load and fault set in a check. A structural check "
+              "(`behaviour=False`, `--no-behaviour`) never imports the simulator; a behaviour rule that cannot be "
+              "answered is reported as skipped, with the reason, and its points do not count.", "",
+              "### Derived attributes", "", "Usable in `where`, `test` and `{param: ...}` like parameters:", "",
+              "| Name | Kinds | Meaning |", "|---|---|---|"]
+    for name, (kinds, meaning, _) in DERIVED.items():
+        lines.append(f"| `{name}` | {', '.join(kinds)} | {meaning} |")
+    return lines
+
+
+def _rule_section(rules: RuleSet, rule) -> list[str]:
+    tag = " *(behaviour)*" if rule.behaviour else ""
+    topics = "; ".join(rules.topics[t].title for t in rule.topics)
+    lines = [f"### {rule.id}: {rule.title}{tag}", "",
+             f"**{rule.severity}**, {rule.points:g} points. Topics: {topics}.", "",
+             f"Message: `{rule.message}`", ""]
+    for key, heading in SECTIONS.items():
+        lines += [f"*{heading}.* " + " ".join(getattr(rule.explanation, key).split()), ""]
+    logic = {}
+    if rule.applies_when is not None:
+        logic["applies_when"] = c.to_yaml_form(rule.applies_when)
+    logic["when"] = c.to_yaml_form(rule.when)
+    lines += ["```yaml", yaml.safe_dump(logic, sort_keys=False, default_flow_style=None, width=100).rstrip(),
+              "```", ""]
+    folder = rules.examples_dir(rule.id)
+    if folder.is_dir():
+        names = sorted(p.stem for p in folder.glob("*.json"))
+        rel = folder.relative_to(rules.folder.parent) if rules.folder else folder
+        lines += [f"Examples (`{rel.as_posix()}/`): {', '.join(names)}.", ""]
+    return lines
+
+
+def render(rules: RuleSet | None = None) -> str:
+    rules = rules or default_rules()
+    lines = ["# Rules and rubrics", "",
+             "<!-- Generated by `python -m inferboard.rules.docs` from rubrics/; do not edit by hand. -->", "",
+             f"{len(rules)} rules in {len(rules.rubrics)} rubrics. Each rule is a YAML file "
+             "`rubrics/<rubric>/<RULE-ID>.yaml` validated by `inferboard/rules/schema.py` (unknown fields are "
+             "errors), with pass and fail example designs in `rubrics/<rubric>/examples/<RULE-ID>/` and the "
+             "expected offending ids in `expected.yaml` beside them. `inferboard explain RULE-ID` shows the same "
+             "explanation as the desktop app.", "", "## Scoring", "",
+             "A rule is applicable when its rubric is selected, its `applies_when` holds and, for behaviour "
+             "rules, the simulator answered. A rubric scores the points of its applicable rules that did not "
+             "fire over all its applicable points; every lost point is one finding. The overall score is the "
+             "weighted mean of rubric percentages (rubric weights below, overridable per scenario); rubrics "
+             "with nothing applicable are left out. Grades: "
+             + ", ".join(f"{letter} from {floor:g}" for floor, letter in GRADES) + ", F below; a design with "
+             f"a blocker finding (it cannot work as drawn) gets at most {BLOCKER_GRADE_CAP}. "
+             "`inferboard check` exits 1 when a blocker fires.", "",
+             "Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in MESSAGE_FIELDS.items()) + ".", "",
+             "| Rubric | Prefix | Weight | Rules | Points |", "|---|---|---|---|---|"]
+    for rubric in rules.rubrics.values():
+        members = rules.of_rubric(rubric.id)
+        lines.append(f"| {rubric.title} (`{rubric.id}`) | {rubric.prefix} | {rubric.weight:g} | {len(members)} | "
+                     f"{sum(r.points for r in members):g} |")
+    lines += ["", *_vocabulary(), "", "## Topics", ""]
+    for topic in rules.topics.values():
+        covered = [r.id for r in rules if topic.id in r.topics]
+        lines.append(f"- `{topic.id}`: {topic.title} ({', '.join(covered) or 'no rule yet'})")
+    for rubric in rules.rubrics.values():
+        lines += ["", f"## {rubric.title}", "", " ".join(rubric.description.split()), ""]
+        for rule in rules.of_rubric(rubric.id):
+            lines += _rule_section(rules, rule)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Generate docs/rules.md from the rule files.")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the file is stale instead of writing it")
+    parser.add_argument("--output", type=Path, default=DOC_PATH)
+    args = parser.parse_args(argv)
+    text = render()
+    current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
+    if args.check:
+        if current != text:
+            print(f"{args.output} is stale; run: python -m inferboard.rules.docs", file=sys.stderr)
+            return 1
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""Checking a design against the rules: findings, per-rubric scores and an overall grade.
+
+Scoring: a rule is *applicable* when its rubric is selected, its ``applies_when`` holds and (for
+behaviour rules) the simulator could answer it. A rubric scores the points of its applicable rules
+that did not fire over all its applicable points; every lost point is one finding. The overall score
+is the weighted mean of the rubric percentages (rubrics with nothing applicable are left out); the
+grade follows from it, capped at D when a blocker fired.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+from typing import Any, Mapping, Sequence
+
+from inferboard.errors import InferboardError
+from inferboard.paths import data_dir
+from inferboard.rules.context import DesignIndex
+from inferboard.rules.leaves import evaluate
+from inferboard.rules.loader import RuleSet, load_rules
+from inferboard.rules.schema import SECTIONS, SEVERITIES, Rule
+
+GRADES = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
+#: A design with a blocker (it cannot work as drawn) gets at most this grade, whatever its score.
+BLOCKER_GRADE_CAP = "D"
+
+
+class UnknownRubric(InferboardError, ValueError):
+    """A rubric name or weight names no rubric of the rule set."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fired rule: what is wrong, where (node and edge ids) and what it costs."""
+
+    rule_id: str
+    rubric: str
+    severity: str
+    title: str
+    message: str
+    node_ids: tuple[str, ...]
+    edge_ids: tuple[str, ...]
+    points: float
+    explanation: str = field(repr=False, default="")
+    details: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["node_ids"], out["edge_ids"], out["details"] = list(self.node_ids), list(self.edge_ids), list(self.details)
+        return out
+
+
+@dataclass
+class RubricScore:
+    rubric: str
+    title: str
+    earned: float
+    applicable: float
+    lost: list[tuple[str, float]] = field(default_factory=list)
+    weight: float = 1.0
+
+    @property
+    def percent(self) -> float | None:
+        return None if self.applicable <= 0 else 100.0 * self.earned / self.applicable
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rubric": self.rubric, "title": self.title, "earned": self.earned, "applicable": self.applicable,
+                "percent": self.percent, "weight": self.weight, "lost": [list(x) for x in self.lost]}
+
+
+@dataclass
+class CheckReport:
+    findings: list[Finding]
+    scores: dict[str, RubricScore]
+    overall: float
+    grade: str
+    #: Rules that could not be answered, with the reason (e.g. the simulator is missing).
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    behaviour: bool = True
+
+    @property
+    def blockers(self) -> list[Finding]:
+        return [f for f in self.findings if f.severity == "blocker"]
+
+    def fired(self) -> set[str]:
+        return {f.rule_id for f in self.findings}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"overall": round(self.overall, 2), "grade": self.grade, "behaviour": self.behaviour,
+                "findings": [f.to_dict() for f in self.findings],
+                "scores": {name: s.to_dict() for name, s in self.scores.items()},
+                "skipped": [list(s) for s in self.skipped]}
+
+
+@lru_cache(maxsize=1)
+def default_rules() -> RuleSet:
+    """The rubrics shipped with Inferboard (loaded once)."""
+    return load_rules(data_dir("rubrics"))
+
+
+def grade_of(overall: float, blocked: bool = False) -> str:
+    """The letter for an overall score; ``blocked`` (a blocker fired) caps it at BLOCKER_GRADE_CAP."""
+    letter = next((letter for floor, letter in GRADES if overall >= floor), "F")
+    return max(letter, BLOCKER_GRADE_CAP) if blocked else letter
+
+
+def _resolve_weights(rules: RuleSet, selected: list[str], weights: Mapping[str, float] | None) -> dict[str, float]:
+    out = {name: rules.rubrics[name].weight for name in selected}
+    for name, weight in (weights or {}).items():
+        if name not in rules.rubrics:
+            raise UnknownRubric(f"weights name unknown rubric '{name}'; known: {', '.join(rules.rubrics)}")
+        if weight < 0:
+            raise UnknownRubric(f"the weight of rubric '{name}' must not be negative")
+        if name in out:
+            out[name] = float(weight)
+    return out
+
+
+def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | None = None,
+                 weights: Mapping[str, float] | None = None, behaviour: bool = True) -> CheckReport:
+    """Run the rules of the selected rubrics (all by default) on ``design``.
+
+    ``behaviour=False`` runs only structural rules and never imports the simulator; behaviour
+    rules then count as not applicable. ``weights`` overrides rubric weights for the overall.
+    """
+    rules = rules or default_rules()
+    selected = list(rules.rubrics) if rubrics is None else list(dict.fromkeys(rubrics))
+    for name in selected:
+        if name not in rules.rubrics:
+            raise UnknownRubric(f"unknown rubric '{name}'; known: {', '.join(rules.rubrics)}")
+    weight_of = _resolve_weights(rules, selected, weights)
+    index = DesignIndex(design)
+    findings: list[Finding] = []
+    skipped: list[tuple[str, str]] = []
+    scores = {name: RubricScore(name, rules.rubrics[name].title, 0.0, 0.0, [], weight_of[name]) for name in selected}
+    chosen = set(selected)
+    for rule in rules:
+        if rule.rubric not in chosen or (rule.behaviour and not behaviour):
+            continue
+        try:
+            finding = run_rule(rule, index, rules)
+        except _Skip as skip:
+            skipped.append((rule.id, str(skip)))
+            continue
+        if finding is None:
+            continue
+        score = scores[rule.rubric]
+        score.applicable += rule.points
+        if finding is not True:
+            findings.append(finding)
+            score.lost.append((rule.id, rule.points))
+    for score in scores.values():
+        score.earned = score.applicable - sum(points for _, points in score.lost)
+    overall = _overall(scores.values())
+    order = {s: i for i, s in enumerate(SEVERITIES)}
+    findings.sort(key=lambda f: (order[f.severity], f.rule_id))
+    blocked = any(f.severity == "blocker" for f in findings)
+    return CheckReport(findings, scores, overall, grade_of(overall, blocked), skipped, behaviour)
+
+
+def _overall(scores) -> float:
+    total = weighted = 0.0
+    for score in scores:
+        if score.percent is None or score.weight <= 0:
+            continue
+        total += score.weight
+        weighted += score.weight * score.percent
+    return 100.0 if total == 0 else weighted / total
+
+
+class _Skip(Exception):
+    pass
+
+
+def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Finding | bool | None:
+    """None: not applicable; True: applicable and passed; a Finding: fired. Raises _Skip when a
+    behaviour leaf cannot be answered."""
+    from inferboard.rules.behaviour import NotEvaluable  # light module; the simulator stays unloaded
+
+    try:
+        if rule.applies_when is not None and not evaluate(rule.applies_when, index).holds:
+            return None
+        result = evaluate(rule.when, index)
+    except NotEvaluable as error:
+        raise _Skip(str(error)) from None
+    if not result.holds:
+        return True
+    nodes = index.sort_nodes(n for n in result.pos.nodes if n in index.nodes)
+    edges = index.sort_edges(e for e in result.pos.edges if e in index.design.edges)
+    return Finding(rule.id, rule.rubric, rule.severity, rule.title, rule.render_message(nodes, result.pos.details),
+                   nodes, edges, rule.points, explanation_text(rule, rules), tuple(result.pos.details))
+
+
+# ----------------------------------------------------------------------------------- explanations
+def _wrap(text: str, width: int = 88) -> str:
+    paragraphs = [" ".join(p.split()) for p in text.strip().split("\n\n")]
+    return "\n\n".join(textwrap.fill(p, width) for p in paragraphs if p)
+
+
+def explanation_text(rule: Rule, rules: RuleSet | None = None) -> str:
+    if rules is not None and rule.id in rules.explanations:
+        return rules.explanations[rule.id]
+    text = _render_explanation(rule, rules)
+    if rules is not None:
+        rules.explanations[rule.id] = text
+    return text
+
+
+def _render_explanation(rule: Rule, rules: RuleSet | None) -> str:
+    rubric = rules.rubrics[rule.rubric].title if rules and rule.rubric in rules.rubrics else rule.rubric
+    topics = ", ".join(rules.topics[t].title if rules and t in rules.topics else t for t in rule.topics)
+    lines = [f"{rule.id}: {rule.title}",
+             f"Rubric: {rubric} | Severity: {rule.severity} | Points: {rule.points:g}",
+             f"Topics: {topics}"]
+    for key, heading in SECTIONS.items():
+        lines += ["", heading, _wrap(getattr(rule.explanation, key))]
+    return "\n".join(lines) + "\n"
+
+
+def explain_rule(rule_id: str, rules: RuleSet | None = None) -> str:
+    """The explanation the GUI and ``inferboard explain`` show; raises UnknownRule."""
+    rules = rules or default_rules()
+    return explanation_text(rules.get(rule_id), rules)

@@ -1,0 +1,97 @@
+"""The schema of rule files, rubric files and the topic list under ``rubrics/``."""
+
+from __future__ import annotations
+
+import string
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr, field_validator
+
+from inferboard.rules.conditions import Condition, uses_behaviour
+from inferboard.schema_base import StrictModel
+
+Severity = Literal["blocker", "major", "minor", "advice"]
+SEVERITIES: tuple[str, ...] = ("blocker", "major", "minor", "advice")
+RULE_ID = r"^[A-Z]+-[0-9]{3}$"
+#: Placeholders a message template may use.
+MESSAGE_FIELDS = {"nodes": "the offending node ids, or 'the design' when none",
+                  "count": "how many nodes are flagged",
+                  "details": "the measured facts behind the verdict, joined by '; '"}
+#: The explanation's sections, in the order they are shown, with their headings.
+SECTIONS = {"checks": "What it checks", "why": "Why it matters in production", "trade_off": "The trade-off",
+            "example": "Example", "fix": "How to fix"}
+
+Text = Field(min_length=20, max_length=2000)
+
+
+class Explanation(StrictModel):
+    """The teaching text: the same in the GUI, ``inferboard explain`` and docs/rules.md."""
+
+    checks: str = Text
+    why: str = Text
+    trade_off: str = Text
+    example: str = Text
+    fix: str = Text
+
+
+class Rule(StrictModel):
+    """One check a demanding interviewer would make. ``when`` describes the fault: the rule fires
+    (a finding) when it holds. ``applies_when`` decides whether its points count at all."""
+
+    id: str = Field(pattern=RULE_ID)
+    rubric: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    severity: Severity
+    points: float = Field(ge=0, le=50)
+    title: str = Field(min_length=5, max_length=90)
+    message: str = Field(min_length=5, max_length=300)
+    topics: list[str] = Field(min_length=1)
+    explanation: Explanation
+    applies_when: Condition | None = None
+    when: Condition
+    _behaviour: bool = PrivateAttr(default=False)
+
+    def model_post_init(self, context: Any) -> None:
+        self._behaviour = uses_behaviour(self.when) or uses_behaviour(self.applies_when)
+
+    @field_validator("message")
+    @classmethod
+    def _known_placeholders(cls, value: str) -> str:
+        for _, name, spec, conversion in string.Formatter().parse(value):
+            if name is None:
+                continue
+            if name not in MESSAGE_FIELDS or spec or conversion:
+                raise ValueError(f"unknown placeholder {{{name}}}; use {', '.join('{' + f + '}' for f in MESSAGE_FIELDS)}")
+        return value
+
+    @property
+    def behaviour(self) -> bool:
+        """True when answering the rule needs the simulator."""
+        return self._behaviour
+
+    def render_message(self, nodes: tuple[str, ...], details: list[str]) -> str:
+        values: dict[str, Any] = {"nodes": ", ".join(f"'{n}'" for n in nodes) if nodes else "the design",
+                                  "count": len(nodes), "details": "; ".join(details) or "see the explanation"}
+        return self.message.format_map(values)
+
+
+class Rubric(StrictModel):
+    """``rubrics/<id>/rubric.yaml``: one area an interviewer scores."""
+
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    title: str = Field(min_length=3, max_length=80)
+    prefix: str = Field(pattern=r"^[A-Z]+$")
+    #: Position in listings and reports (lower first).
+    order: int = Field(default=100, ge=0, le=1000)
+    weight: float = Field(default=1.0, ge=0, le=100)
+    description: str = Field(min_length=20, max_length=2000)
+
+
+class Topic(StrictModel):
+    id: str = Field(pattern=r"^[a-z_]+\.[a-z_]+$")
+    title: str = Field(min_length=3, max_length=120)
+
+
+class TopicList(StrictModel):
+    """``rubrics/topics.yaml``: the interview topics rules may claim to cover."""
+
+    topics: list[Topic] = Field(min_length=1)

@@ -1,0 +1,81 @@
+"""Scores: applicable points only, every lost point traced to a finding, weights and rubric choice."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from inferboard.rules import UnknownRubric, check_design, default_rules, grade_of
+from inferboard.store import read_design
+from tests.rules.builders import llm, reference
+
+RULES = default_rules()
+SAMPLE = sorted(RULES.folder.rglob("examples/*/fail-1.json"))[::4]
+
+
+@pytest.mark.parametrize("path", SAMPLE, ids=[p.parent.name for p in SAMPLE])
+def test_every_lost_point_traces_to_a_finding(path):
+    report = check_design(read_design(path)[0], behaviour=False)
+    for name, score in report.scores.items():
+        mine = [f for f in report.findings if f.rubric == name]
+        assert sorted(score.lost) == sorted((f.rule_id, f.points) for f in mine)
+        assert score.earned == pytest.approx(score.applicable - sum(f.points for f in mine))
+        assert 0 <= score.earned <= score.applicable
+    assert {f.rule_id for f in report.findings} <= set(RULES.rules)
+
+
+def test_rules_that_do_not_apply_cost_nothing_and_count_nothing():
+    fixed = check_design(reference(), rubrics=["requirements"], behaviour=False)
+    generative = check_design(llm(slo_ttft_ms=None), rubrics=["requirements"], behaviour=False)
+    req5 = RULES.get("REQ-005").points
+    assert fixed.scores["requirements"].lost == [] and fixed.overall == 100.0
+    assert generative.scores["requirements"].applicable - fixed.scores["requirements"].applicable == req5
+    assert ("REQ-005", req5) in generative.scores["requirements"].lost
+
+
+def test_weights_change_the_overall_and_rubrics_select_rules():
+    design = reference()
+    design.set_params("alerts", runbook_url="")          # observability loses points
+    design.set_params("registry", versioned=False)       # rollout loses points
+    plain = check_design(design, behaviour=False)
+    only_obs = check_design(design, behaviour=False, weights={name: 0 for name in RULES.rubrics} | {"observability": 1})
+    only_roll = check_design(design, behaviour=False, weights={name: 0 for name in RULES.rubrics} | {"rollout": 1})
+    assert only_obs.overall == pytest.approx(only_obs.scores["observability"].percent)
+    assert only_roll.overall == pytest.approx(only_roll.scores["rollout"].percent)
+    assert len({round(plain.overall, 6), round(only_obs.overall, 6), round(only_roll.overall, 6)}) == 3
+    picked = check_design(design, behaviour=False, rubrics=["rollout"])
+    assert list(picked.scores) == ["rollout"] and {f.rubric for f in picked.findings} == {"rollout"}
+
+
+def test_unknown_rubrics_and_bad_weights_are_refused():
+    with pytest.raises(UnknownRubric, match="speling"):
+        check_design(reference(), rubrics=["speling"], behaviour=False)
+    with pytest.raises(UnknownRubric):
+        check_design(reference(), weights={"nope": 1.0}, behaviour=False)
+    with pytest.raises(UnknownRubric):
+        check_design(reference(), weights={"rollout": -1.0}, behaviour=False)
+
+
+@pytest.mark.parametrize("overall,grade", [(100, "A"), (90, "A"), (89.9, "B"), (80, "B"), (70, "C"), (60, "D"),
+                                           (59.9, "F"), (0, "F")])
+def test_grades(overall, grade):
+    assert grade_of(overall) == grade
+    assert grade_of(overall, blocked=True) == max(grade, "D")
+
+
+def test_a_blocker_caps_the_grade_but_not_the_score():
+    design = reference(model_size_gb=30)  # the model fits no GPU: HW-001
+    report = check_design(design, behaviour=False)
+    assert [f.rule_id for f in report.blockers] == ["HW-001"]
+    assert report.overall > 90 and report.grade == "D"
+
+
+def test_the_report_serialises_to_json_with_blockers_first():
+    design = reference(slo_p95_ms=None, slo_p99_ms=None)
+    design.set_params("retrain", promote_via_canary=False)
+    report = check_design(design, behaviour=False)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["findings"][0]["rule_id"] == "REQ-001" and data["findings"][0]["severity"] == "blocker"
+    assert data["grade"] == report.grade and set(data["scores"]) == set(RULES.rubrics)
+    assert report.blockers and report.fired() >= {"REQ-001", "ROLL-006"}
