@@ -12,8 +12,11 @@ Per station (all formulas in ``queueing.py``):
 * c servers, unbounded queue, no time-out → Erlang C / Allen–Cunneen (exact for M/M/c).
 * unbounded queue with time-out T → M/M/c+D (exact for Poisson/exponential, Allen–Cunneen scaled
   otherwise): time-outs, and the served requests' wait truncated at T. Continuous through ρ = 1.
-* bounded queue → M/M/c/K blocking (shed) and the wait of admitted requests (gamma-shaped with the
-  exact M/M/c/K mean and CV, Allen–Cunneen scaled); a time-out then removes ``P(W > T)``.
+* bounded queue (m places) → G/G/c/K ≈ g × M/M/c/K' with room m/g, g = (ca² + cs²)/2 (diffusion
+  scaling; exact for M/M/c/K): blocking is shed, the admitted wait is gamma-shaped with that mean
+  and CV. A time-out then removes ``P(W > T)`` (exact Erlang mixture of M/M/c/K), each time-out
+  freeing a place an arrival would have been refused; if T is shorter than the time to drain a
+  full room (m / capacity) the room never fills and the station is solved as M/M/c+D instead.
 * dynamic batcher → ``queueing.batch_station``.
 * overload (λ ≥ capacity) is a result, not an error: a bounded queue sheds the excess; an unbounded
   one times the excess out if it has a time-out (served requests then wait about T), otherwise the
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 
 import numpy as np
@@ -66,7 +69,7 @@ class _Result:
 
     def to_dict(self) -> dict:
         out = {f.name: _clean(getattr(self, f.name)) for f in fields(self) if not f.name.startswith("_")}
-        out["figures"] = {k: fig.to_dict() for k, fig in self.figures.items()}
+        out["figures"] = {k: fig.to_dict() for k, fig in getattr(self, "figures", {}).items()}
         return out
 
 
@@ -114,10 +117,6 @@ class PathResult(_Result):
     offered_rps: float
     served_rps: float
     mean_s: float
-
-    @property
-    def figures(self) -> dict[str, explain.Figure]:
-        return {}
 
 
 @dataclass(frozen=True, eq=False)
@@ -193,9 +192,8 @@ def _plan(net: Network) -> _Plan:
     if hit is not None and hit[0]() is net:
         return hit[1]
     plan = _Plan(net)
-    if len(_PLANS) > 256:
-        for key in [k for k, (ref, _) in _PLANS.items() if ref() is None]:
-            del _PLANS[key]
+    for key in [k for k, (ref, _) in _PLANS.items() if ref() is None] if len(_PLANS) > 256 else ():
+        del _PLANS[key]
     _PLANS[id(net)] = (weakref.ref(net), plan)
     return plan
 
@@ -207,14 +205,10 @@ class _Calc:
                  "service", "batching", "batch", "saturated", "capped", "cd2", "spec", "cap", "info")
 
     def __init__(self, model: str, cap: float) -> None:
-        self.model, self.cap = model, cap
-        self.shed_f = self.timeout_f = self.backlog_f = 0.0
-        self.served_pre = self.util = self.p_wait = self.wait = self.service = self.batching = 0.0
-        self.batch = 1.0
+        self.model, self.cap, self.batch, self.cd2, self.spec, self.info = model, cap, 1.0, 1.0, None, {}
+        self.shed_f = self.timeout_f = self.backlog_f = self.served_pre = self.util = self.p_wait = 0.0
+        self.wait = self.service = self.batching = 0.0
         self.saturated = self.capped = False
-        self.cd2 = 1.0
-        self.spec = ld.SojournSpec()
-        self.info: dict = {}
 
 
 def _overload(calc: _Calc, st: Station, lam: float, served_cap: float) -> float:
@@ -236,35 +230,36 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     g = 0.5 * (ca2 + cs2)
     markov = abs(ca2 - 1) < 1e-9 and abs(cs2 - 1) < 1e-9
     calc = _Calc(("M/M/" if markov else ("M/G/" if abs(ca2 - 1) < 1e-9 else "G/G/")) + str(c), c * mu)
-    cap, t = c * mu, st.timeout_s
-    calc.service = s
+    cap, t, calc.service = c * mu, st.timeout_s, s
     shift, kind, p0, rate, wmean, wcv, trunc = st.fixed_delay_s, "exp", 1.0, 1.0, 0.0, 1.0, math.inf
-    info = calc.info
+    info = calc.info  # inputs for the explanations
     info.update(lam=lam, mu=mu, c=c, rho=lam / cap, ca2=ca2, cs2=cs2, g=g)
-    if st.queue_capacity is not None:
-        mk = q.mmck(lam, mu, c, st.queue_capacity)
+    room_time = st.queue_capacity / cap if st.queue_capacity is not None else math.inf
+    if st.queue_capacity is not None and (t is None or t >= room_time):
+        # G/G/c/K ≈ g × M/M/c/K' with room m/g (diffusion scaling: a reflected Brownian motion with
+        # variance g on [0, m] is one with variance 1 on [0, m/g], time and space scaled by g)
+        room = min(max(int(round(st.queue_capacity / max(g, 1e-9))), 1 if st.queue_capacity else 0), 10 ** 9)
+        mk = q.mmck(lam, mu, c, room)
         calc.shed_f = max(mk.blocking, 1.0 - cap / lam if lam > cap else 0.0)
         admitted = lam * (1.0 - calc.shed_f)
         pw, wmean = mk.p_wait, (mk.mean_wait / mk.p_wait * g if mk.p_wait > 0 else 0.0)
-        wcv = math.sqrt(mk.wait_scv)
-        p_out = 0.0
+        wcv, p_out = math.sqrt(mk.wait_scv), 0.0
         if t is not None and pw > 0 and wmean > 0:
-            p_out, wmean = _gamma_cut(wmean, wcv, t)
-            trunc = t
+            p_out, cut = q.mmck_wait_cut(lam, mu, c, room, t / g)
+            wmean, trunc = cut * g, t
         calc.timeout_f = (1.0 - calc.shed_f) * pw * p_out
-        calc.served_pre = admitted * (1.0 - pw * p_out)
-        if calc.served_pre > cap:  # keep served <= capacity; the rest leaves as timed out
-            calc.timeout_f += (calc.served_pre - cap) / lam
-            calc.served_pre = cap
+        # each time-out frees a place that an arrival would otherwise have been refused (served stays
+        # <= capacity because M/M/c/K blocking is >= 1 - capacity/λ)
+        calc.shed_f = max(0.0, calc.shed_f - calc.timeout_f)
+        calc.served_pre = lam * (1.0 - calc.shed_f - calc.timeout_f)
         p_served = pw * (1.0 - p_out) / max(1.0 - pw * p_out, 1e-300)
         calc.p_wait, calc.wait = p_served, p_served * wmean
         kind, p0 = "gamma", 1.0 - p_served
         calc.saturated = lam >= cap
-        info.update(case="bounded", blocking=mk.blocking, pw=pw, K=c + st.queue_capacity, wcv=wcv, p_out=p_out)
-    elif t is not None:
+        info.update(case="bounded", blocking=mk.blocking, pw=pw, K=c + room, wcv=wcv, p_out=p_out)
+    elif t is not None:  # (a bounded queue whose time-out empties it before it fills lands here too)
         pt = q.mmc_patience(lam, mu, c, t, g)
-        calc.timeout_f = pt.p_abandon
-        calc.served_pre = lam * (1.0 - pt.p_abandon)
+        calc.timeout_f, calc.served_pre = pt.p_abandon, lam * (1.0 - pt.p_abandon)
         if calc.served_pre > cap:
             calc.served_pre, calc.timeout_f = cap, 1.0 - cap / lam
         calc.p_wait, calc.wait, p0, rate, trunc = pt.p_wait, pt.mean_wait, 1.0 - pt.p_wait, pt.rate, t
@@ -273,8 +268,7 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     elif lam < cap:
         pw = q.erlang_c(c, lam / mu)
         calc.wait = q.allen_cunneen_mean_wait(c, lam, s, ca2, cs2)
-        calc.p_wait, p0, rate = pw, 1.0 - pw, (cap - lam) / g
-        calc.served_pre = lam
+        calc.p_wait, p0, rate, calc.served_pre = pw, 1.0 - pw, (cap - lam) / g, lam
         info.update(case="erlang", pw=pw)
     else:
         d = _overload(calc, st, lam, cap)
@@ -287,19 +281,6 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     return calc
 
 
-def _gamma_cut(mean: float, cv: float, t: float) -> tuple[float, float]:
-    """For a gamma wait (mean, cv): ``(P(W > t), E[W | W <= t])``."""
-    if cv <= 1e-9:
-        return (1.0, mean) if mean > t else (0.0, mean)
-    if abs(cv - 1.0) < 1e-9:
-        return math.exp(-t / mean), q.trunc_exp_mean(1.0 / mean, t)
-    k = 1.0 / (cv * cv)
-    x = t * k / mean
-    below, below1 = q.gamma_p(k, x), q.gamma_p(k + 1.0, x)
-    cut_mean = mean * below1 / below if below > 1e-300 else t
-    return 1.0 - below, min(cut_mean, t)
-
-
 def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     c, bmax, cs2, t = st.servers, st.batch_max, st.service_cv ** 2, st.timeout_s
     cap = q.batch_capacity(c, bmax, st.batch_base_s, st.batch_item_s)
@@ -308,7 +289,9 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     info.update(lam=lam, c=c, B=bmax, tau0=st.batch_base_s, alpha=st.batch_item_s, D=st.batch_timeout_s,
                 ca2=ca2, cs2=cs2)
     unlimited = not math.isfinite(cap)
-    if st.queue_capacity is not None and not unlimited:
+    # the room limits the queue only if the time-out does not empty it first
+    bounded = st.queue_capacity is not None and not unlimited and (t is None or t >= st.queue_capacity / cap)
+    if bounded:
         block = q.mmck(lam, cap / c, c, st.queue_capacity).blocking
         calc.shed_f = max(block, 1.0 - cap / lam if lam > cap else 0.0)
     admitted = lam * (1.0 - calc.shed_f)
@@ -316,7 +299,7 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     if not unlimited and admitted >= cap * (1.0 - 1e-9):
         tau_b = st.batch_time(bmax)
         calc.batch, calc.service, calc.util = float(bmax), tau_b, 1.0
-        if st.queue_capacity is not None:
+        if bounded:
             calc.saturated, calc.served_pre = True, min(admitted, cap)
             d = st.queue_capacity / cap + st.batch_timeout_s
         else:
@@ -327,9 +310,7 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
         return calc
     bs = q.batch_station(admitted, c, bmax, st.batch_base_s, st.batch_item_s, st.batch_timeout_s,
                          ca2=ca2, cs2=cs2)
-    cong = bs.congestion_wait
-    if st.queue_capacity is not None and not unlimited:
-        cong = min(cong, st.queue_capacity / cap)
+    cong = min(bs.congestion_wait, st.queue_capacity / cap) if bounded else bs.congestion_wait
     rho = admitted / cap if not unlimited else 0.0
     pc = min(1.0, rho) if cong > 0 else 0.0
     calc.batch, calc.service, calc.util = bs.mean_batch, bs.batch_service, bs.busy_fraction
@@ -341,49 +322,12 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
         shift=st.fixed_delay_s, kind="batch", p0=1.0 - pc, wait_rate=(pc / cong if cong > 0 else 1.0),
         service_mean=bs.batch_service, service_cv=st.service_cv, p_first=bs.p_first, window=bs.window,
         follower_wait=bs.follower_wait, p_busy=bs.p_busy, server_wait=bs.server_wait)
-    p_out = _tail_beyond(calc.spec, t) if t is not None else 0.0
+    p_out = ld.wait_tail(calc.spec, t) if t is not None else 0.0
     calc.timeout_f = (1.0 - calc.shed_f) * p_out
     calc.served_pre = admitted * (1.0 - p_out)
     info.update(case="batch", rho=rho, light_batch=bs.light_batch, fluid_batch=bs.fluid_batch,
                 window=bs.window, cong=cong, p_out=p_out)
     return calc
-
-
-def _tail_beyond(spec: ld.SojournSpec, t: float) -> float:
-    """P(pre-service wait > t) at a batch station. The wait is U + E with U the bounded batching
-    parts (support ``[0, u_max]``) and E the atom + exponential congestion term (rate eta). For
-    ``t >= u_max`` (the usual case): ``P = P(E > 0)·e^{-eta t}·E[e^{eta U}]`` exactly, with the
-    moment generating functions of the atom/uniform parts; otherwise it is read from the wait's
-    distribution on a small grid."""
-    a, b, w = 2.0 * spec.follower_wait, 2.0 * spec.server_wait, spec.window
-    u_max = max(w, a) + b
-    pc, eta = 1.0 - spec.p0, spec.wait_rate
-    if t >= u_max:
-        if pc <= 0 or eta <= 0:
-            return 0.0 if pc <= 0 else pc
-
-        def log_uniform(x: float) -> float:  # log E[e^{eta*U}], U uniform on [0, x]
-            y = eta * x
-            return 0.0 if y < 1e-12 else y + math.log(-math.expm1(-y) / y)
-
-        pf, pb = spec.p_first, spec.p_busy
-        terms1 = [(math.log(pf) + eta * w) if pf > 0 else -math.inf,
-                  (math.log1p(-pf) + log_uniform(a)) if pf < 1 else -math.inf]
-        terms2 = [math.log1p(-pb) if pb < 1 else -math.inf, (math.log(pb) + log_uniform(b)) if pb > 0 else -math.inf]
-        log_m = sum(_logsumexp(x) for x in (terms1, terms2))
-        return float(min(1.0, pc * math.exp(min(0.0, log_m - eta * t))))
-    wait_only = replace(spec, shift=0.0, service_mean=0.0)
-    _, _, hi = wait_only.moments()
-    grid = ld.choose_grid(max(hi, t) * 1.1, 10 ** 9)
-    rows, _ = ld.build_transforms(grid, [wait_only])
-    pmf = ld.to_pmf(grid, rows[0])
-    n = int(math.floor(t / grid.dt + 0.5))
-    return float(min(1.0, max(0.0, pmf[n + 1:].sum())))
-
-
-def _logsumexp(xs: list[float]) -> float:
-    top = max(xs)
-    return top if top == -math.inf else top + math.log(sum(math.exp(x - top) for x in xs))
 
 
 def _station(st: Station, lam: float, ca2: float) -> _Calc:
@@ -395,9 +339,7 @@ def _station(st: Station, lam: float, ca2: float) -> _Calc:
     if st.servers <= 0:
         calc = _Calc("no servers", 0.0)
         if st.queue_capacity is not None:
-            calc.shed_f = 1.0 if lam > 0 else 0.0
-            calc.saturated = lam > 0
-            calc.wait = 0.0
+            calc.shed_f, calc.saturated = (1.0, True) if lam > 0 else (0.0, False)
         else:
             calc.wait = _overload(calc, st, lam, 0.0)
         calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + calc.wait)
@@ -416,7 +358,7 @@ def solve(network: Network) -> NetworkResult:
     offered = list(flow)
     calcs: dict[str, _Calc] = {}
     rates: dict[str, float] = {}
-    out_rate: dict[str, float] = {}
+    out_rate: dict[str, float] = {}  # served departures per station (for QNA splitting)
     lost = {"shed": 0.0, "timeout": 0.0, "error": 0.0, "backlog": 0.0}
     for sid in plan.order:
         st = network.stations[sid]
@@ -435,9 +377,8 @@ def solve(network: Network) -> NetworkResult:
                 ca2 += (r / lam) * (f * src_scv + 1.0 - f)
         calc = _station(st, lam, ca2)
         err = st.error_rate
-        served_pre_f = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
-        fr_err = served_pre_f * err
-        survive = served_pre_f - fr_err
+        fr_err = err * max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
+        survive = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f - fr_err) if lam > 0 else 0.0
         calc.cd2 = err * 1.0 + (1.0 - err) * calc.cd2  # thinning by errors: p*c2 + 1 - p
         for k, _ in visits:
             f = flow[k]
@@ -472,9 +413,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
             departure_scv=calc.cd2, saturated=calc.saturated, latency_capped=calc.capped,
             _info={**calc.info, "timeout": st.timeout_s, "queue_capacity": st.queue_capacity,
                    "fixed": shift, "error_rate": st.error_rate})
-    lam0 = net.arrival_rate
-    path_results = []
-    served_paths = []
+    lam0, path_results, served_paths = net.arrival_rate, [], []
     for k, path in enumerate(net.paths):
         mean = sum(stations[s].mean_sojourn_s for s in path.stations)
         path_results.append(PathResult(path.label, tuple(path.stations), path.share, offered[k], flow[k], mean))
@@ -482,10 +421,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
             served_paths.append(k)
     served = sum(flow[k] for k in served_paths)
     mean = sum(flow[k] * path_results[k].mean_s for k in served_paths) / served if served > 0 else 0.0
-    grid = rows = None
-    row_of: dict[str, int] = {}
-    shift_of: list[float] = []
-    pcts = [0.0, 0.0, 0.0, 0.0]
+    grid, rows, row_of, shift_of, pcts = None, None, {}, [], [0.0, 0.0, 0.0, 0.0]
     if served > 0:
         on_path = sorted({s for k in served_paths for s in net.paths[k].stations}, key=plan.position.__getitem__)
         row_of = {s: i for i, s in enumerate(on_path)}
@@ -493,22 +429,19 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
         moments = [sp.moments() for sp in specs]
         shift_of = [sp.shift for sp in specs]
         horizon = 0.0
-        for k in served_paths:
+        for k in served_paths:  # generous estimate of the slowest path's 99.9th percentile
             ms = [moments[row_of[s]] for s in net.paths[k].stations]
-            mu_p = sum(m[0] for m in ms)
-            sd_p = math.sqrt(sum(m[1] for m in ms))
-            spread = max((m[2] - m[0] for m in ms), default=0.0)
-            horizon = max(horizon, mu_p + 6.0 * sd_p, mu_p + spread)
-        grid = ld.choose_grid(horizon * 1.05, len(on_path))
+            mu_p, sd_p = sum(m[0] for m in ms), math.sqrt(sum(m[1] for m in ms))
+            horizon = max(horizon, mu_p + 6.0 * sd_p, mu_p + max(m[2] - m[0] for m in ms))
+        n_random = sum(1 for sp in specs if sp.service_mean > 0 or sp.p0 < 1.0 or sp.kind == "batch")
+        grid = ld.choose_grid(horizon * 1.05, n_random)
         rows, random = ld.build_transforms(grid, specs)
         idx = [np.array([row_of[s] for s in net.paths[k].stations if random[row_of[s]]], dtype=np.int64)
                for k in served_paths]
         shifts = [sum(shift_of[row_of[s]] for s in net.paths[k].stations) for k in served_paths]
         pmf = ld.mixture_pmf(grid, rows, idx, [flow[k] for k in served_paths], shifts)
         pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
-    unrouted = net.unrouted_share * lam0
-    shed = lost["shed"] + unrouted
-    timed_out = lost["timeout"] + lost["backlog"]
+    shed, timed_out = lost["shed"] + net.unrouted_share * lam0, lost["timeout"] + lost["backlog"]
     frac = (lambda x: x / lam0) if lam0 > 0 else (lambda x: 0.0)
     busiest = max(stations.values(), key=lambda r: (r.offered_load, r.utilisation), default=None)
     return NetworkResult(

@@ -75,14 +75,17 @@ def rtt_between(a: str | None, b: str | None) -> float:
 
 
 class _Compiler:
-    def __init__(self, design: Design, rps: float, faults: Sequence[Fault], replicas: Mapping[str, int] | None):
+    def __init__(self, design: Design, rps: float, faults: Sequence[Fault], replicas: Mapping[str, int] | None,
+                 undetected_regions: Sequence[str] = ()):
         self.d = design
         self.rps = rps
         self.faults = tuple(faults)
         self.replicas = replicas
         self.graph = design.request_graph()
         self.notes: list[str] = []
-        self.down_regions = {f.target for f in self.faults if f.kind == "region_outage"}
+        #: Regions that are down but not yet noticed by health checks: routers still pick them.
+        self.undetected = set(undetected_regions)
+        self.down_regions = {f.target for f in self.faults if f.kind == "region_outage"} | self.undetected
         self.children: dict[str, list[tuple[str, str]]] = {n: [] for n in design.nodes}
         for edge in design.edges.values():
             if design.signal_of(edge) == "requests":
@@ -101,6 +104,10 @@ class _Compiler:
             return True
         plan = self.plans.get(node_id)
         return plan is not None and not plan.live
+
+    def is_undetected(self, node_id: str) -> bool:
+        node = self.d.nodes[node_id]
+        return bool(self.undetected) and (node.region in self.undetected or node_id in self.undetected)
 
     def feeder(self, pool_id: str, kind: str) -> str | None:
         for parent in self.parents[pool_id]:
@@ -121,7 +128,8 @@ class _Compiler:
         batcher = self.feeder(node_id, "dynamic_batcher")
         if batcher and self.kind(node_id) == "gpu_pool":
             b = int(self.d.nodes[batcher].params["max_batch_size"])
-            return plan.servers * b / (plan.batch_base_s + plan.batch_item_s * b)
+            batch_s = plan.batch_base_s + plan.batch_item_s * b
+            return plan.servers * b / batch_s if batch_s > 0 else math.inf
         return plan.servers / plan.service_mean_s if plan.service_mean_s > 0 else math.inf
 
     def capacity(self, node_id: str) -> float:
@@ -193,7 +201,7 @@ class _Compiler:
             if not stable and not canary:
                 lost = keep
             return out, end, shed, lost
-        live = [c for c in primaries if not self.is_down(c)]
+        live = [c for c in primaries if not self.is_down(c) or self.is_undetected(c)]
         failover = kind != "global_load_balancer" or bool(params.get("failover", True))
         candidates = live if failover else primaries
         if kind == "global_load_balancer":
@@ -240,10 +248,21 @@ class _Compiler:
 
     def _by_capacity(self, kids: list[str]) -> dict[str, float]:
         caps = {c: self.capacity(c) for c in kids}
+        for c in kids:
+            if self.is_undetected(c):  # routed by the capacity it had before the outage
+                caps[c] = self._capacity_if_alive(c)
         total = sum(v for v in caps.values() if math.isfinite(v))
         if not kids or total <= 0 or any(not math.isfinite(v) for v in caps.values()):
             return self._even(kids)
         return {c: v / total for c, v in caps.items()}
+
+    def _capacity_if_alive(self, node_id: str) -> float:
+        saved, cache = self.down_regions, self._capacity
+        self.down_regions, self._capacity = saved - self.undetected, {}
+        try:
+            return self.capacity(node_id)
+        finally:
+            self.down_regions, self._capacity = saved, cache
 
     def _geo_weights(self, kids: list[str], origin: str | None, policy: str) -> dict[str, float]:
         if policy == "round_robin" or not kids:
@@ -261,13 +280,18 @@ class _Compiler:
 
 
 def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fault] = (),
-                   replicas: Mapping[str, int] | None = None) -> Compiled:
-    """Compile ``design`` at ``rps`` offered requests per second (default: the requirements' mean)."""
+                   replicas: Mapping[str, int] | None = None, undetected_regions: Sequence[str] = ()) -> Compiled:
+    """Compile ``design`` at ``rps`` offered requests per second (default: the requirements' mean).
+
+    ``undetected_regions`` are regions that are down (as if in a region outage) but whose failure
+    the load balancers have not detected yet: routers keep sending them their usual share, which is
+    lost. The timeline uses it for the health-check detection window of a region outage.
+    """
     req = design.requirements
     if rps is None:
         rps = req.mean_rps if req.mean_rps is not None else 100.0
     rps = max(0.0, float(rps))
-    c = _Compiler(design, rps, faults, replicas)
+    c = _Compiler(design, rps, faults, replicas, undetected_regions)
     sources = design.nodes_of_kind("traffic_source")
     weights = {s.id: float(s.params["share"]) for s in sources}
     for fault in faults:

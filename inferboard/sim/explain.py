@@ -166,7 +166,7 @@ def station_figures(r, info: dict) -> dict[str, Figure]:
             ins = {**base, "T [ms]": info["timeout"] * ms, "P(wait)": pw}
             assume = assume + " Requests leave after waiting T (Zeltyn–Mandelbaum M/M/n+G, exact for M/M/c+D)."
         elif case == "bounded":
-            formula = "E[Wq | admitted] from M/M/c/K × (ca² + cs²)/2"
+            formula = "E[Wq | admitted] = g × M/M/c/K' wait, room m/g, g = (ca² + cs²)/2"
             ins = {**base, "K": info["K"], "P(full)": info["blocking"], "P(wait)": pw}
         else:
             formula = "wait = time-out T (the excess times out)" if not r.latency_capped else \

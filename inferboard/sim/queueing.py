@@ -21,7 +21,7 @@ __all__ = [
     "BatchStation", "MMCK", "allen_cunneen_mean_wait", "batch_capacity", "batch_station",
     "erlang_b", "erlang_c", "mmc_mean_wait", "mmc_sojourn_percentile", "mmc_sojourn_tail",
     "mmc_wait_tail", "mmck", "mmck_blocking", "pk_mean_wait", "qna_departure_scv",
-    "MMCPatience", "mmc_patience", "trunc_exp_mean", "gamma_p",
+    "MMCPatience", "mmc_patience", "mmck_wait_cut", "trunc_exp_mean", "gamma_p",
 ]
 
 
@@ -47,14 +47,11 @@ def erlang_c(c: int, a: float) -> float:
     [S, en.wikipedia.org/wiki/M/M/c_queue; stable form D, references §1.1]. Returns 1.0 when
     ``rho >= 1`` (every arrival waits) and 0.0 for ``a <= 0``.
     """
-    if c <= 0:
+    if c <= 0 or a >= c:
         return 1.0
     if a <= 0.0:
         return 0.0
-    rho = a / c
-    if rho >= 1.0:
-        return 1.0
-    b = erlang_b(c, a)
+    rho, b = a / c, erlang_b(c, a)
     return b / (1.0 - rho * (1.0 - b))
 
 
@@ -72,22 +69,9 @@ def mmc_wait_tail(t, lam: float, mu: float, c: int):
     """M/M/c waiting-time tail ``P(Wq > t) = C * exp(-(c*mu - lam) * t)`` for ``t >= 0``
     [D, references §1.1]. ``t`` may be a float or a numpy array."""
     theta = c * mu - lam
-    if theta <= 0.0:
-        return np.ones_like(t, dtype=float) if isinstance(t, np.ndarray) else 1.0
-    cw = erlang_c(c, lam / mu) if lam > 0 else 0.0
-    if isinstance(t, np.ndarray):
-        return cw * np.exp(-theta * np.maximum(t, 0.0))
-    return cw * math.exp(-theta * max(t, 0.0))
-
-
-def _relexp(x):
-    """``(1 - exp(-x)) / x`` for ``x >= 0``, equal to 1 at 0 (numerically stable)."""
-    if isinstance(x, np.ndarray):
-        out = np.ones_like(x, dtype=float)
-        nz = np.abs(x) > 1e-12
-        out[nz] = -np.expm1(-x[nz]) / x[nz]
-        return out
-    return 1.0 if abs(x) <= 1e-12 else -math.expm1(-x) / x
+    tt = np.maximum(np.asarray(t, dtype=float), 0.0)
+    out = np.ones_like(tt) if theta <= 0.0 else (erlang_c(c, lam / mu) if lam > 0 else 0.0) * np.exp(-theta * tt)
+    return float(out) if np.ndim(t) == 0 else out
 
 
 def mmc_sojourn_tail(t, lam: float, mu: float, c: int):
@@ -100,16 +84,16 @@ def mmc_sojourn_tail(t, lam: float, mu: float, c: int):
     which is continuous through ``mu == theta`` and never overflows. ``t`` may be a numpy array.
     """
     theta = c * mu - lam
-    arr = isinstance(t, np.ndarray)
+    tt = np.maximum(np.asarray(t, dtype=float), 0.0)
     if theta <= 0.0 or mu <= 0.0:
-        return np.ones_like(t, dtype=float) if arr else 1.0
-    cw = erlang_c(c, lam / mu) if lam > 0 else 0.0
-    lo, hi = min(mu, theta), max(mu, theta)
-    if arr:
-        tt = np.maximum(t, 0.0)
-        return np.exp(-mu * tt) + cw * mu * tt * np.exp(-lo * tt) * _relexp((hi - lo) * tt)
-    tt = max(t, 0.0)
-    return math.exp(-mu * tt) + cw * mu * tt * math.exp(-lo * tt) * _relexp((hi - lo) * tt)
+        out = np.ones_like(tt)
+    else:
+        cw = erlang_c(c, lam / mu) if lam > 0 else 0.0
+        lo, hi = min(mu, theta), max(mu, theta)
+        x = (hi - lo) * tt
+        rel = np.where(x > 1e-12, -np.expm1(-x) / np.where(x > 1e-12, x, 1.0), 1.0)  # (1 - e^-x)/x
+        out = np.exp(-mu * tt) + cw * mu * tt * np.exp(-lo * tt) * rel
+    return float(out) if np.ndim(t) == 0 else out
 
 
 def mmc_sojourn_percentile(p: float, lam: float, mu: float, c: int) -> float:
@@ -278,11 +262,30 @@ def mmck(lam: float, mu: float, c: int, queue_capacity: int) -> MMCK:
     p_wait = min((s_wait / z) / admitted, 1.0)
     cmu = c * mu
     mean_wait = (s1 / z) / admitted / cmu
-    scv = 1.0
-    if s_wait > 0:
-        m1, m2 = s1 / s_wait / cmu, s2 / s_wait / (cmu * cmu)
-        scv = max(m2 / (m1 * m1) - 1.0, 0.0)
+    scv = max(s2 * s_wait / (s1 * s1) - 1.0, 0.0) if s_wait > 0 and s1 > 0 else 1.0  # E[W²]/E[W]² - 1
     return MMCK(blocking, p_wait, mean_wait, scv)
+
+
+def mmck_wait_cut(lam: float, mu: float, c: int, queue_capacity: int, t: float) -> tuple[float, float]:
+    """M/M/c/K, for admitted requests that wait: ``(P(W > t), E[W | W <= t])``, exactly. Finding j
+    waiting (weight ``rho^j``, j < m) a request waits Erlang(j+1, c*mu), whose tail is the Poisson
+    CDF ``P(Poisson(c*mu*t) <= j)`` and ``E[W; W <= t] = (j+1)/(c*mu) * P(Poisson(c*mu*t) >= j+2)``."""
+    m, cmu = int(queue_capacity), c * mu
+    if lam <= 0.0 or m <= 0 or cmu <= 0.0:
+        return 0.0, 0.0
+    lr = math.log(lam / cmu)
+    span = min(m, _MAX_TERMS) if abs(lr) < 1e-300 else min(m, int(math.ceil(45.0 / abs(lr))), _MAX_TERMS)
+    j = np.arange(m - span, m, dtype=float) if lr > 0 else np.arange(0, span, dtype=float)
+    w = np.exp(j * lr - float((j * lr).max()))
+    x = cmu * t
+    i = np.arange(int(j[-1]) + 2, dtype=float)
+    pois = np.cumsum(np.exp(i * math.log(x) - x - np.array([math.lgamma(v + 1.0) for v in i]))) if x > 0 \
+        else np.ones_like(i)
+    jj = j.astype(np.int64)
+    p_out = float((w * pois[jj]).sum() / w.sum())
+    below = float((w * (j + 1.0) / cmu * np.maximum(1.0 - pois[jj + 1], 0.0)).sum() / w.sum())
+    p_out = min(max(p_out, 0.0), 1.0)
+    return p_out, (below / (1.0 - p_out) if p_out < 1.0 else t)
 
 
 @dataclass(frozen=True)
@@ -326,7 +329,10 @@ def mmc_patience(lam: float, mu: float, c: int, patience: float, variability: fl
     eta = (c * mu - lam) / g
     t = patience
     y = eta * t
-    a0 = 1.0 / erlang_b(c - 1, lam / mu) if c > 1 else 1.0
+    b_prev = erlang_b(c - 1, lam / mu) if c > 1 else 1.0
+    if b_prev <= 0.0:  # underflow: nobody ever finds all servers busy
+        return MMCPatience(0.0, 0.0, 0.0, eta)
+    a0 = 1.0 / b_prev
     pre = lam / g
     if y >= 0:
         i1 = pre * t * (1.0 if abs(y) < 1e-12 else -math.expm1(-y) / y)
@@ -382,10 +388,8 @@ def _window_sums(nu: float, batch_max: int) -> tuple[float, float]:
     n = batch_max - 1
     if n <= 0 or nu <= 0.0:
         return 0.0, 0.0
-    log_nu = math.log(nu)
-    log_p = -nu
-    cdf = 0.0
-    s0 = s1 = 0.0
+    log_nu, log_p = math.log(nu), -nu
+    cdf = s0 = s1 = 0.0
     for k in range(n):  # k = 0..B-2
         cdf += math.exp(log_p) if log_p > -745.0 else 0.0
         surv = 1.0 - cdf if cdf < 1.0 else 0.0  # P(N >= k+1)
@@ -437,22 +441,16 @@ def batch_station(lam: float, c: int, batch_max: int, tau0: float, alpha: float,
     nu = lam_s * D
     joined, follower_sum = _window_sums(nu, B)
     light_b = 1.0 + joined
-    if nu <= 1e-12:
-        window = D
-    else:
-        window = joined / lam_s
+    window = D if nu <= 1e-12 else joined / lam_s
     follower_wait = follower_sum / lam_s / joined if joined > 1e-12 else D / 2
     w_light = (window + joined * follower_wait) / light_b
     fluid_b = min(float(B), lam_s * tau0 / (1.0 - lam_s * alpha)) if lam_s * alpha < 1.0 else float(B)
     b = min(float(B), max(light_b, fluid_b))
     tau_b = tau0 + alpha * b
     busy = min(1.0, lam_s * tau_b / b) if lam_s > 0 else 0.0
-    residual = 0.5 * (1.0 + cs2) * tau_b
-    extra = max(0.0, residual - w_light)
+    extra = max(0.0, 0.5 * (1.0 + cs2) * tau_b - w_light)  # residual service beyond the window
     rho = lam / cap if math.isfinite(cap) and cap > 0 else 0.0
-    cong = 0.0
-    if lam > 0 and rho > 0:
-        cong = rho * rho * (ca2 + rho * B * cs2) / (2.0 * lam * (1.0 - rho))
+    cong = rho * rho * (ca2 + rho * B * cs2) / (2.0 * lam * (1.0 - rho)) if lam > 0 and rho > 0 else 0.0
     return BatchStation(
         batching_wait=w_light, queue_wait=busy * extra + cong, mean_batch=b, busy_fraction=busy,
         saturated=False, capacity_rps=cap, batch_service=tau_b, window=window,

@@ -1,0 +1,180 @@
+"""Every action of the main window as data: id, title, menu, shortcut, handler. The menus, the
+command palette (Ctrl+Shift+P) and the keyboard-shortcut help are all built from ``ACTIONS``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+
+SK = QKeySequence.StandardKey
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    id: str
+    title: str
+    menu: str
+    #: Keys: a portable string ("Ctrl+D"), a standard key, or a tuple of them; empty for none.
+    shortcut: Any = ()
+    #: Name of the main-window method to call; None for keys handled by a widget (listed for help).
+    handler: str | None = None
+    tip: str = ""
+    checkable: bool = False
+    #: Exclusive group name for radio-style actions (themes).
+    group: str = ""
+    #: Argument passed to the handler (theme mode, dock name, ...).
+    arg: Any = None
+    #: Where the keys work: "window", or "canvas" for keys the canvas handles while it has focus.
+    scope: str = "window"
+    #: Ends a group of items in its menu.
+    separator_after: bool = False
+    #: A submenu of ``menu`` to put the action in.
+    submenu: str = ""
+
+    def shortcuts(self) -> list[Any]:
+        if not self.shortcut:
+            return []
+        return list(self.shortcut) if isinstance(self.shortcut, tuple) else [self.shortcut]
+
+
+FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Help"
+
+ACTIONS: tuple[ActionSpec, ...] = (
+    ActionSpec("file.new", "&New from Template…", FILE, SK.New, "new_design", "Start a design from a template"),
+    ActionSpec("file.open", "&Open…", FILE, SK.Open, "open_design", "Open a design file"),
+    ActionSpec("file.save", "&Save", FILE, SK.Save, "save_design", "Save the design"),
+    ActionSpec("file.save_as", "Save &As…", FILE, SK.SaveAs, "save_design_as", "Save under another name",
+               separator_after=True),
+    ActionSpec("file.export_png", "Export &PNG…", FILE, "Ctrl+E", "export_png", "Export the diagram as a PNG",
+               arg=1),
+    ActionSpec("file.export_png_2x", "Export PNG at &2x…", FILE, "", "export_png", "Export a high-DPI PNG", arg=2),
+    ActionSpec("file.export_svg", "Export S&VG…", FILE, "Ctrl+Shift+E", "export_svg",
+               "Export the diagram as SVG (text stays text)", separator_after=True),
+    ActionSpec("file.quit", "&Quit", FILE, "Ctrl+Q", "close", "Quit Inferboard"),
+
+    ActionSpec("edit.undo", "&Undo", EDIT, SK.Undo, "undo"),
+    ActionSpec("edit.redo", "&Redo", EDIT, SK.Redo, "redo", separator_after=True),
+    ActionSpec("edit.cut", "Cu&t", EDIT, SK.Cut, "cut"),
+    ActionSpec("edit.copy", "&Copy", EDIT, SK.Copy, "copy"),
+    ActionSpec("edit.paste", "&Paste", EDIT, SK.Paste, "paste"),
+    ActionSpec("edit.duplicate", "D&uplicate", EDIT, "Ctrl+D", "duplicate"),
+    ActionSpec("edit.delete", "&Delete", EDIT, (SK.Delete, "Backspace"), "delete_selection",
+               separator_after=True),
+    ActionSpec("edit.select_all", "Select &All", EDIT, SK.SelectAll, "select_all"),
+    ActionSpec("edit.add_component", "Add C&omponent…", EDIT, "Ctrl+Shift+A", "focus_palette",
+               "Search the palette; Enter adds the component"),
+    ActionSpec("edit.connect", "Co&nnect…", EDIT, "Ctrl+L", "connect_dialog",
+               "Wire two components with the keyboard", separator_after=True),
+    ActionSpec("edit.nudge", "Nudge selection", EDIT, ("Left", "Right", "Up", "Down"), None,
+               "Arrow keys move the selection one grid step (Shift: five, Alt: one pixel)", scope="canvas"),
+    ActionSpec("edit.cancel", "Cancel gesture / clear selection", EDIT, "Esc", None, scope="canvas"),
+
+    ActionSpec("view.command_palette", "&Command Palette…", VIEW, "Ctrl+Shift+P", "command_palette",
+               "Find and run any command", separator_after=True),
+    ActionSpec("view.zoom_in", "Zoom &In", VIEW, (SK.ZoomIn, "Ctrl+="), "zoom_in"),
+    ActionSpec("view.zoom_out", "Zoom &Out", VIEW, SK.ZoomOut, "zoom_out"),
+    ActionSpec("view.reset_zoom", "&Reset Zoom", VIEW, "Ctrl+0", "reset_zoom"),
+    ActionSpec("view.fit_all", "&Fit Everything", VIEW, "Shift+1", "fit_all"),
+    ActionSpec("view.fit_selection", "Fit &Selection", VIEW, "Shift+2", "fit_selection", separator_after=True),
+    ActionSpec("view.snap_grid", "Snap to &Grid", VIEW, "Ctrl+'", "set_snap_grid", checkable=True),
+    ActionSpec("view.snap_lines", "Snap &Lines", VIEW, "Ctrl+Shift+'", "set_snap_lines",
+               "Align with other nodes while dragging (hold a modifier to suspend)", checkable=True,
+               separator_after=True),
+    ActionSpec("view.focus_canvas", "Focus Ca&nvas", VIEW, "F6", "focus_canvas"),
+    ActionSpec("view.focus_outline", "Focus Ou&tline", VIEW, "Ctrl+Shift+O", "focus_outline"),
+    ActionSpec("view.focus_inspector", "Focus Ins&pector", VIEW, "Ctrl+I", "focus_inspector",
+               separator_after=True),
+    *(ActionSpec(f"view.panel.{name}", title, VIEW, "", "toggle_dock", f"Show or hide the {title.lower()} panel",
+                 checkable=True, arg=name, submenu="&Panels")
+      for name, title in (("palette", "Palette"), ("outline", "Outline"), ("inspector", "Inspector"),
+                          ("requirements", "Requirements"), ("history", "History"), ("findings", "Findings"),
+                          ("readouts", "Readouts"))),
+    ActionSpec("view.theme_system", "Follow &System", VIEW, "", "set_theme_mode", checkable=True,
+               group="theme", arg="system", submenu="&Theme"),
+    ActionSpec("view.theme_light", "&Light", VIEW, "", "set_theme_mode", checkable=True, group="theme",
+               arg="light", submenu="&Theme"),
+    ActionSpec("view.theme_dark", "&Dark", VIEW, "", "set_theme_mode", checkable=True, group="theme",
+               arg="dark", submenu="&Theme"),
+
+    ActionSpec("sim.evaluate", "&Re-evaluate Now", SIMULATE, "F9", "evaluate_now",
+               "Check rules and simulate the design again"),
+    ActionSpec("sim.play", "&Play / Pause Timeline", SIMULATE, "F5", "toggle_play"),
+    ActionSpec("sim.load_test", "Run &Load Test", SIMULATE, "Ctrl+R", "run_load_test",
+               "Simulate individual requests in the background"),
+    ActionSpec("sim.cancel_load_test", "&Cancel Load Test", SIMULATE, "Ctrl+Shift+R", "cancel_load_test"),
+    ActionSpec("sim.clear_faults", "Clear &Faults", SIMULATE, "", "clear_faults"),
+
+    ActionSpec("help.shortcuts", "&Keyboard Shortcuts", HELP, SK.HelpContents, "show_shortcuts"),
+    ActionSpec("help.about", "&About Inferboard", HELP, "", "show_about"),
+)
+
+
+def key_sequences(spec: ActionSpec) -> list[QKeySequence]:
+    out: list[QKeySequence] = []
+    for shortcut in spec.shortcuts():
+        if isinstance(shortcut, QKeySequence.StandardKey):
+            out.extend(QKeySequence.keyBindings(shortcut))
+        elif shortcut:
+            out.append(QKeySequence(shortcut))
+    unique: list[QKeySequence] = []
+    for seq in out:
+        if not seq.isEmpty() and seq not in unique:
+            unique.append(seq)
+    return unique
+
+
+def shortcut_text(spec: ActionSpec) -> str:
+    return ", ".join(seq.toString(QKeySequence.SequenceFormat.NativeText) for seq in key_sequences(spec))
+
+
+def clashes(specs=ACTIONS) -> dict[str, list[str]]:
+    """Keys bound to more than one action: portable key text -> action ids."""
+    seen: dict[str, list[str]] = {}
+    for spec in specs:
+        for seq in key_sequences(spec):
+            seen.setdefault(seq.toString(QKeySequence.SequenceFormat.PortableText), []).append(spec.id)
+    return {key: ids for key, ids in seen.items() if len(ids) > 1}
+
+
+def build_actions(window, specs=ACTIONS) -> dict[str, QAction]:
+    """Create a QAction for each spec with a handler, wired to ``window.<handler>``."""
+    actions: dict[str, QAction] = {}
+    groups: dict[str, QActionGroup] = {}
+    for spec in specs:
+        if spec.handler is None:
+            continue
+        action = QAction(spec.title, window)
+        action.setObjectName(spec.id)
+        keys = key_sequences(spec)
+        if keys:
+            action.setShortcuts(keys)
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        tip = spec.tip or spec.title.replace("&", "").rstrip("…")
+        action.setStatusTip(tip)
+        action.setToolTip(f"{tip} ({shortcut_text(spec)})" if keys else tip)
+        action.setCheckable(spec.checkable)
+        if spec.group:
+            group = groups.setdefault(spec.group, QActionGroup(window))
+            group.setExclusive(True)
+            group.addAction(action)
+        handler: Callable = getattr(window, spec.handler)
+        if spec.checkable and spec.arg is None:
+            action.toggled.connect(handler)
+        elif spec.arg is not None:
+            action.triggered.connect(lambda _checked=False, h=handler, a=spec.arg: h(a))
+        else:
+            action.triggered.connect(lambda _checked=False, h=handler: h())
+        window.addAction(action)
+        actions[spec.id] = action
+    return actions
+
+
+def menu_order(specs=ACTIONS) -> list[str]:
+    out: list[str] = []
+    for spec in specs:
+        if spec.menu not in out:
+            out.append(spec.menu)
+    return out

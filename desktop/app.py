@@ -1,0 +1,48 @@
+"""Starting the desktop app: ``run_app(path)`` opens the main window (on ``path`` if given, else
+on the starter example), offers to recover unsaved work from a crashed session, and runs Qt."""
+
+from __future__ import annotations
+
+import sys
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QApplication
+import desktop.compat  # noqa: F401  (must run before heavy Qt use)
+
+
+def make_application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
+        app = QApplication(sys.argv[:1])
+        app.setStyle("Fusion")
+    app.setApplicationName("Inferboard")
+    app.setOrganizationName("Inferboard")
+    app.setApplicationDisplayName("Inferboard")
+    app.setDesktopFileName("inferboard")
+    from desktop import icons
+
+    app.setWindowIcon(icons.app_icon())
+    return app  # type: ignore[return-value]
+
+
+def open_window(path: str | None = None, **options):
+    """Create and show the main window (used by ``run_app``, the tests and the benchmarks)."""
+    from desktop.main_window import MainWindow
+
+    window = MainWindow(**options)
+    if path:
+        if not window.files.open(path, check_unsaved=False):
+            window.load_start_design()
+    else:
+        window.load_start_design()
+    window.show()
+    return window
+
+
+def run_app(path: str | None = None) -> int:
+    app = make_application()
+    window = open_window(path)
+    QTimer.singleShot(0, window.offer_recovery)
+    return app.exec()

@@ -1,0 +1,273 @@
+"""A component on the canvas: a card with icon, title, key parameters, a live badge, and ports."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsItem, QStyle
+
+from inferboard.catalog.schema import ComponentKind, PortSpec
+from inferboard.model import Node
+
+from desktop import icons
+from desktop.canvas import style
+from desktop.theme import Theme
+
+NODE_TYPE = QGraphicsItem.UserType + 1
+PORT_TYPE = QGraphicsItem.UserType + 2
+
+
+class PortItem(QGraphicsItem):
+    """One connection point. Inputs sit on the card's left edge, outputs on its right edge."""
+
+    def __init__(self, parent: "NodeItem", spec: PortSpec, direction: str, index: int):
+        super().__init__(parent)
+        self.node_item = parent
+        self.spec = spec
+        self.name = spec.name
+        self.direction = direction
+        self.signal = spec.signal
+        self.connected = 0
+        #: Feedback while wiring: None, "ok" or "bad".
+        self.feedback: str | None = None
+        self.hovered = False
+        x = 0.0 if direction == "in" else style.CARD_WIDTH
+        self.setPos(x, style.port_y(index))
+        self.setAcceptHoverEvents(True)
+        self.setZValue(2)
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        kind_word = "input" if direction == "in" else "output"
+        accepts = f"<br>Connects to: {', '.join(spec.accepts)}" if spec.accepts else ""
+        self.setToolTip(f"<b>{spec.name}</b> ({kind_word}, {spec.signal})<br>{spec.help}{accepts}")
+
+    def type(self) -> int:
+        return PORT_TYPE
+
+    @property
+    def node_id(self) -> str:
+        return self.node_item.node_id
+
+    def boundingRect(self) -> QRectF:
+        return QRectF(-9, -9, 18, 18)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addEllipse(QPointF(0, 0), 9, 9)
+        return path
+
+    def anchor(self) -> QPointF:
+        return self.scenePos()
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        theme = self.node_item.theme
+        colour = theme.signal_color(self.signal)
+        radius = style.PORT_RADIUS + (1.5 if self.hovered or self.feedback else 0)
+        if self.feedback:
+            ring = QColor(theme.ok if self.feedback == "ok" else theme.bad)
+            painter.setPen(QPen(ring, 2.5))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(QPointF(0, 0), radius + 3, radius + 3)
+        painter.setPen(QPen(colour, 1.6))
+        painter.setBrush(QBrush(colour if (self.connected or self.direction == "out") else QColor(theme.card)))
+        painter.drawEllipse(QPointF(0, 0), radius, radius)
+
+    def hoverEnterEvent(self, event) -> None:
+        self.hovered = True
+        self.node_item.set_show_ports(True)
+        self.update()
+
+    def hoverLeaveEvent(self, event) -> None:
+        self.hovered = False
+        self.node_item.set_show_ports(False)
+        self.update()
+
+
+class NodeItem(QGraphicsItem):
+    """Mirrors one model node. Its position is set from model events (or by a gesture in flight)."""
+
+    def __init__(self, node: Node, kind: ComponentKind, theme: Theme):
+        super().__init__()
+        self.node_id = node.id
+        self.kind = kind
+        self.theme = theme
+        self.node = node
+        self.edges: set = set()
+        self.badge: tuple[str, str] | None = None
+        self.badge_tip = ""
+        self.highlighted = False
+        self.show_ports = False
+        self.width = style.CARD_WIDTH
+        self.height = style.card_height(kind)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setAcceptHoverEvents(True)
+        self.setZValue(10)
+        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self.ports: dict[tuple[str, str], PortItem] = {}
+        for index, spec in enumerate(kind.inputs):
+            self.ports["in", spec.name] = PortItem(self, spec, "in", index)
+        for index, spec in enumerate(kind.outputs):
+            self.ports["out", spec.name] = PortItem(self, spec, "out", index)
+        self.set_node(node)
+
+    def type(self) -> int:
+        return NODE_TYPE
+
+    # ------------------------------------------------------------ state
+    def set_node(self, node: Node) -> None:
+        self.node = node
+        self.setPos(node.x, node.y)
+        first = self.kind.description.strip().split(". ")[0].rstrip(".")
+        self.setToolTip(f"<b>{self.title()}</b> — {self.kind.title}<br><i>{node.id}</i><br>{first}."
+                        + (f"<hr>{self.badge_tip}" if self.badge_tip else ""))
+        self.update()
+
+    def title(self) -> str:
+        return self.node.label or self.kind.title
+
+    def set_badge(self, badge: tuple[str, str] | None, tip: str = "") -> None:
+        if badge != self.badge or tip != self.badge_tip:
+            self.badge = badge
+            self.badge_tip = tip
+            self.set_node(self.node)
+
+    def set_highlighted(self, on: bool) -> None:
+        if on != self.highlighted:
+            self.highlighted = on
+            self.update()
+
+    def set_show_ports(self, on: bool) -> None:
+        if on != self.show_ports:
+            self.show_ports = on
+            self.update()
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        self.update()
+        for port in self.ports.values():
+            port.update()
+
+    def port(self, direction: str, name: str) -> PortItem | None:
+        return self.ports.get((direction, name))
+
+    def move_to(self, pos: QPointF) -> None:
+        """Move visually (a gesture in flight, or a model event) and drag the wires along."""
+        self.setPos(pos)
+        for edge in self.edges:
+            edge.update_path()
+
+    # ------------------------------------------------------------ geometry
+    def rect(self) -> QRectF:
+        return QRectF(0, 0, self.width, self.height)
+
+    def boundingRect(self) -> QRectF:
+        return self.rect().adjusted(-12, -6, 12, 8)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRoundedRect(self.rect(), 8, 8)
+        return path
+
+    # ------------------------------------------------------------ painting
+    def paint(self, painter: QPainter, option, widget=None) -> None:
+        theme = self.theme
+        rect = self.rect()
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(0, 0, 0, 60 if theme.dark else 28))
+        painter.drawRoundedRect(rect.translated(0, 2.5), 8, 8)
+        painter.setBrush(QColor(theme.card))
+        painter.drawRoundedRect(rect, 8, 8)
+        header = QPainterPath()
+        header.addRoundedRect(QRectF(0, 0, self.width, style.HEADER_HEIGHT + 8), 8, 8)
+        clip = QPainterPath()
+        clip.addRect(QRectF(0, 0, self.width, style.HEADER_HEIGHT))
+        painter.setBrush(QColor(theme.card_header))
+        painter.drawPath(header.intersected(clip))
+        painter.setPen(QPen(QColor(theme.card_border), 1))
+        painter.drawLine(QPointF(0.5, style.HEADER_HEIGHT), QPointF(self.width - 0.5, style.HEADER_HEIGHT))
+        self._paint_header(painter, theme)
+        if self.show_ports:
+            self._paint_port_labels(painter, theme)
+        else:
+            self._paint_params(painter, theme)
+        if self.highlighted:
+            border = QPen(QColor(theme.highlight), 3)
+        elif selected:
+            border = QPen(QColor(theme.selection), 2.2)
+        else:
+            border = QPen(QColor(theme.card_border), 1)
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(rect, 8, 8)
+
+    def _paint_header(self, painter: QPainter, theme: Theme) -> None:
+        renderer = icons.renderer(self.kind.id, theme.dark)
+        renderer.render(painter, QRectF(9, 9, 22, 22))
+        right = self.width - 8
+        if self.badge:
+            text, level = self.badge
+            painter.setFont(_fonts()["badge"])
+            metrics = QFontMetricsF(_fonts()["badge"])
+            width = metrics.horizontalAdvance(text) + 10
+            pill = QRectF(self.width - 8 - width, 7, width, 16)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(getattr(theme, level, theme.muted)))
+            painter.drawRoundedRect(pill, 8, 8)
+            painter.setPen(QColor("#ffffff"))
+            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+            right = pill.left() - 4
+        fonts = _fonts()
+        painter.setPen(QColor(theme.text))
+        painter.setFont(fonts["title"])
+        title = QFontMetricsF(fonts["title"]).elidedText(self.title(), Qt.TextElideMode.ElideRight, right - 38)
+        painter.drawText(QRectF(38, 5, right - 38, 17), Qt.AlignmentFlag.AlignVCenter, title)
+        painter.setPen(QColor(theme.muted))
+        painter.setFont(fonts["small"])
+        sub = QFontMetricsF(fonts["small"]).elidedText(self.node_id, Qt.TextElideMode.ElideMiddle,
+                                                       self.width - 46)
+        painter.drawText(QRectF(38, 21, self.width - 46, 14), Qt.AlignmentFlag.AlignVCenter, sub)
+
+    def _paint_params(self, painter: QPainter, theme: Theme) -> None:
+        fonts = _fonts()
+        y = style.HEADER_HEIGHT + 8
+        for name in self.kind.card_params:
+            spec = self.kind.param(name)
+            label = spec.title if spec else name
+            value = style.format_value(spec, self.node.params.get(name))
+            painter.setFont(fonts["value"])
+            value_width = min(QFontMetricsF(fonts["value"]).horizontalAdvance(value) + 2, self.width * 0.55)
+            painter.setPen(QColor(theme.text))
+            painter.drawText(QRectF(self.width - 14 - value_width, y, value_width, style.LINE_HEIGHT),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+                             QFontMetricsF(fonts["value"]).elidedText(value, Qt.TextElideMode.ElideRight,
+                                                                      value_width))
+            painter.setFont(fonts["label"])
+            painter.setPen(QColor(theme.muted))
+            label_width = self.width - 30 - value_width
+            painter.drawText(QRectF(14, y, label_width, style.LINE_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
+                             QFontMetricsF(fonts["label"]).elidedText(label, Qt.TextElideMode.ElideRight,
+                                                                      label_width))
+            y += style.LINE_HEIGHT
+
+    def _paint_port_labels(self, painter: QPainter, theme: Theme) -> None:
+        painter.setFont(_fonts()["label"])
+        half = self.width / 2 - 14
+        for (direction, name), port in self.ports.items():
+            y = port.pos().y() - style.LINE_HEIGHT / 2
+            painter.setPen(theme.signal_color(port.signal))
+            if direction == "in":
+                painter.drawText(QRectF(12, y, half, style.LINE_HEIGHT), Qt.AlignmentFlag.AlignVCenter, name)
+            else:
+                painter.drawText(QRectF(self.width - 12 - half, y, half, style.LINE_HEIGHT),
+                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, name)
+
+
+_FONTS: dict = {}
+
+
+def _fonts() -> dict:
+    if not _FONTS:
+        _FONTS.update(title=style.ui_font(9.0, True), small=style.ui_font(7.5), label=style.ui_font(8.0),
+                      value=style.ui_font(8.0, True), badge=style.ui_font(7.5, True))
+    return _FONTS

@@ -1,0 +1,206 @@
+"""The canvas view: wheel zoom at the cursor, panning (middle button or Space+drag), rubber-band
+selection, zoom to fit, drops from the palette, and arrow-key nudges."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QFrame, QGraphicsView
+
+from desktop.canvas import style
+from desktop.canvas.scene import DesignScene
+
+KIND_MIME = "application/x-inferboard-kind"
+MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
+NUDGE_KEYS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}
+
+
+class CanvasView(QGraphicsView):
+    zoom_changed = Signal(float)
+    #: A component kind was dropped from the palette at a scene position.
+    kind_dropped = Signal(str, QPointF)
+    #: Arrow keys: (dx, dy, auto-repeat)
+    nudge_requested = Signal(float, float, bool)
+
+    def __init__(self, scene: DesignScene, parent=None):
+        super().__init__(scene, parent)
+        self.setObjectName("canvas")
+        self.setAccessibleName("Design canvas")
+        self.setAccessibleDescription("The design diagram. Arrow keys move the selection; use the outline "
+                                      "view for a list of every component and link.")
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing
+                            | QPainter.RenderHint.SmoothPixmapTransform)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setRubberBandSelectionMode(Qt.ItemSelectionMode.ContainsItemShape)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setAcceptDrops(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._pan_origin: QPointF | None = None
+        self._space_held = False
+        scene.layout_changed.connect(self.update_scene_rect)
+        self.update_scene_rect()
+
+    def design_scene(self) -> DesignScene:
+        return self.scene()  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ zoom
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def set_zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        factor = max(MIN_ZOOM, min(MAX_ZOOM, factor))
+        scale = factor / self.zoom()
+        if anchor is None:
+            old = self.transformationAnchor()
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+            self.scale(scale, scale)
+            self.setTransformationAnchor(old)
+        else:
+            self.scale(scale, scale)
+        self.zoom_changed.emit(self.zoom())
+
+    def zoom_in(self) -> None:
+        self.set_zoom(self.zoom() * 1.25)
+
+    def zoom_out(self) -> None:
+        self.set_zoom(self.zoom() / 1.25)
+
+    def reset_zoom(self) -> None:
+        self.set_zoom(1.0)
+
+    def fit_rect(self, rect: QRectF, max_zoom: float = 1.5) -> None:
+        if rect.isNull() or rect.isEmpty():
+            return
+        self.update_scene_rect()
+        margin = 40.0
+        view = self.viewport().rect()
+        sx = (view.width() - margin) / max(rect.width(), 1.0)
+        sy = (view.height() - margin) / max(rect.height(), 1.0)
+        factor = max(MIN_ZOOM, min(max_zoom, sx, sy))
+        self.resetTransform()
+        self.scale(factor, factor)
+        self.centerOn(rect.center())
+        self.zoom_changed.emit(self.zoom())
+
+    def fit_all(self) -> None:
+        self.fit_rect(self.design_scene().nodes_rect())
+
+    def fit_selection(self) -> None:
+        ids = self.design_scene().selected_node_ids()
+        if ids:
+            self.fit_rect(self.design_scene().nodes_rect(ids))
+
+    def update_scene_rect(self) -> None:
+        scene = self.design_scene()
+        rect = scene.nodes_rect().adjusted(-3000, -3000, 3000, 3000)
+        rect = rect.united(QRectF(-3000, -3000, 6000, 6000))
+        if not scene.sceneRect().contains(rect):
+            scene.setSceneRect(scene.sceneRect().united(rect))
+
+    def visible_centre(self) -> QPointF:
+        return self.mapToScene(self.viewport().rect().center())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            super().wheelEvent(event)
+            return
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        if not delta:
+            return
+        self.set_zoom(self.zoom() * (1.0015 ** delta), anchor=event.position())
+        event.accept()
+
+    # ------------------------------------------------------------------ panning
+    def _start_pan(self, pos: QPointF) -> None:
+        self._pan_origin = pos
+        self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+
+    def mousePressEvent(self, event) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton or (
+                self._space_held and event.button() == Qt.MouseButton.LeftButton):
+            self._start_pan(event.position())
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:
+        if self._pan_origin is not None:
+            delta = event.position() - self._pan_origin
+            self._pan_origin = event.position()
+            self.horizontalScrollBar().setValue(round(self.horizontalScrollBar().value() - delta.x()))
+            self.verticalScrollBar().setValue(round(self.verticalScrollBar().value() - delta.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:
+        if self._pan_origin is not None:
+            self._pan_origin = None
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self._space_held else Qt.CursorShape.ArrowCursor)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # ------------------------------------------------------------------ keys
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_held = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            event.accept()
+            return
+        if key == Qt.Key.Key_Escape:
+            if not self.design_scene().interactions.cancel():
+                self.design_scene().clearSelection()
+            event.accept()
+            return
+        if key in NUDGE_KEYS and self.design_scene().selected_node_ids():
+            step = style.GRID * (5 if event.modifiers() & Qt.KeyboardModifier.ShiftModifier else 1)
+            if event.modifiers() & Qt.KeyboardModifier.AltModifier:
+                step = 1.0
+            dx, dy = NUDGE_KEYS[key]
+            self.nudge_requested.emit(dx * step, dy * step, event.isAutoRepeat())
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_held = False
+            if self._pan_origin is None:
+                self.viewport().unsetCursor()
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    def focusOutEvent(self, event) -> None:
+        self._space_held = False
+        super().focusOutEvent(event)
+
+    # ------------------------------------------------------------------ palette drops
+    def dragEnterEvent(self, event) -> None:
+        if event.mimeData().hasFormat(KIND_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event) -> None:
+        if event.mimeData().hasFormat(KIND_MIME):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event) -> None:
+        data = event.mimeData()
+        if not data.hasFormat(KIND_MIME):
+            event.ignore()
+            return
+        kind = bytes(data.data(KIND_MIME)).decode("utf-8")
+        event.acceptProposedAction()
+        self.kind_dropped.emit(kind, self.mapToScene(event.position().toPoint()))
+

@@ -1,0 +1,261 @@
+"""Live evaluation of the open design without freezing the window.
+
+Edits are debounced (the first edit after a quiet spell is evaluated at once, a burst of edits
+once at its end). The structural rule check runs on the GUI thread while it stays under a frame
+(16 ms); the behaviour rules, the steady-state simulation and the timeline run on a worker thread
+against an immutable snapshot of the design (the design's file bytes, parsed on the worker).
+Results are tagged with the document revision and dropped if the design changed meanwhile."""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from inferboard.store import design_to_bytes, parse_design
+
+from desktop.document import DesignDocument
+
+FRAME_S = 0.016
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    pattern: str | None = None
+    #: Timed faults for the timeline (inferboard.sim TimedFault values).
+    faults: tuple = ()
+    hours: float = 24.0
+    tick_s: float = 60.0
+
+
+@dataclass
+class Timings:
+    structural_s: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
+
+
+def _sim_steady(design, settings: EvalSettings):
+    from inferboard.sim.design_sim import evaluate
+
+    return evaluate(design)
+
+
+def _rules_full(design, settings: EvalSettings):
+    from inferboard.rules import check_design
+
+    return check_design(design, behaviour=True)
+
+
+def _sim_timeline(design, settings: EvalSettings):
+    from inferboard.sim.timeline import run_timeline
+
+    return run_timeline(design, hours=settings.hours, tick_s=settings.tick_s, pattern=settings.pattern,
+                        faults=tuple(settings.faults))
+
+
+#: The worker's steps, in the order their results reach the window.
+STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("report", _rules_full),
+                                           ("timeline", _sim_timeline))
+
+
+class _JobSignals(QObject):
+    result = Signal(str, object, object)
+    failed = Signal(str, object, str)
+    finished = Signal(object, object)
+
+
+class EvalJob(QRunnable):
+    def __init__(self, data: bytes, token: tuple, settings: EvalSettings, is_current: Callable[[tuple], bool],
+                 steps=None):
+        super().__init__()
+        self.data = data
+        self.token = token
+        self.settings = settings
+        self.is_current = is_current
+        self.steps = steps if steps is not None else STEPS
+        self.signals = _JobSignals()
+
+    def run(self) -> None:
+        timings: dict[str, float] = {}
+        try:
+            design = parse_design(self.data, "<snapshot>")
+        except Exception as error:  # a snapshot of a valid design always parses; be safe anyway
+            self.signals.failed.emit("snapshot", self.token, str(error))
+            self.signals.finished.emit(self.token, timings)
+            return
+        for name, step in self.steps:
+            if not self.is_current(self.token):
+                break
+            start = time.perf_counter()
+            try:
+                value = step(design, self.settings)
+            except ImportError as error:
+                self.signals.failed.emit(name, self.token, f"not available in this build ({error})")
+                continue
+            except Exception:
+                self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
+                continue
+            timings[name] = time.perf_counter() - start
+            self.signals.result.emit(name, self.token, value)
+        self.signals.finished.emit(self.token, timings)
+
+
+class _Warmup(QRunnable):
+    """Loads the rule set and the simulator once, off the GUI thread."""
+
+    def __init__(self, done: Callable[[], None]):
+        super().__init__()
+        self.done_signal = _JobSignals()
+        self.done_signal.finished.connect(lambda *_: done())
+
+    def run(self) -> None:
+        try:
+            from inferboard.rules import default_rules
+
+            default_rules()
+            import inferboard.sim.design_sim  # noqa: F401
+            import inferboard.sim.timeline  # noqa: F401
+        except Exception:
+            pass
+        self.done_signal.finished.emit(None, None)
+
+
+class Evaluator(QObject):
+    structural_ready = Signal(object)
+    report_ready = Signal(object)
+    steady_ready = Signal(object)
+    timeline_ready = Signal(object)
+    #: (step, message) for a step that failed or is not available.
+    failed = Signal(str, str)
+    busy_changed = Signal(bool)
+    #: Every step for the current design and settings has reported.
+    evaluated = Signal()
+
+    def __init__(self, document: DesignDocument, parent: QObject | None = None, debounce_ms: int = 150,
+                 auto: bool = True):
+        super().__init__(parent)
+        self.document = document
+        self.debounce_ms = debounce_ms
+        self.settings = EvalSettings()
+        self._settings_version = 0
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.run_now)
+        self._last_run = 0.0
+        self._running: tuple | None = None
+        self._pending = False
+        self._rules_ready = False
+        self.structural_on_gui = True
+        self.timings = Timings()
+        self.latest: dict[str, Any] = {}
+        #: The worker's steps (tests swap in their own).
+        self.steps = STEPS
+        self._jobs: list[EvalJob] = []
+        self._warmup: _Warmup | None = None
+        if auto:
+            document.changed.connect(lambda _event: self.schedule())
+            document.replaced.connect(lambda: self.schedule(immediate=True))
+
+    # ------------------------------------------------------------------ state
+    def token(self) -> tuple:
+        return (self.document.revision, self._settings_version)
+
+    def is_current(self, token: tuple) -> bool:
+        return token == self.token()
+
+    def busy(self) -> bool:
+        return self._running is not None or self.timer.isActive()
+
+    def start_warmup(self) -> None:
+        """Load the rules and the simulator on the worker (call once the window is up, so that
+        this does not compete with the start for the interpreter)."""
+        if self._warmup is None:
+            self._warmup = _Warmup(self._warm)
+            self._warmup.setAutoDelete(False)
+            self.pool.start(self._warmup)
+
+    def _warm(self) -> None:
+        self._rules_ready = True
+
+    def set_settings(self, **changes: Any) -> None:
+        self.settings = replace(self.settings, **changes)
+        self._settings_version += 1
+        self.schedule(immediate=True)
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule(self, immediate: bool = False) -> None:
+        if self.timer.isActive() and not immediate:
+            return
+        quiet = time.monotonic() - self._last_run > self.debounce_ms / 1000.0
+        self.timer.start(0 if (immediate or quiet) else self.debounce_ms)
+
+    def run_now(self) -> None:
+        """Evaluate the current design now: structural rules here, the rest on the worker."""
+        self.timer.stop()
+        self._last_run = time.monotonic()
+        token = self.token()
+        design = self.document.design
+        if self._rules_ready and self.structural_on_gui:
+            start = time.perf_counter()
+            try:
+                from inferboard.rules import check_design
+
+                report = check_design(design, behaviour=False)
+            except Exception as error:  # pragma: no cover - reported, not fatal
+                self.failed.emit("structural", str(error))
+            else:
+                self.latest["structural"] = report
+                self.structural_ready.emit(report)
+            self.timings.structural_s = time.perf_counter() - start
+            # Move it off the GUI thread for good if it no longer fits in a frame.
+            self.structural_on_gui = self.timings.structural_s < FRAME_S
+        if self._running is not None:
+            self._pending = True
+            return
+        self._start_job(token, design_to_bytes(design))
+
+    def _start_job(self, token: tuple, data: bytes) -> None:
+        job = EvalJob(data, token, self.settings, self.is_current, self.steps)
+        job.setAutoDelete(False)
+        job.signals.result.connect(self._on_result)
+        job.signals.failed.connect(self._on_failed)
+        job.signals.finished.connect(self._on_finished)
+        self._jobs.append(job)
+        self._running = token
+        self.busy_changed.emit(True)
+        self.pool.start(job)
+
+    def _on_result(self, name: str, token: tuple, value: Any) -> None:
+        if not self.is_current(token):
+            return
+        self.latest[name] = value
+        signal = {"steady": self.steady_ready, "report": self.report_ready, "timeline": self.timeline_ready}.get(name)
+        if signal is not None:
+            signal.emit(value)
+
+    def _on_failed(self, name: str, token: tuple, message: str) -> None:
+        if self.is_current(token):
+            self.latest.pop(name, None)
+            self.failed.emit(name, message)
+
+    def _on_finished(self, token: tuple, timings: dict) -> None:
+        self._jobs = [j for j in self._jobs if j.token != token]
+        self._running = None
+        if timings:
+            self.timings.steps = dict(timings)
+        if self._pending or not self.is_current(token):
+            self._pending = False
+            self.run_now()
+            return
+        self.busy_changed.emit(False)
+        self.evaluated.emit()
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self._settings_version += 1  # makes every job stale, so it stops after its current step
+        self.pool.waitForDone(5000)

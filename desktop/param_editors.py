@@ -1,0 +1,186 @@
+"""Editors for one parameter, built from its catalog schema (type, unit, range, choices).
+
+An editor only turns what the user typed into a Python value and says ``committed(value)``; the
+inspector checks it with the catalog's ``coerce_param`` and shows the refusal next to the field,
+so an invalid value never reaches the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
+
+from inferboard.catalog.schema import ParamSpec
+
+
+class ParseError(ValueError):
+    """What was typed is not even of the right shape (not a number, say)."""
+
+
+def format_number(spec: ParamSpec, value: Any) -> str:
+    if spec.type == "int":
+        return str(int(value))
+    return f"{float(value):.10g}"
+
+
+def parse_number(spec: ParamSpec, text: str) -> int | float:
+    text = text.strip().replace(",", "").replace("_", "")
+    if not text:
+        raise ParseError("enter a number")
+    percent = text.endswith("%")
+    if percent:
+        text = text[:-1].strip()
+    try:
+        value = float(text)
+    except ValueError:
+        raise ParseError(f"'{text}' is not a number") from None
+    if percent:
+        value /= 100.0
+    if spec.type == "int" and value.is_integer():
+        return int(value)
+    return value
+
+
+def format_schedule(value: list) -> str:
+    return ", ".join(f"{h:g}:{r}" for h, r in value)
+
+
+def parse_schedule(text: str) -> list:
+    pairs = []
+    for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
+        if ":" not in part:
+            raise ParseError(f"'{part}' is not hour:replicas")
+        hour, replicas = part.split(":", 1)
+        try:
+            pairs.append([float(hour), float(replicas)])
+        except ValueError:
+            raise ParseError(f"'{part}' is not hour:replicas") from None
+    return [[int(h) if h.is_integer() else h, int(r) if r.is_integer() else r] for h, r in pairs]
+
+
+def range_text(spec: ParamSpec) -> str:
+    unit = f" {spec.unit}" if spec.unit else ""
+    if spec.min is not None and spec.max is not None:
+        return f"{spec.min:g} to {spec.max:g}{unit}"
+    if spec.min is not None:
+        return f"at least {spec.min:g}{unit}"
+    if spec.max is not None:
+        return f"at most {spec.max:g}{unit}"
+    return unit.strip()
+
+
+class ParamEditor(QWidget):
+    committed = Signal(object)
+
+    def __init__(self, spec: ParamSpec, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.spec = spec
+        self.layout_ = QHBoxLayout(self)
+        self.layout_.setContentsMargins(0, 0, 0, 0)
+        self.layout_.setSpacing(4)
+        self.field: QWidget | None = None
+
+    def set_value(self, value: Any) -> None:
+        raise NotImplementedError
+
+    def set_error(self, on: bool) -> None:
+        if self.field is not None:
+            self.field.setProperty("invalid", on)
+            self.field.setStyleSheet("border: 1.5px solid #dc2626; border-radius: 3px;" if on else "")
+
+    def _finish(self, field: QWidget, tip: str) -> None:
+        self.field = field
+        field.setAccessibleName(self.spec.title)
+        field.setAccessibleDescription(self.spec.help)
+        field.setToolTip(f"<b>{self.spec.title}</b><br>{self.spec.help}" + (f"<br><i>{tip}</i>" if tip else ""))
+        self.layout_.insertWidget(0, field, 1)
+        self.setFocusProxy(field)
+
+
+class BoolEditor(ParamEditor):
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.box = QCheckBox(self)
+        self.box.toggled.connect(lambda on: self.committed.emit(bool(on)))
+        self._finish(self.box, "")
+
+    def set_value(self, value: Any) -> None:
+        self.box.blockSignals(True)
+        self.box.setChecked(bool(value))
+        self.box.blockSignals(False)
+
+
+class ChoiceEditor(ParamEditor):
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.combo = QComboBox(self)
+        for choice in spec.choices:
+            self.combo.addItem(choice.replace("_", " "), choice)
+        self.combo.activated.connect(lambda index: self.committed.emit(self.combo.itemData(index)))
+        self._finish(self.combo, "one of: " + ", ".join(spec.choices))
+
+    def set_value(self, value: Any) -> None:
+        self.combo.blockSignals(True)
+        self.combo.setCurrentIndex(max(0, self.combo.findData(value)))
+        self.combo.blockSignals(False)
+
+
+class TextEditor(ParamEditor):
+    """Numbers, text and schedules: typed, then committed on Enter or when focus leaves."""
+
+    def __init__(self, spec: ParamSpec, parent=None):
+        super().__init__(spec, parent)
+        self.edit = QLineEdit(self)
+        self._shown = ""
+        if spec.type in ("int", "float"):
+            self.edit.setAlignment(Qt.AlignmentFlag.AlignRight)
+            self.edit.setPlaceholderText(range_text(spec))
+        elif spec.type == "schedule":
+            self.edit.setPlaceholderText("hour:replicas, …  e.g. 8:6, 20:2")
+        self.edit.editingFinished.connect(self._commit)
+        tip = range_text(spec) if spec.type in ("int", "float") else ""
+        self._finish(self.edit, f"range: {tip}" if tip else "")
+        if spec.unit:
+            unit = QLabel(spec.unit, self)
+            unit.setMinimumWidth(34)
+            self.layout_.addWidget(unit)
+
+    def text_for(self, value: Any) -> str:
+        if self.spec.type in ("int", "float"):
+            return format_number(self.spec, value)
+        if self.spec.type == "schedule":
+            return format_schedule(value)
+        return str(value)
+
+    def set_value(self, value: Any) -> None:
+        self._shown = self.text_for(value)
+        self.edit.setText(self._shown)
+        self.edit.setCursorPosition(0)
+
+    def value(self) -> Any:
+        """Parse the text; raises ParseError."""
+        text = self.edit.text()
+        if self.spec.type in ("int", "float"):
+            return parse_number(self.spec, text)
+        if self.spec.type == "schedule":
+            return parse_schedule(text)
+        return text
+
+    def _commit(self) -> None:
+        if self.edit.text() == self._shown and not self.property("has_error"):
+            return
+        try:
+            value = self.value()
+        except ParseError as error:
+            self.committed.emit(error)
+            return
+        self.committed.emit(value)
+
+
+def make_editor(spec: ParamSpec, parent: QWidget | None = None) -> ParamEditor:
+    if spec.type == "bool":
+        return BoolEditor(spec, parent)
+    if spec.type == "choice":
+        return ChoiceEditor(spec, parent)
+    return TextEditor(spec, parent)

@@ -1,0 +1,169 @@
+"""Shows evaluation results: findings in their panel, figures in the readouts, live badges on the
+cards, the selected node's figures in the inspector; and sends the readouts' choices (pattern,
+faults, load test) back to the evaluator. Nothing here edits the design."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from desktop.readouts_dock import value_of
+
+if TYPE_CHECKING:
+    from desktop.main_window import MainWindow
+
+ENTRY_KINDS = ("traffic_source",)
+
+
+def _behaviour_rule_ids() -> set[str]:
+    try:
+        from inferboard.rules import default_rules
+
+        return {rule.id for rule in default_rules() if rule.behaviour}
+    except Exception:
+        return set()
+
+
+def level_for_utilisation(u: float, saturated: bool = False) -> str:
+    if saturated or u >= 0.9:
+        return "bad"
+    return "warn" if u >= 0.7 else "ok"
+
+
+class Presenter:
+    def __init__(self, window: "MainWindow"):
+        self.window = window
+        self.full_report = None
+        self._behaviour_ids: set[str] | None = None
+
+    def connect(self) -> None:
+        w = self.window
+        ev = w.evaluator
+        ev.structural_ready.connect(self.on_structural)
+        ev.report_ready.connect(self.on_report)
+        ev.steady_ready.connect(self.on_steady)
+        ev.timeline_ready.connect(w.readouts.show_timeline)
+        ev.failed.connect(self.on_failed)
+        ev.busy_changed.connect(lambda busy: w.eval_label.setText("Evaluating…" if busy else "Up to date"))
+        w.findings.finding_selected.connect(self.on_finding)
+        w.readouts.pattern_changed.connect(lambda pattern: ev.set_settings(pattern=pattern))
+        w.readouts.faults_changed.connect(lambda faults: ev.set_settings(faults=tuple(faults)))
+        w.readouts.load_test_requested.connect(w.run_load_test)
+        w.readouts.load_test_cancelled.connect(w.cancel_load_test)
+        w.load_runner.progress.connect(w.readouts.set_load_progress)
+        w.load_runner.finished.connect(self.on_load_finished)
+        w.load_runner.failed.connect(self.on_load_failed)
+
+    # ------------------------------------------------------------------ findings
+    def on_structural(self, report) -> None:
+        """Structural findings arrive at once; keep the last behaviour findings until new ones come."""
+        if self.full_report is None:
+            self.window.findings.show_report(report, pending_behaviour=True)
+            return
+        if self._behaviour_ids is None:
+            self._behaviour_ids = _behaviour_rule_ids()
+        kept = [f for f in self.full_report.findings if f.rule_id in self._behaviour_ids]
+        merged = type(report)(list(report.findings) + kept, self.full_report.scores, self.full_report.overall,
+                              self.full_report.grade, list(getattr(report, "skipped", [])), True)
+        self.window.findings.show_report(merged, pending_behaviour=True)
+
+    def on_report(self, report) -> None:
+        self.full_report = report
+        self.window.findings.show_report(report)
+
+    def on_finding(self, finding) -> None:
+        w = self.window
+        nodes = [n for n in finding.node_ids if n in w.scene.nodes]
+        edges = [e for e in finding.edge_ids if e in w.scene.edges]
+        w.scene.select_ids(nodes, edges)
+        w.scene.highlight(nodes, edges)
+        if nodes:
+            rect = w.scene.nodes_rect(nodes)
+            visible = w.view.mapToScene(w.view.viewport().rect()).boundingRect()
+            if not visible.contains(rect):
+                if rect.width() < visible.width() and rect.height() < visible.height():
+                    w.view.centerOn(rect.center())
+                else:
+                    w.view.fit_rect(rect, max_zoom=w.view.zoom())
+        w.show_message(f"{finding.rule_id}: {finding.message}", 10000)
+
+    # ------------------------------------------------------------------ figures
+    def on_steady(self, result) -> None:
+        w = self.window
+        w.readouts.show_steady(result)
+        design = w.document.design
+        req = design.requirements
+        badges = {}
+        nodes = getattr(result, "nodes", {}) or {}
+        for node_id, node_result in nodes.items():
+            if node_id not in design.nodes:
+                continue
+            u = value_of(getattr(node_result, "utilisation", None))
+            capacity = value_of(getattr(node_result, "capacity_rps", None))
+            if u is None or capacity is None:
+                continue
+            tip = self.explain(result, f"nodes.{node_id}.utilisation")
+            badges[node_id] = ((f"{u * 100:.0f}%", level_for_utilisation(u, bool(getattr(node_result, "saturated",
+                                                                                          False)))), tip)
+        p99 = value_of(getattr(result, "p99_ms", None))
+        if p99 is not None:
+            slo = req.slo_p99_ms
+            level = "ok" if slo is None or p99 <= slo else "bad"
+            tip = self.explain(result, "p99_ms")
+            for node in design.nodes.values():
+                if node.kind in ENTRY_KINDS:
+                    badges[node.id] = ((f"p99 {p99:.0f}ms", level), tip)
+        w.scene.set_badges(badges)
+        self.selection_changed(w.scene.selected_node_ids())
+
+    @staticmethod
+    def explain(result, key: str) -> str:
+        try:
+            return html.escape(str(result.explain(key))).replace("\n", "<br>")
+        except Exception:
+            return ""
+
+    def selection_changed(self, node_ids: list[str]) -> None:
+        w = self.window
+        result = w.evaluator.latest.get("steady")
+        if len(node_ids) != 1 or result is None:
+            w.inspector.set_live("")
+            return
+        node_result = (getattr(result, "nodes", {}) or {}).get(node_ids[0])
+        if node_result is None:
+            w.inspector.set_live("")
+            return
+        rows = []
+        for key, title, unit, scale in (("arrival_rps", "Arrivals", "req/s", 1), ("utilisation", "Utilisation", "%", 100),
+                                        ("replicas", "Replicas", "", 1), ("capacity_rps", "Capacity", "req/s", 1),
+                                        ("queue_ms", "Queueing", "ms", 1)):
+            value = value_of(getattr(node_result, key, None))
+            if value is None:
+                continue
+            tip = self.explain(result, f"nodes.{node_ids[0]}.{key}")
+            rows.append(f"<tr><td title='{tip}'>{title}</td><td align='right' title='{tip}'>"
+                        f"<b>{value * scale:,.1f}</b> {unit}</td></tr>")
+        fit = getattr(node_result, "memory_fit", None)
+        if fit is not None:
+            rows.append(f"<tr><td>Memory</td><td align='right'><b>{'fits' if fit else 'does not fit'}</b></td></tr>")
+        w.inspector.set_live("<p><b>Simulated</b> (hover a figure for its working)</p><table width='100%'>"
+                             + "".join(rows) + "</table>" if rows else "")
+
+    def on_failed(self, step: str, message: str) -> None:
+        w = self.window
+        if step in ("report", "structural"):
+            if w.findings.report is None:
+                w.findings.show_unavailable(message)
+        else:
+            w.readouts.show_failed(step, message)
+
+    # ------------------------------------------------------------------ load test
+    def on_load_finished(self, summary) -> None:
+        w = self.window
+        w.readouts.show_load_result(summary)
+        state = "cancelled" if getattr(summary, "cancelled", False) else "finished"
+        w.show_message(f"Load test {state}.")
+
+    def on_load_failed(self, message: str) -> None:
+        self.window.readouts.show_load_failed(message)
+        self.window.show_message("Load test failed.")

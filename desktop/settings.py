@@ -1,0 +1,60 @@
+"""Where the desktop app keeps its own files (settings, recent files, autosaves).
+
+Everything lives under one folder: ``$INFERBOARD_DATA_DIR`` when set (tests point it at a temporary
+folder so they never touch the real home), otherwise the platform's user data folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+DATA_DIR_ENV = "INFERBOARD_DATA_DIR"
+
+
+def data_dir(override: str | os.PathLike | None = None) -> Path:
+    """The folder for settings and autosaves, created if missing."""
+    if override is not None:
+        folder = Path(override)
+    elif os.environ.get(DATA_DIR_ENV):
+        folder = Path(os.environ[DATA_DIR_ENV])
+    else:
+        from platformdirs import user_data_dir
+
+        folder = Path(user_data_dir("inferboard", appauthor=False))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def app_settings(folder: Path | None = None) -> QSettings:
+    """The app's settings, as an INI file in the data folder (never the registry or ~/.config)."""
+    return QSettings(str((folder or data_dir()) / "settings.ini"), QSettings.Format.IniFormat)
+
+
+class RecentFiles:
+    """The most recently opened or saved design files, newest first, kept in the settings."""
+
+    KEY = "files/recent"
+
+    def __init__(self, settings: QSettings, limit: int = 10):
+        self.settings = settings
+        self.limit = limit
+
+    def paths(self) -> list[str]:
+        value = self.settings.value(self.KEY, [])
+        if isinstance(value, str):
+            value = [value] if value else []
+        return [str(p) for p in (value or [])]
+
+    def add(self, path: str | os.PathLike) -> None:
+        path = str(Path(path).resolve())
+        paths = [p for p in self.paths() if p != path]
+        self.settings.setValue(self.KEY, [path, *paths][: self.limit])
+
+    def remove(self, path: str) -> None:
+        self.settings.setValue(self.KEY, [p for p in self.paths() if p != path])
+
+    def clear(self) -> None:
+        self.settings.setValue(self.KEY, [])

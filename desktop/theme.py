@@ -1,0 +1,138 @@
+"""Light and dark themes: the application palette (Fusion) and the canvas colours.
+
+The default mode, ``system``, follows the platform's colour scheme and switches live when it
+changes; the View menu can pin light or dark.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QApplication
+
+MODES = ("system", "light", "dark")
+
+
+@dataclass(frozen=True)
+class Theme:
+    name: str
+    dark: bool
+    canvas: str
+    grid_minor: str
+    grid_major: str
+    card: str
+    card_header: str
+    card_border: str
+    text: str
+    muted: str
+    selection: str
+    highlight: str
+    region_fill: str
+    region_border: str
+    drop_target: str
+    snap_line: str
+    ok: str = "#16a34a"
+    warn: str = "#d97706"
+    bad: str = "#dc2626"
+    signals: dict = field(default_factory=dict)
+    severity: dict = field(default_factory=dict)
+
+    def color(self, name: str) -> QColor:
+        return QColor(getattr(self, name))
+
+    def signal_color(self, signal: str) -> QColor:
+        return QColor(self.signals.get(signal, self.muted))
+
+
+_SIGNALS_LIGHT = {"requests": "#2563eb", "telemetry": "#64748b", "control": "#ea580c", "artifacts": "#7c3aed",
+                  "alerts": "#dc2626", "triggers": "#0d9488"}
+_SIGNALS_DARK = {"requests": "#60a5fa", "telemetry": "#94a3b8", "control": "#fb923c", "artifacts": "#a78bfa",
+                 "alerts": "#f87171", "triggers": "#2dd4bf"}
+_SEVERITY = {"blocker": "#b91c1c", "major": "#ea580c", "minor": "#ca8a04", "advice": "#2563eb"}
+
+LIGHT = Theme("light", False, canvas="#f8fafc", grid_minor="#eef2f6", grid_major="#dde3ea", card="#ffffff",
+              card_header="#f1f5f9", card_border="#cbd5e1", text="#0f172a", muted="#64748b", selection="#2563eb",
+              highlight="#f59e0b", region_fill="#e0f2fe", region_border="#7dd3fc", drop_target="#0284c7",
+              snap_line="#e11d48", signals=_SIGNALS_LIGHT, severity=_SEVERITY)
+DARK = Theme("dark", True, canvas="#0f172a", grid_minor="#172033", grid_major="#1f2a40", card="#1e293b",
+             card_header="#273549", card_border="#475569", text="#e2e8f0", muted="#94a3b8", selection="#60a5fa",
+             highlight="#fbbf24", region_fill="#0c2a3f", region_border="#0369a1", drop_target="#38bdf8",
+             snap_line="#fb7185", ok="#4ade80", warn="#fbbf24", bad="#f87171", signals=_SIGNALS_DARK,
+             severity={"blocker": "#f87171", "major": "#fb923c", "minor": "#facc15", "advice": "#60a5fa"})
+
+
+def system_prefers_dark() -> bool:
+    hints = QGuiApplication.styleHints()
+    scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
+    return scheme == Qt.ColorScheme.Dark
+
+
+def palette_for(theme: Theme) -> QPalette:
+    pal = QPalette()
+    if not theme.dark:
+        return QApplication.style().standardPalette() if QApplication.style() else pal
+    role = QPalette.ColorRole
+    colours = {
+        role.Window: "#1e2430", role.WindowText: "#e2e8f0", role.Base: "#151b26", role.AlternateBase: "#1b2230",
+        role.ToolTipBase: "#273549", role.ToolTipText: "#f1f5f9", role.Text: "#e2e8f0", role.Button: "#273044",
+        role.ButtonText: "#e2e8f0", role.BrightText: "#ffffff", role.Highlight: "#2563eb",
+        role.HighlightedText: "#ffffff", role.Link: "#60a5fa", role.PlaceholderText: "#7c8799",
+        role.Mid: "#3b4556", role.Midlight: "#323c4d", role.Dark: "#0f141c", role.Shadow: "#000000",
+        role.Light: "#3d4759",
+    }
+    for r, c in colours.items():
+        pal.setColor(r, QColor(c))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        pal.setColor(QPalette.ColorGroup.Disabled, r, QColor("#6b7280"))
+    return pal
+
+
+class ThemeManager(QObject):
+    """Holds the current theme; emits ``changed`` when it switches (mode or system scheme)."""
+
+    changed = Signal(object)
+
+    def __init__(self, mode: str = "system", parent: QObject | None = None):
+        super().__init__(parent)
+        self._mode = mode if mode in MODES else "system"
+        self._theme = self._resolve()
+        hints = QGuiApplication.styleHints()
+        if hints is not None:
+            hints.colorSchemeChanged.connect(self._system_changed)
+
+    @property
+    def mode(self) -> str:
+        return self._mode
+
+    @property
+    def theme(self) -> Theme:
+        return self._theme
+
+    def set_mode(self, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"unknown theme mode {mode!r}")
+        self._mode = mode
+        self._update()
+
+    def _resolve(self) -> Theme:
+        if self._mode == "dark" or (self._mode == "system" and system_prefers_dark()):
+            return DARK
+        return LIGHT
+
+    def _system_changed(self, *_args) -> None:
+        if self._mode == "system":
+            self._update()
+
+    def _update(self) -> None:
+        theme = self._resolve()
+        if theme is not self._theme:
+            self._theme = theme
+            self.apply_palette()
+            self.changed.emit(theme)
+
+    def apply_palette(self) -> None:
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.setPalette(palette_for(self._theme))

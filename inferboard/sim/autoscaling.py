@@ -1,0 +1,567 @@
+"""Pools over time: the queue a pool presents at a given load and replica count, and the
+autoscaler that reads it (Kubernetes HPA rules, KEDA queue-depth semantics, Knative scale to zero).
+
+Queue state (vectorised over ticks; each tick is treated as a steady state, see timeline.py):
+
+* A plain pool is an FCFS c-server queue whose requests leave after waiting ``patience``: the
+  M/M/c+D result of Zeltyn & Mandelbaum (Queueing Systems 51, 2005) with the Allen–Cunneen factor
+  ``g = (ca² + cs²)/2`` on the waiting part, the same model as ``queueing.mmc_patience``. It is
+  exact Erlang C for M/M/c with unlimited patience, gives Erlang B with no waiting room, and tends
+  to the fluid loss ``1 - 1/rho`` in overload, so a tick never becomes "unstable". Patience is the
+  batcher's or request queue's timeout, or the time a full waiting room takes to drain
+  (``queue_capacity / capacity``), whichever is shorter; a pool with neither gets the clients'
+  patience ``DEFAULT_PATIENCE_S``. Requests that run out of patience are shed (timed out).
+* A batching pool adds the light/heavy-load batch formulas of the references (§1.3): batching wait
+  ``(D + λD²/2)/(1 + λD)`` per server, the fluid batch ``b* = λτ0/(1 - λα)``, the wait for a busy
+  server, and the queue above on ``c`` servers of rate ``B/τ(B)`` for congestion near capacity.
+* Erlang B comes from per-server-count tables of the stable recursion (cached), interpolated in
+  the load; so the cost per tick does not grow with the number of servers.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+DEFAULT_PATIENCE_S = 30.0
+HPA_SCALE_UP_PODS = 4
+HPA_SCALE_UP_PERCENT = 100.0
+HPA_POLICY_PERIOD_S = 60.0
+KNATIVE_STABLE_WINDOW_S = 60.0
+Z95 = 1.6448536269514722
+EPS_T = 1e-6
+
+# ----------------------------------------------------------------------------- Erlang B tables
+_GRID = np.unique(np.concatenate([[0.0], np.geomspace(1e-8, 1 / 1024, 96, endpoint=False),
+                                  np.linspace(1 / 1024, 2.0, 2048, endpoint=False), np.geomspace(2.0, 1e7, 320)]))
+_TABLES: dict[int, np.ndarray] = {}
+
+
+def _log_b_table(n: int) -> np.ndarray:
+    """log B(n, x*n) on the load grid x, by the recursion started where it has converged."""
+    table = _TABLES.get(n)
+    if table is None:
+        a = _GRID * n
+        start = max(0, n - int(17 * math.sqrt(n) + 30))  # earlier terms are forgotten (contraction)
+        b = np.ones_like(a)
+        for k in range(start + 1, n + 1):
+            ab = a * b
+            b = ab / (k + ab)
+        table = np.log(np.maximum(b, 1e-320))
+        if len(_TABLES) > 4096:
+            _TABLES.clear()
+        _TABLES[n] = table
+    return table
+
+
+def log_erlang_b(n: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Elementwise log of Erlang B for ``n`` servers (integers >= 0) offered ``a`` Erlangs."""
+    n = np.asarray(n, dtype=np.int64)
+    a = np.asarray(a, dtype=float)
+    out = np.zeros(np.broadcast(n, a).shape)
+    if n.size and n.min() == n.max():  # one server count: one interpolation
+        value = int(n.flat[0])
+        if value > 0:
+            out[...] = np.interp(a / value, _GRID, _log_b_table(value))
+        return out
+    n, a = np.broadcast_to(n, out.shape), np.broadcast_to(a, out.shape)
+    for value in np.unique(n):
+        if value <= 0:
+            continue
+        mask = n == value
+        out[mask] = np.interp(a[mask] / value, _GRID, _log_b_table(int(value)))
+    return out
+
+
+# ----------------------------------------------------------------------------- queue state
+def _h(y_raw: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance of the density ∝ exp(-eta x) on (0, t), y = eta*t (any sign)."""
+    y = np.clip(y_raw, -300, 300)
+    small = np.abs(y) < 1e-3
+    ys = np.where(small, 1.0, y_raw)
+    yc = np.where(small, 1.0, y)
+    mean = np.where(small, t * (0.5 - y / 12.0), t / ys - t / np.expm1(yc))
+    with np.errstate(over="ignore"):
+        var = np.where(small, t * t * (1 / 12.0 - y * y / 240.0), t * t / (ys * ys) - t * t / (4 * np.sinh(yc / 2) ** 2))
+    return np.maximum(mean, 0.0), np.maximum(var, 0.0)
+
+
+def patience_queue(lam, c, mu, g, patience):
+    """(timed-out fraction, mean wait, wait variance) of served requests; arrays, ``c >= 1``.
+
+    Where ``eta*T >= 40`` the time-outs are below e^-40 and the formulas reduce to Erlang C with the
+    Allen–Cunneen factor (no exponentials needed); elsewhere the full M/M/c+D expressions apply.
+    """
+    lam, c, mu, g, t = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lam, c, mu, g, patience)))
+    g = np.maximum(g, 1e-3)
+    eta = (c * mu - lam) / g
+    y_raw = eta * t
+    log_b = log_erlang_b(c.astype(np.int64) - 1, lam / mu)
+    lost, p_wait, m1, v1 = (np.zeros(lam.shape) for _ in range(4))
+    fast = y_raw >= 40.0
+    if fast.any():
+        f = fast
+        a0 = np.exp(np.minimum(-log_b[f], 300.0))
+        i1 = lam[f] / (c[f] * mu[f] - lam[f])
+        p_wait[f] = i1 / (a0 + i1)
+        m1[f] = 1.0 / eta[f]
+        v1[f] = m1[f] * m1[f]
+    if not fast.all():
+        s = ~fast
+        yr, ts, ls = y_raw[s], t[s], lam[s]
+        y = np.clip(yr, -300, 300)
+        a0 = np.exp(np.clip(-log_b[s] + np.minimum(y, 0.0), -300, 300))
+        small = np.abs(yr) < 1e-12
+        rel = np.where(small, 1.0, -np.expm1(-y) / np.where(small, 1.0, yr))
+        i1 = ls / g[s] * ts * rel * np.exp(np.minimum(y, 0.0))
+        i2 = ls / (c[s] * mu[s]) * np.exp(-np.maximum(y, 0.0))
+        lost[s] = i2 / (a0 + i1 + i2)
+        p_wait[s] = i1 / (a0 + i1)
+        m1[s], v1[s] = _h(yr, ts)
+    mean = p_wait * m1
+    var = np.maximum(p_wait * (v1 + m1 * m1) - mean * mean, 0.0)
+    return lost, mean, var
+
+
+@dataclass
+class StationParams:
+    """Per-tick parameters of one queueing station (arrays of the timeline's length)."""
+
+    servers_per_replica: np.ndarray
+    service_s: np.ndarray
+    service_cv: np.ndarray
+    ca2: np.ndarray
+    error_rate: np.ndarray
+    timeout_s: np.ndarray  #: inf when none
+    queue_capacity: np.ndarray  #: inf when unbounded
+    batch_max: np.ndarray | None = None  #: set for batching stations
+    batch_base_s: np.ndarray | None = None
+    batch_item_s: np.ndarray | None = None
+    batch_window_s: np.ndarray | None = None
+
+    def sliced(self, lo: int, hi: int) -> "StationParams":
+        return StationParams(*(None if v is None else v[lo:hi] for v in self.__dict__.values()))
+
+
+@dataclass
+class StationState:
+    loss: np.ndarray  #: fraction of arrivals shed (timed out, queue full, no capacity)
+    wait_s: np.ndarray  #: mean wait of served requests
+    sojourn_s: np.ndarray  #: mean time in the station of served requests
+    sojourn_var: np.ndarray
+    busy: np.ndarray  #: busy fraction of the ready servers
+    queue: np.ndarray  #: mean requests waiting (Little)
+
+    def p95_s(self) -> np.ndarray:
+        """95th percentile of the station's sojourn, from a moment-matched lognormal."""
+        mean = np.maximum(self.sojourn_s, 1e-9)
+        s2 = np.log1p(self.sojourn_var / (mean * mean))
+        return np.exp(np.log(mean) - s2 / 2 + Z95 * np.sqrt(s2))
+
+
+def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
+                  cold_wait_s: np.ndarray | None = None) -> StationState:
+    """The queue of a pool with ``replicas`` ready replicas offered ``lam`` requests/s, tick by tick.
+
+    With no ready server, requests wait for the first replica still starting (``cold_wait_s``,
+    inf if none is coming): they are served after that wait unless the station's timeout is
+    shorter or its waiting room overflows, and shed otherwise.
+    """
+    lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
+    c = np.floor(np.asarray(replicas, dtype=float) * p.servers_per_replica + 1e-9)
+    live = c >= 1
+    cc = np.maximum(c, 1.0)
+    cs2 = p.service_cv ** 2
+    if p.batch_max is not None:
+        bmax = np.maximum(p.batch_max, 1.0)
+        tau_full = np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
+        mu = bmax / tau_full
+        lam_s = lam / cc
+        window = np.minimum(p.batch_window_s, (bmax - 1) / np.maximum(lam_s, 1e-12))
+        w_light = (window + lam_s * window * window / 2) / (1 + lam_s * window)
+        light_b = 1 + lam_s * window
+        la = lam_s * p.batch_item_s
+        fluid_b = np.where(la < 1, lam_s * p.batch_base_s / np.maximum(1 - la, 1e-12), bmax)
+        b = np.minimum(bmax, np.maximum(light_b, fluid_b))
+        service = p.batch_base_s + p.batch_item_s * b
+        busy_raw = np.minimum(1.0, lam_s * service / b)
+        server_wait = busy_raw * np.maximum(0.0, 0.5 * (1 + cs2) * service - w_light)
+        rho = np.minimum(lam / (cc * mu), 1.0)
+        g = (p.ca2 + rho * bmax * cs2) / 2
+        extra_mean, extra_var = w_light + server_wait, w_light ** 2 / 3 + server_wait ** 2
+    else:
+        service = np.maximum(p.service_s, 1e-9)
+        mu = 1.0 / service
+        g = (p.ca2 + cs2) / 2
+        extra_mean = extra_var = 0.0
+    drain = np.where(np.isfinite(p.queue_capacity), p.queue_capacity / (cc * mu), np.inf)
+    patience = np.minimum(p.timeout_s, drain)
+    patience = np.where(np.isfinite(patience), patience, DEFAULT_PATIENCE_S)
+    lost, q_mean, q_var = patience_queue(lam, cc, mu, g, patience)
+    wait = extra_mean + q_mean
+    var = extra_var + q_var + (p.service_cv * service) ** 2
+    served = lam * (1 - lost)
+    busy = np.minimum(1.0, served / (cc * mu)) if p.batch_max is None else np.where(lost > 0, np.maximum(
+        busy_raw, np.minimum(1.0, served / (cc * mu))), busy_raw)
+    if not np.all(live):
+        cold = np.full(lam.shape, np.inf) if cold_wait_s is None else np.asarray(cold_wait_s, dtype=float)
+        ok = np.isfinite(cold) & (cold <= p.timeout_s)
+        arriving = np.maximum(lam * np.where(ok, cold, 0.0), 1e-12)
+        fits = np.minimum(1.0, np.where(np.isfinite(p.queue_capacity), p.queue_capacity, arriving) / arriving)
+        dead = ~live
+        lost = np.where(dead, np.where(ok, 1 - fits, 1.0), lost)
+        wait = np.where(dead, np.where(ok, cold, 0.0), wait)
+        var = np.where(dead, 0.0, var)
+        busy = np.where(dead, 0.0, busy)
+        service = np.where(dead, np.where(ok, service, 0.0), service)
+        lost = np.where(dead & (lam <= 0), 0.0, lost)
+    lost = np.fmin(np.fmax(np.where(np.isnan(lost), 1.0, lost), 0.0), 1.0)
+    wait = np.fmin(np.fmax(wait, 0.0), 1e7)
+    var = np.fmin(np.fmax(var, 0.0), 1e14)
+    return StationState(lost, wait, wait + service, var, np.fmin(np.fmax(busy, 0.0), 1.0), lam * (1 - lost) * wait)
+
+
+# ----------------------------------------------------------------------------- the autoscaler
+@dataclass(frozen=True)
+class AutoscalerConfig:
+    autoscaler_id: str
+    metric: str
+    target: float
+    tolerance: float = 0.1
+    sync_period_s: float = 15.0
+    up_window_s: float = 0.0
+    down_window_s: float = 300.0
+    min_replicas: int = 1
+    max_replicas: int = 10
+    scale_to_zero: bool = False
+    zero_grace_s: float = 30.0
+    schedule: tuple[tuple[float, int], ...] = ()
+
+
+def autoscaler_for(design, pool_id: str) -> AutoscalerConfig | None:
+    """The autoscaler wired to ``pool_id``'s scaling input, with min/max clamped to the pool's."""
+    for edge in design.edges.values():
+        if edge.target != pool_id or edge.target_port != "scaling":
+            continue
+        source = design.nodes[edge.source]
+        if source.kind != "autoscaler":
+            continue
+        a, pool = source.params, design.nodes[pool_id].params
+        hi = min(int(a["max_replicas"]), int(pool.get("max_replicas", a["max_replicas"])))
+        lo = min(max(int(a["min_replicas"]), int(pool.get("min_replicas", 0)), 1), hi)
+        schedule = tuple(sorted((float(h), int(r)) for h, r in a.get("predictive_schedule", []))) \
+            if a.get("predictive") else ()
+        return AutoscalerConfig(source.id, str(a["metric"]), float(a["target"]), float(a["tolerance"]),
+                                float(a["sync_period_s"]), float(a["scale_up_stabilization_s"]),
+                                float(a["scale_down_stabilization_s"]), lo, max(hi, 1),
+                                bool(a["scale_to_zero"]), float(a["scale_to_zero_grace_s"]), schedule)
+    return None
+
+
+def hpa_desired(metric: str, value: float, target: float, tolerance: float, replicas: int, ready: int) -> int:
+    """One HPA recommendation. Per-pod metrics (utilisation, latency) follow the resource rules:
+    ``ceil(ready × value/target)``, starting replicas counted as 0% when scaling up; total metrics
+    (queue_depth, rps: KEDA AverageValue) give ``ceil(total / target)``. Within tolerance: no change."""
+    if metric in ("queue_depth", "rps"):
+        ratio = value / (target * max(replicas, 1))
+        return replicas if abs(ratio - 1) <= tolerance else math.ceil(value / target - 1e-9)
+    ratio = value / target
+    starting = replicas - ready
+    if starting <= 0 or ratio <= 1:
+        return replicas if abs(ratio - 1) <= tolerance else math.ceil(ratio * ready - 1e-9)
+    new_ratio = ratio * ready / replicas
+    if abs(new_ratio - 1) <= tolerance or new_ratio < 1:
+        return replicas
+    return max(replicas, math.ceil(new_ratio * replicas - 1e-9))
+
+
+def hpa_desired_array(metric: str, values: np.ndarray, target: float, tolerance: float, replicas: int) -> np.ndarray:
+    """:func:`hpa_desired` over many ticks for a pool whose replicas are all ready."""
+    total = metric in ("queue_depth", "rps")
+    ratio = values / (target * replicas) if total else values / target
+    scaled = np.ceil((values / target if total else ratio * replicas) - 1e-9)
+    return np.where(np.abs(ratio - 1) <= tolerance, replicas, scaled)
+
+
+def schedule_floor(schedule, times_s: np.ndarray, lead_s: float) -> np.ndarray:
+    """The predictive floor in force at ``times + lead`` (hour of the simulated day, wrapping)."""
+    if not schedule:
+        return np.zeros(len(times_s), dtype=np.int64)
+    hours = np.array([h for h, _ in schedule])
+    values = np.array([v for _, v in schedule], dtype=np.int64)
+    hour = ((np.asarray(times_s) + lead_s) % 86400.0) / 3600.0
+    index = np.searchsorted(hours, hour + 1e-9, side="right") - 1
+    return values[index]  # index -1 wraps to the last entry of the previous day
+
+
+@dataclass
+class PoolPlanOverTime:
+    """Everything the replica simulation needs for one pool."""
+
+    pool_id: str
+    initial: int
+    provisioning_s: float
+    spot_share: float
+    autoscaler: AutoscalerConfig | None
+    #: tick -> list of (kind, started, magnitude) for gpu_shortage / spot_reclaimed faults
+    fault_ticks: dict[int, list[tuple[str, bool, float]]] = field(default_factory=dict)
+    #: ticks where the pool's parameters or routing change (new fault regime)
+    barrier_ticks: tuple[int, ...] = ()
+
+
+@dataclass
+class PoolTrack:
+    replicas: np.ndarray
+    ready: np.ndarray
+    first_ready_s: np.ndarray  #: when the first starting replica is ready while none is (inf otherwise)
+
+
+Emit = Callable[[float, str, str, str], None]
+
+
+class _Window:
+    """Sliding extreme (max, or min with ``sign=-1``) of recommendations newer than ``window_s``."""
+
+    def __init__(self, window_s: float, sign: int):
+        self.window, self.sign, self.items = window_s, sign, deque()
+
+    def query_push(self, t: float, value: int) -> int:
+        """The extreme over the window including ``value``; then remember ``value`` at ``t``."""
+        items, sign = self.items, self.sign
+        while items and items[0][0] <= t - self.window:
+            items.popleft()
+        best = value if not items else (max(value, items[0][1]) if sign > 0 else min(value, items[0][1]))
+        while items and (items[-1][1] <= value if sign > 0 else items[-1][1] >= value):
+            items.pop()
+        items.append((t, value))
+        return best
+
+
+def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
+                  metric_at: Callable[[int, int, int], np.ndarray], emit: Emit) -> PoolTrack:
+    """Replica count over time for one pool: faults, provisioning and (if wired) its autoscaler.
+
+    ``lam`` is the pool's arrival rate per tick; ``metric_at(r, lo, hi)`` gives the autoscaler's
+    metric over ticks ``lo:hi`` as if ``r`` replicas were ready (asked for in blocks, lazily). Decisions happen at tick times; a replica asked for at
+    time t serves from the first tick at or after ``t + provisioning_s``; removals act at once.
+    Rules (references §2): HPA recommendation with tolerance every ``sync_period_s``; scale-up
+    stabilisation (lowest recommendation in the window) and scale-down stabilisation (highest);
+    scale-up rate limit max(+4 pods, +100%) per 60 s; clamp to the autoscaler's and pool's min/max
+    and any GPU-shortage cap; Knative scale to zero after 60 s + grace without traffic and
+    activation on the first request; the predictive floor asked for ``provisioning_s`` early.
+    """
+    count = len(times_s)
+    times = np.asarray(times_s, dtype=float).tolist()
+    a = plan.autoscaler
+    pid, prov = plan.pool_id, plan.provisioning_s
+    n = ready = plan.initial
+    cap: int | None = None
+    reclaiming = False
+    pending: deque[list] = deque()
+    reps = np.full(count, float(n))
+    ready_arr = reps.copy()
+    first = np.full(count, np.inf)
+    up_events: deque[tuple[float, int]] = deque()
+    down_events: deque[tuple[float, int]] = deque()
+    wake: list[int] = sorted(plan.fault_ticks)
+
+    def mark(i: int) -> None:
+        reps[i:] = n
+        ready_arr[i:] = ready
+        first[i:] = pending[0][0] if ready == 0 and pending else np.inf
+
+    def scale_to(i: int, new: int, why: str, ready_first: bool = False) -> None:
+        nonlocal n, ready
+        old = n
+        if new == old:
+            return
+        t = times[i]
+        if new > old:
+            pending.append([t + prov, new - old])
+            if a is not None:
+                up_events.append((t, new - old))
+            if a is None and prov > 0:
+                j = int(np.searchsorted(times_s, t + prov - EPS_T))
+                if j < count:
+                    wake.append(j)
+                    wake.sort()
+        else:
+            drop = old - new
+            if a is not None:
+                down_events.append((t, drop))
+            if ready_first:
+                take = min(drop, ready)
+                ready -= take
+                drop -= take
+            while drop and pending:
+                take = min(drop, int(pending[-1][1]))
+                pending[-1][1] -= take
+                drop -= take
+                if pending[-1][1] == 0:
+                    pending.pop()
+            ready -= drop
+        n = new
+        emit(t, "scaled", pid, f"{old} → {new} replicas: {why}")
+        if prov <= 0:
+            mature(i)
+
+    def mature(i: int) -> None:
+        nonlocal ready
+        t, got = times[i], 0
+        while pending and pending[0][0] <= t + EPS_T:
+            got += int(pending.popleft()[1])
+        if got:
+            ready += got
+            emit(t, "replica_ready", pid, f"{got} replica(s) ready after {prov:g} s provisioning; "
+                                          f"{ready} of {n} serving")
+
+    def apply_faults(i: int) -> None:
+        nonlocal cap, reclaiming
+        for kind, started, magnitude in plan.fault_ticks.get(i, ()):
+            if kind == "gpu_shortage":
+                cap = max(0, int(magnitude)) if started else None
+                if cap is not None and n > cap:
+                    scale_to(i, cap, f"GPU shortage caps the pool at {cap}")
+            elif kind == "spot_reclaimed":
+                reclaiming = started
+                spot = int(round(n * plan.spot_share))
+                if started and spot:
+                    scale_to(i, n - spot, f"{spot} spot replica(s) reclaimed", ready_first=True)
+        if a is None:
+            target = plan.initial - (int(round(plan.initial * plan.spot_share)) if reclaiming else 0)
+            target = target if cap is None else min(target, cap)
+            if target != n:
+                scale_to(i, target, "fault over: back to the configured count" if target > n else "fault")
+
+    if a is None:
+        done = -1
+        while wake:
+            i = wake.pop(0)
+            if done < i < count:
+                done = i
+                mature(i)
+                apply_faults(i)
+                mark(i)
+        return PoolTrack(reps, ready_arr, first)
+
+    lam_arr = np.asarray(lam, dtype=float)
+    times_arr = np.asarray(times_s, dtype=float)
+    tick = float(times_s[1] - times_s[0]) if count > 1 else 0.0
+    # Ask for the floor early enough that it is ready at the scheduled hour, ticks included.
+    floors_arr = np.minimum(schedule_floor(a.schedule, times_s, prov + tick - EPS_T), a.max_replicas)
+    floors = floors_arr.tolist()
+    sync_index = np.floor(np.asarray(times_s) / a.sync_period_s + 1e-9)
+    due_arr = np.concatenate(([True], sync_index[1:] > sync_index[:-1]))
+    due, due_ticks = due_arr.tolist(), np.flatnonzero(due_arr)
+    barriers = sorted(set(plan.fault_ticks) | set(plan.barrier_ticks) | {count}
+                      | set((np.flatnonzero(np.diff(floors_arr)) + 1).tolist()))
+    idle_since = None
+    zero_after = KNATIVE_STABLE_WINDOW_S + a.zero_grace_s
+    up_window = _Window(a.up_window_s, -1) if a.up_window_s > 0 else None
+    down_window = _Window(a.down_window_s, 1)
+    fault_set = plan.fault_ticks
+    scale_to_zero, any_floor = a.scale_to_zero, bool(a.schedule)
+
+    def metric(r: int, lo: int, hi: int) -> np.ndarray:
+        return metric_at(r, lo, hi)
+
+    def next_tick(i: int) -> int:
+        """The next tick where anything may change. Syncs skipped on the way recommend nothing that
+        acts: nothing above n (or the cap), nothing below n while a recommendation >= n is still in
+        the scale-down window. Their recommendations are then pushed (as the windows' survivors)."""
+        if n == 0 or pending or ready != n:
+            return i + 1
+        hi = a.max_replicas if cap is None else min(a.max_replicas, cap)
+        lo = min(max(a.min_replicas, floors[i] if any_floor else 0), hi)
+        if not lo <= n <= hi:
+            return i + 1
+        end = barriers[bisect_right(barriers, i)]
+        hold = max((ts for ts, v in down_window.items if v >= n), default=-math.inf)
+        start, found, chunk, kept_t, kept_d = i + 1, end, 16, [], []
+        while start < end:
+            stop = min(end, start + chunk)
+            chunk = min(4 * chunk, 4096)
+            sync = np.flatnonzero(due_arr[start:stop]) + start
+            first = stop
+            if sync.size:
+                d = hpa_desired_array(a.metric, np.asarray(metric(ready, start, stop))[sync - start], a.target,
+                                      a.tolerance, n)
+                ts = times_arr[sync]
+                last_ge = np.maximum(np.maximum.accumulate(np.where(d >= n, ts, -np.inf)), hold)
+                act = ((d > n) & (hi > n)) | ((d < n) & (lo < n) & (last_ge <= ts - a.down_window_s))
+                hits = np.flatnonzero(act)
+                if hits.size:
+                    first = int(sync[hits[0]])
+                hold = float(last_ge[-1])
+            if scale_to_zero:
+                zero = np.flatnonzero(lam_arr[start:first] <= 0)
+                first = start + int(zero[0]) if zero.size else first
+            if sync.size:
+                quiet = sync < first
+                kept_t.append(ts[quiet])
+                kept_d.append(d[quiet])
+            if first < stop:
+                found = first
+                break
+            start = stop
+        if kept_t and sum(x.size for x in kept_t):
+            t_all, d_all = np.concatenate(kept_t), np.concatenate(kept_d)
+            later_max = np.concatenate((np.maximum.accumulate(d_all[::-1])[::-1][1:], [-np.inf]))
+            for j in np.flatnonzero(d_all > later_max):
+                down_window.query_push(float(t_all[j]), int(d_all[j]))
+            if up_window is not None:
+                later_min = np.concatenate((np.minimum.accumulate(d_all[::-1])[::-1][1:], [np.inf]))
+                for j in np.flatnonzero(d_all < later_min):
+                    up_window.query_push(float(t_all[j]), int(d_all[j]))
+        return found
+
+    i = 0
+    while i < count:
+        before = (n, ready)
+        t = times[i]
+        if pending and pending[0][0] <= t + EPS_T:
+            mature(i)
+        if i in fault_set:
+            apply_faults(i)
+        x = float(lam_arr[i])
+        if x > 0:
+            idle_since = None
+        elif idle_since is None:
+            idle_since = t
+        floor = floors[i] if any_floor else 0
+        hi = a.max_replicas if cap is None else min(a.max_replicas, cap)
+        if scale_to_zero and n > 0 and floor == 0 and idle_since is not None and t - idle_since >= zero_after - EPS_T:
+            scale_to(i, 0, f"scale to zero after {t - idle_since:g} s without traffic")
+        elif n == 0:
+            if (x > 0 or floor > 0) and hi > 0:
+                scale_to(i, min(hi, max(1, a.min_replicas, floor)), "activation from zero (cold start)")
+        else:
+            if floor and n < min(floor, hi):
+                scale_to(i, min(floor, hi), f"predictive floor {floor} (asked {prov:g} s ahead)")
+            if due[i] and ready > 0:
+                value = float(metric(ready, i, i + 1)[0])
+                desired = hpa_desired(a.metric, value, a.target, a.tolerance, n, ready)
+                up = up_window.query_push(t, desired) if up_window is not None else desired
+                rec = min(max(n, up), down_window.query_push(t, desired))
+                if rec > n:
+                    while up_events and up_events[0][0] <= t - HPA_POLICY_PERIOD_S:
+                        up_events.popleft()
+                    while down_events and down_events[0][0] <= t - HPA_POLICY_PERIOD_S:
+                        down_events.popleft()
+                    base = n - sum(k for _, k in up_events) + sum(k for _, k in down_events)
+                    limit = max(base + HPA_SCALE_UP_PODS, math.ceil(base * (1 + HPA_SCALE_UP_PERCENT / 100)))
+                    rec = min(rec, max(limit, n))  # never below the current count (as in Kubernetes)
+                rec = max(min(max(a.min_replicas, floor), hi), min(hi, rec))
+                if rec != n:
+                    scale_to(i, rec, f"HPA {a.metric} {value:.3g} vs target {a.target:g}")
+        if (n, ready) != before or (ready == 0 and pending and first[i] == np.inf):
+            mark(i)
+        i = next_tick(i)
+        if i > 0 and lam_arr[i - 1] > 0:
+            idle_since = None
+    return PoolTrack(reps, ready_arr, first)

@@ -1,0 +1,137 @@
+"""Actions are data: menus, the command palette and the shortcut help come from one table, no two
+actions share a key, and every control has an accessible name."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QPlainTextEdit, QSlider,
+                               QTextBrowser, QAbstractItemView, QWidget, QHeaderView)
+
+from desktop.actions import ACTIONS, ActionSpec, clashes, key_sequences
+from desktop.command_palette import CommandPalette, ShortcutsDialog
+
+
+def test_no_two_actions_share_a_key(qapp):
+    assert clashes() == {}
+
+
+def test_the_clash_check_catches_a_shared_key(qapp):
+    specs = (ActionSpec("a.one", "One", "&File", "Ctrl+D", "x"), ActionSpec("a.two", "Two", "&Edit", "Ctrl+D", "y"))
+    assert clashes(specs) == {"Ctrl+D": ["a.one", "a.two"]}
+
+
+def test_conventional_keys(qapp):
+    keys = {spec.id: [s.toString(QKeySequence.SequenceFormat.PortableText) for s in key_sequences(spec)]
+            for spec in ACTIONS}
+    assert keys["view.fit_all"] == ["Shift+1"]
+    assert keys["view.fit_selection"] == ["Shift+2"]
+    assert keys["view.reset_zoom"] == ["Ctrl+0"]
+    assert keys["view.command_palette"] == ["Ctrl+Shift+P"]
+    assert "Ctrl+Z" in keys["edit.undo"] and "Ctrl+S" in keys["file.save"]
+    assert set(keys["edit.nudge"]) == {"Left", "Right", "Up", "Down"}
+
+
+def test_every_action_with_a_handler_is_in_a_menu_and_calls_an_existing_method(window):
+    in_menus = set()
+
+    def walk(menu):
+        for action in menu.actions():
+            if action.menu():
+                walk(action.menu())
+            elif action.objectName():
+                in_menus.add(action.objectName())
+
+    for menu in window.menus.values():
+        walk(menu)
+    with_handler = {spec.id for spec in ACTIONS if spec.handler}
+    assert with_handler == set(window.actions_by_id) == in_menus
+    for spec in ACTIONS:
+        if spec.handler:
+            assert callable(getattr(window, spec.handler))
+
+
+def test_command_palette_lists_every_action_with_its_shortcut_and_runs_it(window):
+    palette = CommandPalette(window.actions_by_id, window)
+    assert set(palette.visible_ids()) == set(window.actions_by_id)
+    texts = [palette.list.item(i).text() for i in range(palette.list.count())]
+    assert any("Fit Everything" in t and "Shift+1" in t for t in texts)
+    palette.search.setText("reset zoom")
+    assert palette.visible_ids() == ["view.reset_zoom"]
+    window.view.set_zoom(2.0)
+    palette.search.returnPressed.emit()
+    assert abs(window.view.zoom() - 1.0) < 1e-9
+    palette.deleteLater()
+
+
+def test_command_palette_opens_from_its_shortcut_action(window, qtbot):
+    window.actions_by_id["view.command_palette"].trigger()
+    dialog = window._palette_dialog
+    qtbot.waitUntil(dialog.isVisible)
+    dialog.search.setText("select all")
+    dialog.search.returnPressed.emit()
+    assert not dialog.isVisible()
+    assert set(window.scene.selected_node_ids()) == set(window.document.design.nodes)
+
+
+def test_shortcut_help_is_built_from_the_table(window):
+    dialog = ShortcutsDialog(window)
+    rows = {dialog.table.item(r, 1).text(): dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())}
+    assert rows["Fit Everything"] == QKeySequence("Shift+1").toString(QKeySequence.SequenceFormat.NativeText)
+    assert "Nudge selection" in rows
+    dialog.deleteLater()
+
+
+def test_view_menu_shows_and_hides_docks(window):
+    action = window.actions_by_id["view.panel.findings"]
+    assert action.isChecked()
+    action.trigger()
+    assert window.docks["findings"].isHidden() and not action.isChecked()
+    action.trigger()
+    assert not window.docks["findings"].isHidden() and action.isChecked()
+
+
+def test_every_control_has_an_accessible_name_and_takes_focus(window):
+    window.scene.select_ids(["gpus"])  # fill the inspector too
+    controls = (QLineEdit, QPlainTextEdit, QComboBox, QAbstractSpinBox, QAbstractButton, QSlider, QTextBrowser,
+                QAbstractItemView)
+    missing = []
+    for widget in window.findChildren(QWidget):
+        if not isinstance(widget, controls) or isinstance(widget, QHeaderView) or not widget.isVisibleTo(window) or widget.objectName().startswith("qt_"):
+            continue
+        if type(widget).__name__ in ("QToolButton",) and widget.parent() is not None and \
+                type(widget.parent()).__name__ in ("QTabBar", "QDockWidget", "QToolBar", "QScrollBar"):
+            continue
+        name = widget.accessibleName() or (widget.text() if isinstance(widget, QAbstractButton) else "")
+        if not name.strip():
+            missing.append(f"{type(widget).__name__} in {type(widget.parent()).__name__}")
+        if widget.focusPolicy() == Qt.FocusPolicy.NoFocus and not isinstance(widget, QAbstractButton):
+            missing.append(f"{type(widget).__name__} {name!r} cannot take focus")
+    assert missing == [], missing
+
+
+def test_keyboard_only_wiring_with_the_connect_dialog(window, monkeypatch):
+    from desktop import connect_dialog
+
+    class Refused(connect_dialog.ConnectDialog):
+        def exec(self):
+            self.target.setCurrentIndex(self.target.findData("batcher"))
+            assert "already wired" in self.status.text()
+            assert not self.buttons.button(self.buttons.StandardButton.Ok).isEnabled()
+            return 0  # the user cancels
+
+    class Telemetry(connect_dialog.ConnectDialog):
+        def exec(self):
+            self.source_port.setCurrentIndex(self.source_port.findData("telemetry"))
+            assert self.check() == ""
+            return 1
+
+    window.component_palette.kind_activated.emit("metrics_collector")
+    window.scene.select_ids(["lb"])
+    monkeypatch.setattr("desktop.window_commands.ConnectDialog", Refused)
+    assert not window.connect_dialog()
+    window.scene.select_ids(["gpus", "metrics_collector-1"])
+    monkeypatch.setattr("desktop.window_commands.ConnectDialog", Telemetry)
+    assert window.connect_dialog()
+    assert any(e.source == "gpus" and e.source_port == "telemetry" and e.target == "metrics_collector-1"
+               for e in window.document.design.edges.values())

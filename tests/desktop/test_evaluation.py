@@ -1,0 +1,184 @@
+"""Live evaluation: findings follow edits and select their nodes when clicked; the readouts change
+after an edit; stale results are dropped; the load test reports progress and can be cancelled."""
+
+from __future__ import annotations
+
+import threading
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from inferboard.model import ops
+
+from desktop.evaluation import EvalSettings
+from tests.desktop.gestures import demo_design
+
+WAIT_MS = 20_000
+
+
+def needs(module: str) -> None:
+    pytest.importorskip(module)
+
+
+def test_findings_appear_and_clicking_one_selects_and_highlights_its_nodes(make_window, qtbot):
+    needs("inferboard.rules")
+    window = make_window(demo_design(), evaluate=True)
+    panel = window.findings
+    qtbot.waitUntil(lambda: any(i.data(0, Qt.ItemDataRole.UserRole + 1).node_ids for i in panel.finding_items()),
+                    timeout=WAIT_MS)
+    item = next(i for i in panel.finding_items() if i.data(0, Qt.ItemDataRole.UserRole + 1).node_ids)
+    finding = item.data(0, Qt.ItemDataRole.UserRole + 1)
+    panel.tree.scrollToItem(item)
+    QTest.mouseClick(panel.tree.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                     panel.tree.visualItemRect(item).center())
+    expected = [n for n in window.document.design.nodes if n in finding.node_ids]
+    assert window.scene.selected_node_ids() == expected
+    assert all(window.scene.nodes[n].highlighted for n in expected)
+    assert finding.title in panel.detail.toPlainText()
+    assert panel.summary.text()  # overall score and grade
+
+
+def test_findings_update_as_the_user_edits(make_window, qtbot):
+    needs("inferboard.rules")
+    window = make_window(demo_design(), evaluate=True)
+    qtbot.waitUntil(lambda: window.findings.report is not None, timeout=WAIT_MS)
+
+    def fired():
+        return {f.rule_id for f in window.findings.report.findings}
+
+    before = fired()
+    window.scene.select_ids(["gpus"])
+    window.actions_by_id["edit.delete"].trigger()  # no model server left: different findings
+    qtbot.waitUntil(lambda: fired() != before, timeout=WAIT_MS)
+    window.document.undo_stack.undo()
+    qtbot.waitUntil(lambda: fired() == before, timeout=WAIT_MS)
+
+
+def test_readouts_and_badges_change_after_an_edit(make_window, qtbot):
+    needs("inferboard.sim.design_sim")
+    window = make_window(demo_design(), evaluate=True)
+    qtbot.waitUntil(lambda: window.scene.nodes["gpus"].badge is not None, timeout=WAIT_MS)
+    badge = window.scene.nodes["gpus"].badge
+    p99_tile = window.readouts.tiles["p99_ms"].text()
+    assert "p99" in p99_tile and "—" not in p99_tile
+    assert window.readouts.tiles["p99_ms"].toolTip()  # shows its working
+    window.scene.select_ids(["gpus"])
+    assert "Utilisation" in window.inspector.live.text()
+    replicas = window.document.design.node("gpus").params["replicas"]
+    window.inspector.editors["replicas"].edit.setText(str(replicas * 4))
+    window.inspector.editors["replicas"].edit.editingFinished.emit()
+    qtbot.waitUntil(lambda: window.scene.nodes["gpus"].badge != badge, timeout=WAIT_MS)
+    window.readouts.show_working("p99_ms")
+    assert "p99" in window.readouts.working.toPlainText()
+
+
+def test_timeline_plots_play_scrub_and_faults(make_window, qtbot):
+    needs("inferboard.sim.timeline")
+    window = make_window(demo_design(), evaluate=True)
+    readouts = window.readouts
+    qtbot.waitUntil(lambda: readouts.timeline is not None and readouts.plots is not None, timeout=WAIT_MS)
+    first = readouts.timeline
+    assert readouts.scrub.maximum() == len(first.times_s) - 1
+    readouts.scrub.setValue(readouts.scrub.maximum() // 2)
+    assert readouts.at_label.text().startswith("At 1")
+    readouts.set_playing(True)
+    start = readouts.scrub.value()
+    qtbot.waitUntil(lambda: readouts.scrub.value() > start, timeout=5000)
+    readouts.set_playing(False)
+    readouts.add_fault("traffic_surge", "*", start_s=6 * 3600, duration_s=3600)
+    qtbot.waitUntil(lambda: readouts.timeline is not first and bool(window.evaluator.settings.faults),
+                    timeout=WAIT_MS)
+    surge = readouts.timeline
+    tick = int(np.searchsorted(surge.times_s, 6.5 * 3600))
+    assert surge.series["offered_rps"][tick] > first.series["offered_rps"][tick] * 1.5
+    assert window.readouts.plots.fault_regions
+    readouts.pattern.setCurrentIndex(readouts.pattern.findData("spike"))
+    readouts.pattern.activated.emit(readouts.pattern.currentIndex())
+    assert window.evaluator.settings.pattern == "spike"
+
+
+def test_stale_results_are_dropped(make_window, qtbot):
+    window = make_window(demo_design(), evaluate=True)
+    seen = []
+    started = threading.Event()
+
+    def slow_step(design, settings: EvalSettings):
+        started.set()
+        time.sleep(0.3)
+        return design.node("gpus").params["replicas"]
+
+    window.evaluator.steady_ready.connect(seen.append)
+    window.evaluator.steps = (("steady", slow_step),)
+    qtbot.waitUntil(lambda: not window.evaluator.busy(), timeout=WAIT_MS)
+    seen.clear()
+    started.clear()
+    window.document.execute(ops.SetParams("gpus", {"replicas": 3}), "three")
+    qtbot.waitUntil(started.is_set, timeout=WAIT_MS)
+    window.document.execute(ops.SetParams("gpus", {"replicas": 5}), "five")  # while the worker runs
+    qtbot.waitUntil(lambda: not window.evaluator.busy() and bool(seen), timeout=WAIT_MS)
+    assert seen == [5]  # the result for 3 replicas arrived late and was dropped
+
+
+def test_evaluation_never_blocks_the_gui_thread(make_window, qtbot):
+    window = make_window(demo_design(), evaluate=True)
+
+    def very_slow(design, settings):
+        time.sleep(1.0)
+        return None
+
+    window.evaluator.steps = (("probe", very_slow),)
+    window.document.execute(ops.SetLabel("gpus", "x"), "label")
+    qtbot.wait(50)
+    start = time.perf_counter()
+    qtbot.wait(100)  # the event loop keeps turning while the worker sleeps
+    assert time.perf_counter() - start < 0.5
+    assert window.evaluator.busy()
+
+
+class FakeSummary(SimpleNamespace):
+    pass
+
+
+def test_load_test_progress_and_cancel_with_the_real_simulator(make_window, qtbot):
+    needs("inferboard.sim.design_loadtest")
+    window = make_window(demo_design())
+    readouts = window.readouts
+    results = []
+    window.load_runner.finished.connect(results.append)
+    window.readouts.requests.setValue(2_000_000)
+    readouts.run_button.click()
+    assert readouts.progress.isVisible() and readouts.cancel_button.isVisible()
+    assert not readouts.run_button.isEnabled()
+    qtbot.waitUntil(lambda: readouts.progress.value() > 0, timeout=WAIT_MS)
+    readouts.cancel_button.click()
+    qtbot.waitUntil(lambda: bool(results), timeout=WAIT_MS)
+    assert results[0].cancelled
+    assert not readouts.progress.isVisible() and readouts.run_button.isEnabled()
+
+
+def test_load_test_shows_the_histogram(make_window, qtbot):
+    window = make_window(demo_design())
+    progress = []
+
+    def fake(design, n, seed, report, cancel):
+        for i in range(5):
+            report(i + 1, 5)
+            progress.append(i)
+        return FakeSummary(p50_ms=10.0, p95_ms=20.0, p99_ms=30.0, histogram_edges_ms=np.array([0, 10, 20, 30, 40.0]),
+                           histogram_counts=np.array([5, 10, 3, 1]), served=19, shed=0, timed_out=0, errors=0,
+                           cancelled=False)
+
+    window.load_runner.runner = fake
+    values = []
+    window.load_runner.progress.connect(values.append)
+    assert window.run_load_test(1000)
+    qtbot.waitUntil(lambda: window.readouts.load_summary is not None, timeout=WAIT_MS)
+    assert values[-1] == 1.0 and len(progress) == 5
+    plots = window.readouts.ensure_plots()
+    assert list(plots.bars.opts["height"]) == [5, 10, 3, 1]
+    assert plots.histogram_lines["p99_ms"].value() == 30.0
+    assert "p99 30.0 ms" in window.readouts.at_label.text()
