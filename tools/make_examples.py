@@ -57,7 +57,7 @@ def multi_region() -> Design:
     d.add_node("traffic_source", -420, 120, {"origin": "us-east", "share": 0.6}, node_id="users-us")
     d.add_node("traffic_source", -420, 620, {"origin": "eu-west", "share": 0.4}, node_id="users-eu")
     d.add_node("global_load_balancer", -200, 360, {"policy": "latency"}, node_id="glb")
-    for row, (rid, location, residency) in enumerate([("us-east", "us-east", "us"), ("eu-west", "eu-west", "eu")]):
+    for row, (rid, location, residency) in enumerate([("us-east", "us-east", "none"), ("eu-west", "eu-west", "none")]):
         y = row * 500
         d.add_node("region", 0, y - 40, {"location": location, "residency": residency}, node_id=rid)
         d.apply(ops.ResizeNode(rid, 1180, 420))
