@@ -50,7 +50,7 @@ def build() -> Design:
                    params={"max_batch_size": 32, "max_queue_delay_ms": 8.0})
         d.add_node("gpu_pool", node_id=f"{r}-gpus", region=r,
                    params={"gpu_type": "t4", "replicas": 8, "min_replicas": 2, "max_replicas": 64, "spot_share": 0.3})
-        d.add_node("gpu_pool", node_id=f"{r}-canary-gpus", region=r, params={"gpu_type": "t4", "replicas": 2})
+        d.add_node("gpu_pool", node_id=f"{r}-canary-gpus", region=r, params={"gpu_type": "t4", "replicas": 4})
         d.add_node("fallback_model", node_id=f"{r}-fallback", region=r, params={"replicas": 4})
         scaler = {"metric": metric, "target": target, "min_replicas": 2, "max_replicas": 64}
         if k == 4:
@@ -70,29 +70,31 @@ def build() -> Design:
     return d
 
 
-def timed(fn) -> tuple[float, object]:
-    start = time.perf_counter()
+def timed(fn) -> tuple[float, float, object]:
+    """(wall ms, CPU ms of this process, result); CPU time is the steadier figure on a busy machine."""
+    start, cpu = time.perf_counter(), time.process_time()
     out = fn()
-    return (time.perf_counter() - start) * 1000.0, out
+    return (time.perf_counter() - start) * 1000.0, (time.process_time() - cpu) * 1000.0, out
 
 
 def main() -> int:
     design = build()
     faults = [parse_fault("region_outage:eu-west@3h+1h"), parse_fault("traffic_surge*1.5:*@14h+30m"),
               parse_fault("spot_reclaimed:us-east-gpus@9h+2h")]
-    first_ms, result = timed(lambda: run_timeline(design, hours=24, tick_s=10))
-    plain = [timed(lambda: run_timeline(design, hours=24, tick_s=10))[0] for _ in range(RUNS)]
-    faulty = [timed(lambda: run_timeline(design, hours=24, tick_s=10, faults=faults))[0] for _ in range(RUNS)]
+    first_ms, first_cpu, result = timed(lambda: run_timeline(design, hours=24, tick_s=10))
+    plain = [timed(lambda: run_timeline(design, hours=24, tick_s=10))[:2] for _ in range(RUNS)]
+    faulty = [timed(lambda: run_timeline(design, hours=24, tick_s=10, faults=faults))[:2] for _ in range(RUNS)]
     scaled = sum(1 for e in result.events if e.kind == "scaled")
     print(f"design: {len(design.nodes)} nodes, {len(result.times_s)} ticks, {len(result.series)} series, "
           f"{scaled} scaling decisions")
-    print(f"first run in this process:     {first_ms:7.1f} ms")
+    print(f"first run in this process:      wall {first_ms:7.1f} ms, CPU {first_cpu:7.1f} ms")
     ok = True
     for label, runs in (("24 h at 10 s, no faults", plain), ("24 h at 10 s, 3 faults", faulty)):
-        median = statistics.median(runs)
-        ok &= median < TARGET_MS
-        print(f"{label:<30} median {median:7.1f} ms  (min {min(runs):.1f}, max {max(runs):.1f}, {len(runs)} runs)"
-              f"  target < {TARGET_MS:.0f} ms: {'OK' if median < TARGET_MS else 'MISSED'}")
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
+        ok &= wall < TARGET_MS
+        print(f"{label:<30} median wall {wall:7.1f} ms (min {min(r[0] for r in runs):.1f}), CPU {cpu:7.1f} ms, "
+              f"{len(runs)} runs; target < {TARGET_MS:.0f} ms: {'OK' if wall < TARGET_MS else 'MISSED'}")
     return 0 if ok else 1
 
 

@@ -41,8 +41,24 @@ def open_window(path: str | None = None, **options):
     return window
 
 
+def release_clipboard() -> None:
+    """Hand our copied fragment back to Qt as plain text before quitting.
+
+    The clipboard owns the QMimeData our copy created in Python; Qt destroys the clipboard in a
+    global static after the interpreter has finalised, and destroying a Python-made object then
+    crashes the process. Plain text set by Qt itself has no Python wrapper.
+    """
+    from desktop.canvas.editing import FRAGMENT_MIME
+
+    clipboard = QApplication.clipboard()
+    mime = clipboard.mimeData()
+    if mime is not None and mime.hasFormat(FRAGMENT_MIME):
+        clipboard.setText(mime.text())
+
+
 def run_app(path: str | None = None) -> int:
     app = make_application()
+    app.aboutToQuit.connect(release_clipboard)
     window = open_window(path)
     QTimer.singleShot(0, window.offer_recovery)
     return app.exec()

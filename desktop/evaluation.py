@@ -8,6 +8,7 @@ Results are tagged with the document revision and dropped if the design changed 
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 from dataclasses import dataclass, field, replace
@@ -15,7 +16,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from inferboard.store import design_to_bytes, parse_design
+from inferboard.store import design_to_dict, parse_design
 
 from desktop.document import DesignDocument
 
@@ -35,6 +36,17 @@ class EvalSettings:
 class Timings:
     structural_s: float = 0.0
     steps: dict[str, float] = field(default_factory=dict)
+
+
+def snapshot_bytes(design) -> bytes:
+    """The design's file form, compact (the GUI thread pays only for this; parsing is the worker's)."""
+    return json.dumps(design_to_dict(design), separators=(",", ":")).encode("utf-8")
+
+
+def _rules_structural(design, settings: EvalSettings):
+    from inferboard.rules import check_design
+
+    return check_design(design, behaviour=False)
 
 
 def _sim_steady(design, settings: EvalSettings):
@@ -200,7 +212,8 @@ class Evaluator(QObject):
         self._last_run = time.monotonic()
         token = self.token()
         design = self.document.design
-        if self._rules_ready and self.structural_on_gui:
+        structural_here = self._rules_ready and self.structural_on_gui
+        if structural_here:
             start = time.perf_counter()
             try:
                 from inferboard.rules import check_design
@@ -211,16 +224,22 @@ class Evaluator(QObject):
             else:
                 self.latest["structural"] = report
                 self.structural_ready.emit(report)
-            self.timings.structural_s = time.perf_counter() - start
-            # Move it off the GUI thread for good if it no longer fits in a frame.
+            spent = time.perf_counter() - start
+            # A smoothed time, so that one slow check (a busy machine) does not decide alone.
+            self.timings.structural_s = (spent if not self.timings.structural_s
+                                         else 0.6 * self.timings.structural_s + 0.4 * spent)
+            # Move it to the worker once it no longer fits in a frame.
             self.structural_on_gui = self.timings.structural_s < FRAME_S
         if self._running is not None:
             self._pending = True
             return
-        self._start_job(token, design_to_bytes(design))
+        self._start_job(token, snapshot_bytes(design), with_structural=not structural_here)
 
-    def _start_job(self, token: tuple, data: bytes) -> None:
-        job = EvalJob(data, token, self.settings, self.is_current, self.steps)
+    def _start_job(self, token: tuple, data: bytes, with_structural: bool = False) -> None:
+        steps = self.steps
+        if with_structural and steps is STEPS:
+            steps = (("structural", _rules_structural),) + tuple(steps)
+        job = EvalJob(data, token, self.settings, self.is_current, steps)
         job.setAutoDelete(False)
         job.signals.result.connect(self._on_result)
         job.signals.failed.connect(self._on_failed)
@@ -234,7 +253,8 @@ class Evaluator(QObject):
         if not self.is_current(token):
             return
         self.latest[name] = value
-        signal = {"steady": self.steady_ready, "report": self.report_ready, "timeline": self.timeline_ready}.get(name)
+        signal = {"structural": self.structural_ready, "steady": self.steady_ready, "report": self.report_ready,
+                  "timeline": self.timeline_ready}.get(name)
         if signal is not None:
             signal.emit(value)
 

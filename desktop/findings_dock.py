@@ -8,8 +8,8 @@ import html
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QSplitter, QTextBrowser, QTreeWidget,
-                               QTreeWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from desktop.theme import LIGHT, Theme
 
@@ -62,8 +62,11 @@ class FindingsPanel(QWidget):
         self.tree.setObjectName("findings")
         self.tree.setAccessibleName("Findings")
         self.tree.setHeaderLabels(["Finding", "Severity", "Points"])
-        self.tree.setColumnWidth(0, 250)
-        self.tree.setColumnWidth(1, 64)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setUniformRowHeights(True)
         self.detail = QTextBrowser(self)
         self.detail.setAccessibleName("Finding explanation")

@@ -6,11 +6,13 @@ so they stay legible. Renderers are cached per (name, dark).
 
 from __future__ import annotations
 
+import os
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QRectF, QSize, Qt
-from PySide6.QtGui import QIcon, QIconEngine, QImage, QPainter, QPixmap
+from PySide6.QtGui import QIcon, QImage, QPainter, QPixmap
 from PySide6.QtSvg import QSvgRenderer
 
 from inferboard.paths import data_dir
@@ -55,42 +57,36 @@ def pixmap(name: str, size: int, dpr: float = 1.0, dark: bool = False) -> QPixma
     return out
 
 
-class _SvgIconEngine(QIconEngine):
-    """Renders the SVG on demand at whatever size and pixel ratio Qt asks for."""
-
-    def __init__(self, name: str, dark: bool):
-        super().__init__()
-        self.name, self.dark = name, dark
-
-    def paint(self, painter: QPainter, rect, mode, state) -> None:
-        if mode == QIcon.Mode.Disabled:
-            painter.setOpacity(0.4)
-        renderer(self.name, self.dark).render(painter, QRectF(rect))
-
-    def pixmap(self, size: QSize, mode, state) -> QPixmap:
-        return self.scaledPixmap(size, mode, state, 1.0)
-
-    def scaledPixmap(self, size: QSize, mode, state, scale: float) -> QPixmap:
-        out = pixmap(self.name, max(size.width(), size.height()), float(scale or 1.0), self.dark)
-        if mode == QIcon.Mode.Disabled:
-            faded = QPixmap(out.size())
-            faded.setDevicePixelRatio(out.devicePixelRatio())
-            faded.fill(Qt.GlobalColor.transparent)
-            painter = QPainter(faded)
-            painter.setOpacity(0.4)
-            painter.drawPixmap(0, 0, out)
-            painter.end()
-            return faded
-        return out
-
-    def clone(self) -> "QIconEngine":
-        return _SvgIconEngine(self.name, self.dark)
-
-
 @lru_cache(maxsize=128)
 def icon(name: str, dark: bool = False) -> QIcon:
-    """A QIcon sharp at any size and device pixel ratio."""
-    return QIcon(_SvgIconEngine(name, dark))
+    """A QIcon sharp at any size and device pixel ratio, rendered only when Qt needs a size.
+
+    It uses Qt's own SVG icon engine on a file (the dark variant is a recoloured copy in a cache
+    folder), not a Python QIconEngine subclass: Qt keeps some icons (the window icon) in global
+    statics that are destroyed after the Python interpreter has finalised, and destroying a
+    Python-implemented engine then crashes the process at exit. Qt derives the disabled look.
+    """
+    path = icon_path(name) if icon_path(name).is_file() else icon_path("app")
+    if dark:
+        path = _dark_copy(name)
+    result = QIcon(str(path))
+    if result.isNull():  # no SVG icon engine plugin: fall back to pixmaps at the usual sizes
+        for size in (16, 20, 24, 32, 48, 64):
+            for dpr in (1.0, 2.0):
+                result.addPixmap(pixmap(name, size, dpr, dark))
+    return result
+
+
+def _dark_copy(name: str) -> Path:
+    folder = Path(tempfile.gettempdir()) / f"inferboard-icons-{os.getuid() if hasattr(os, 'getuid') else 0}"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"{name}-dark.svg"
+    data = _svg_bytes(name, True)
+    if not target.is_file() or target.read_bytes() != data:
+        scratch = folder / f".{name}-dark.{os.getpid()}.tmp"
+        scratch.write_bytes(data)
+        os.replace(scratch, target)
+    return target
 
 
 def app_icon() -> QIcon:

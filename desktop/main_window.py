@@ -106,10 +106,19 @@ class MainWindow(WindowCommands, QMainWindow):
         self.tabifyDockWidget(inspector, requirements)
         self.tabifyDockWidget(requirements, history)
         inspector.raise_()
-        self.resizeDocks([self.docks["palette"], inspector], [240, 380], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.docks["palette"], self.docks["outline"]], [460, 300], Qt.Orientation.Vertical)
-        self.resizeDocks([inspector, self.docks["findings"]], [380, 460], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["readouts"]], [340], Qt.Orientation.Vertical)
+        self.component_palette.setMinimumWidth(170)
+        self.outline.setMinimumWidth(170)
+        self.inspector.setMinimumWidth(280)
+        self.findings.setMinimumWidth(280)
+        self.default_dock_sizes()
+
+    def default_dock_sizes(self) -> None:
+        """The first-run proportions (also applied after the first show, when sizes are real)."""
+        inspector = self.docks["inspector"]
+        self.resizeDocks([self.docks["palette"], inspector], [240, 360], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
+        self.resizeDocks([inspector, self.docks["findings"]], [380, 470], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["readouts"]], [360], Qt.Orientation.Vertical)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()
@@ -214,9 +223,11 @@ class MainWindow(WindowCommands, QMainWindow):
         self.set_snap_lines(snap_lines)
         self.actions_by_id[f"view.theme_{self.theme_manager.mode}"].setChecked(True)
         self.resize(1600, 1000)
+        self._layout_restored = False
         if restore_layout:
             geometry = self.settings.value("window/geometry")
             state = self.settings.value("window/state")
+            self._layout_restored = isinstance(state, QByteArray)
             if isinstance(geometry, QByteArray):
                 self.restoreGeometry(geometry)
             if isinstance(state, QByteArray):
@@ -314,6 +325,8 @@ class MainWindow(WindowCommands, QMainWindow):
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
+            if not self._layout_restored:
+                self.default_dock_sizes()
             # After the first paint: fit the design to the real view size, then build the plots.
             QTimer.singleShot(0, self.view.fit_all)
             QTimer.singleShot(30, self.readouts.ensure_plots)

@@ -53,6 +53,12 @@ class Presenter:
         w.load_runner.progress.connect(w.readouts.set_load_progress)
         w.load_runner.finished.connect(self.on_load_finished)
         w.load_runner.failed.connect(self.on_load_failed)
+        w.document.replaced.connect(self.on_replaced)
+
+    def on_replaced(self) -> None:
+        """A different design: forget results and faults that name the old one's nodes."""
+        self.full_report = None
+        self.window.readouts.clear_faults()
 
     # ------------------------------------------------------------------ findings
     def on_structural(self, report) -> None:
@@ -125,6 +131,8 @@ class Presenter:
 
     def selection_changed(self, node_ids: list[str]) -> None:
         w = self.window
+        if w.readouts.plots is not None:
+            w.readouts.plots.highlight_pool(node_ids[0] if len(node_ids) == 1 else None)
         result = w.evaluator.latest.get("steady")
         if len(node_ids) != 1 or result is None:
             w.inspector.set_live("")
@@ -134,7 +142,8 @@ class Presenter:
             w.inspector.set_live("")
             return
         rows = []
-        for key, title, unit, scale in (("arrival_rps", "Arrivals", "req/s", 1), ("utilisation", "Utilisation", "%", 100),
+        for key, title, unit, scale in (("arrival_rps", "Arrivals", "req/s", 1),
+                                        ("utilisation", "Utilisation", "%", 100),
                                         ("replicas", "Replicas", "", 1), ("capacity_rps", "Capacity", "req/s", 1),
                                         ("queue_ms", "Queueing", "ms", 1)):
             value = value_of(getattr(node_result, key, None))

@@ -8,10 +8,11 @@ import math
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton,
-                               QSlider, QSpinBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+                               QSizePolicy, QSlider, QSpinBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout,
+                               QWidget)
 
+from desktop.fault_menu import fill_fault_menu
 from desktop.theme import LIGHT, Theme
 
 PATTERN_FALLBACK = ("steady", "diurnal", "step", "spike", "bursty")
@@ -25,19 +26,6 @@ TILES = {
     "error_rate": ("Errors", "%", None),
     "cost_per_hour": ("Cost per hour", "$", "budget_per_hour"),
     "cost_per_1k": ("Cost per 1k", "$", "budget_per_1k"),
-}
-#: Which nodes each fault kind can target (kinds); "*" is offered when the catalog text allows it.
-FAULT_TARGETS = {
-    "region_outage": ("region",),
-    "gpu_shortage": ("gpu_pool", "generation_pool"),
-    "spot_reclaimed": ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model"),
-    "slow_canary": ("canary_router",),
-    "slow_replica": ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model"),
-    "failing_replica": ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model"),
-    "cache_flush": ("cache",),
-    "dependency_errors": ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model", "cache",
-                          "dynamic_batcher", "request_queue", "regional_load_balancer"),
-    "traffic_surge": ("traffic_source",),
 }
 FAULT_HOURS = 2.0
 
@@ -65,25 +53,26 @@ def fmt(key: str, value: float | None) -> str:
     if key in ("shed_rate", "error_rate"):
         return f"{value * 100:.2f}"
     if key == "cost_per_1k":
-        return f"{value:.4f}"
+        return f"{value:.4f}" if value < 0.1 else f"{value:.3g}"
     if key == "cost_per_hour":
         return f"{value:,.2f}"
     return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}"
 
 
-def fault_kinds() -> dict[str, tuple[str, str]]:
-    """kind -> (title, target description)."""
-    try:
-        from inferboard.sim.faults import FAULT_KINDS
-    except ImportError:
-        return {}
-    out = {}
-    for kind, info in FAULT_KINDS.items():
-        if isinstance(info, (tuple, list)):
-            out[kind] = (str(info[0]), str(info[1]) if len(info) > 1 else "")
-        else:
-            out[kind] = (str(info), "")
-    return out
+def fmt_limit(key: str, value: float) -> str:
+    """A limit as short as it reads: 60 not 60.0, $0.005 not $0.0050."""
+    return f"{value:,.4g}"
+
+
+def figure_text(key: str, unit: str, value: float | None, limit: float | None) -> str:
+    """'11.9 / 60 ms', '$15.30 / $60', '2,000 req/s', '0.00 %'."""
+    if value is None:
+        return "—"
+    money = unit == "$"
+    text = ("$" if money else "") + fmt(key, value)
+    if limit is not None:
+        text += " / " + ("$" if money else "") + fmt_limit(key, limit)
+    return text if money else f"{text} {unit}"
 
 
 def patterns() -> tuple[str, ...]:
@@ -109,22 +98,20 @@ class Tile(QToolButton):
         self.setObjectName(f"tile:{key}")
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.setAutoRaise(True)
-        self.setMinimumWidth(96)
+        self.setMinimumWidth(60)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.explanation = ""
         self.show_value(None, None, LIGHT)
 
     def show_value(self, value: float | None, limit: float | None, theme: Theme) -> None:
-        text = fmt(self.key, value)
         colour = theme.text
         if value is not None and limit is not None:
             colour = theme.bad if value > limit else theme.ok
-        unit = self.unit if value is not None else ""
-        limit_text = f" / {fmt(self.key, limit)}" if limit is not None else ""
-        self.setText(f"{self.title}\n{text} {unit}{limit_text}".rstrip())
-        self.setStyleSheet(f"QToolButton {{ color: {colour}; font-weight: 600; padding: 2px 6px; }}")
-        self.setAccessibleName(f"{self.title}: {text} {unit}".strip() + (f", limit {fmt(self.key, limit)}"
-                                                                          if limit is not None else ""))
+        text = figure_text(self.key, self.unit, value, limit)
+        self.setText(f"{self.title}\n{text}")
+        self.setStyleSheet(f"QToolButton {{ color: {colour}; font-weight: 600; padding: 2px 4px; }}")
+        within = "" if value is None or limit is None else (" (over the limit)" if value > limit else " (within)")
+        self.setAccessibleName(f"{self.title}: {text}{within}")
 
 
 class ReadoutsPanel(QWidget):
@@ -144,7 +131,7 @@ class ReadoutsPanel(QWidget):
         # ---- controls
         self.pattern = QComboBox(self)
         self.pattern.setAccessibleName("Traffic pattern")
-        self.pattern.addItem("Pattern from requirements", None)
+        self.pattern.addItem("Requirements' pattern", None)
         for name in patterns():
             self.pattern.addItem(name.title(), name)
         self.pattern.activated.connect(lambda _i: self.pattern_changed.emit(self.pattern.currentData()))
@@ -171,7 +158,7 @@ class ReadoutsPanel(QWidget):
         self.time_label.setMinimumWidth(40)
         self.requests = QSpinBox(self)
         self.requests.setAccessibleName("Requests to simulate")
-        self.requests.setRange(1000, 2_000_000)
+        self.requests.setRange(1000, 5_000_000)
         self.requests.setSingleStep(10_000)
         self.requests.setValue(50_000)
         self.requests.setGroupSeparatorShown(True)
@@ -188,15 +175,21 @@ class ReadoutsPanel(QWidget):
         self.cancel_button.hide()
         controls = QHBoxLayout()
         controls.setSpacing(6)
-        for widget in (self.pattern, self.fault_button, self.clear_faults_button, self.fault_label):
+        for widget in (self.pattern, self.fault_button, self.clear_faults_button):
             controls.addWidget(widget)
-        controls.addSpacing(12)
-        controls.addWidget(self.play_button)
-        controls.addWidget(self.scrub, 1)
-        controls.addWidget(self.time_label)
+        controls.addWidget(self.fault_label, 1)
         controls.addSpacing(12)
         for widget in (self.requests, self.run_button, self.progress, self.cancel_button):
             controls.addWidget(widget)
+        timeline_row = QHBoxLayout()
+        timeline_row.setSpacing(6)
+        timeline_row.addWidget(self.play_button)
+        timeline_row.addWidget(self.scrub, 1)
+        timeline_row.addWidget(self.time_label)
+        # Long texts must not widen the dock (and with it the window): they are cut, and the
+        # whole text is in the tooltip.
+        for label in (self.fault_label,):
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         # ---- tiles
         tiles = QGridLayout()
         tiles.setSpacing(2)
@@ -208,8 +201,9 @@ class ReadoutsPanel(QWidget):
             self.tiles[key] = tile
         self.at_label = QLabel("", self)
         self.at_label.setAccessibleName("Values at the timeline position")
+        self.at_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.status = QLabel("", self)
-        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
         self.plots = None
         self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
@@ -217,15 +211,16 @@ class ReadoutsPanel(QWidget):
         self.working = QTextBrowser(self)
         self.working.setAccessibleName("Working")
         self.working.setPlaceholderText("Click a figure to see how it was worked out.")
-        self.working.setMinimumWidth(220)
+        self.working.setMinimumWidth(150)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(4, 4, 4, 4)
         column.setSpacing(4)
         column.addLayout(controls)
         column.addLayout(tiles)
-        column.addWidget(self.at_label)
         column.addWidget(self.status)
+        column.addLayout(timeline_row)
+        column.addWidget(self.at_label)
         column.addWidget(self.plots_placeholder, 1)
         self.column = column
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -233,7 +228,7 @@ class ReadoutsPanel(QWidget):
         splitter.addWidget(self.working)
         splitter.setStretchFactor(0, 5)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([1000, 260])
+        splitter.setSizes([1000, 210])
         splitter.setCollapsible(0, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -319,8 +314,10 @@ class ReadoutsPanel(QWidget):
         design = self.design_provider()
         titles = {}
         if design is not None:
+            labels = [n.label for n in design.nodes.values() if n.label]
             for node in design.nodes.values():
-                titles[node.id] = node.label or node.id
+                unique = node.label and labels.count(node.label) == 1
+                titles[node.id] = node.label if unique else node.id
         self.ensure_plots().show_timeline(result, titles)
         self.plots.show_faults(self.faults)
         count = len(result.times_s)
@@ -354,7 +351,9 @@ class ReadoutsPanel(QWidget):
         events = [e for e in getattr(result, "events", []) or []
                   if abs(e.time_s - t) <= max(60.0, float(result.times_s[-1]) / 200)]
         event_text = f" — {events[0].message}" if events else ""
-        self.at_label.setText(f"At {hours_label(t / 3600.0)}: " + ", ".join(parts) + event_text)
+        text = f"At {hours_label(t / 3600.0)}: " + ", ".join(parts) + event_text
+        self.at_label.setText(text)
+        self.at_label.setToolTip(text)
 
     def _cursor_dragged(self, time_s: float) -> None:
         result = self.timeline
@@ -392,21 +391,7 @@ class ReadoutsPanel(QWidget):
 
     # ------------------------------------------------------------------ faults
     def _fill_fault_menu(self) -> None:
-        self.fault_menu.clear()
-        design = self.design_provider()
-        kinds = fault_kinds()
-        if design is None or not kinds:
-            self.fault_menu.addAction("Fault injection is not available").setEnabled(False)
-            return
-        for kind, (title, description) in kinds.items():
-            sub = self.fault_menu.addMenu(title)
-            targets = [n for n in design.nodes.values() if n.kind in FAULT_TARGETS.get(kind, ())]
-            if "*" in description or not targets:
-                action = sub.addAction("Everywhere (*)")
-                action.triggered.connect(lambda _c=False, k=kind: self.add_fault(k, "*"))
-            for node in targets:
-                action = sub.addAction(f"{node.label or node.id}")
-                action.triggered.connect(lambda _c=False, k=kind, t=node.id: self.add_fault(k, t))
+        fill_fault_menu(self.fault_menu, self.design_provider(), self.add_fault)
 
     def fault_start_s(self) -> float:
         result = self.timeline
@@ -438,6 +423,7 @@ class ReadoutsPanel(QWidget):
                 f"{hours_label((f.start_s + f.duration_s) / 3600)})" for f in self.faults))
         else:
             self.fault_label.setText("No faults")
+        self.fault_label.setToolTip(self.fault_label.text())
         if self.plots is not None:
             self.plots.show_faults(self.faults)
         self.faults_changed.emit(self.faults)
@@ -459,7 +445,8 @@ class ReadoutsPanel(QWidget):
         self.load_summary = summary
         self.set_load_running(False)
         pct = {k: value_of(getattr(summary, k, None)) for k in ("p50_ms", "p95_ms", "p99_ms")}
-        self.ensure_plots().show_histogram(getattr(summary, "histogram_edges_ms", []), getattr(summary, "histogram_counts", []),
+        self.ensure_plots().show_histogram(getattr(summary, "histogram_edges_ms", []),
+                                           getattr(summary, "histogram_counts", []),
                                   pct)
         counts = ", ".join(f"{name} {int(getattr(summary, name, 0) or 0):,}"
                            for name in ("served", "shed", "timed_out", "errors") if hasattr(summary, name))

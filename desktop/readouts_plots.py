@@ -27,11 +27,16 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
         self.setAccessibleName("Timeline plots")
         self.theme: Theme = LIGHT
         self.ci.setContentsMargins(2, 2, 2, 2)
-        self.latency = self._plot(0, 0, "Latency", "ms")
-        self.throughput = self._plot(0, 1, "Throughput", "req/s")
-        self.utilisation = self._plot(0, 2, "Utilisation per pool", "%")
-        self.shed = self._plot(1, 0, "Shed and errors", "%")
-        self.cost = self._plot(1, 1, "Cost", "$/h")
+        self.latency = self._plot(0, 0, "Latency", "ms", keys=(("p50", PERCENTILE_COLOURS["p50_ms"]),
+                                                                ("p95", PERCENTILE_COLOURS["p95_ms"]),
+                                                                ("p99", PERCENTILE_COLOURS["p99_ms"])))
+        self.throughput = self._plot(0, 1, "Throughput", "req/s", keys=(("offered", "#64748b"), ("served", "#2563eb")))
+        self.utilisation = self._plot(0, 2, "Utilisation per pool", "%",
+                                      keys=(("hover a line for its pool", "#64748b"),))
+        self.slos: dict[str, float | None] = {}
+        self.highlighted_pool: str | None = None
+        self.shed = self._plot(1, 0, "Shed and errors", "%", keys=(("shed", "#ea580c"), ("errors", "#dc2626")))
+        self.cost = self._plot(1, 1, "Cost", "$/h", keys=(("cost per hour", "#7c3aed"),))
         self.histogram = self._plot(1, 2, "Load test latency", "requests", x_unit="ms", timeline=False)
         self.timeline_plots = [self.latency, self.throughput, self.utilisation, self.shed, self.cost]
         for plot in self.timeline_plots[1:]:
@@ -52,12 +57,15 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
         for key in ("p50_ms", "p95_ms", "p99_ms"):
             line = pg.InfiniteLine(angle=0, movable=False,
                                    pen=pg.mkPen(PERCENTILE_COLOURS[key], width=1, style=Qt.PenStyle.DashLine),
-                                   label=f"{key[:3]} SLO", labelOpts={"position": 0.04, "color": PERCENTILE_COLOURS[key]})
+                                   label=f"{key[:3]} SLO",
+                                   labelOpts={"position": 0.01, "color": PERCENTILE_COLOURS[key],
+                                                                      "anchors": [(0, 0), (0, 0)]})
             line.hide()
             self.latency.addItem(line)  # the SLO stays in view, so the headroom shows
             self.slo_lines[key] = line
         self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#7c3aed", style=Qt.PenStyle.DashLine),
-                                           label="budget", labelOpts={"position": 0.06, "color": "#7c3aed"})
+                                           label="budget", labelOpts={"position": 0.01, "color": "#7c3aed",
+                                                                      "anchors": [(0, 1), (0, 1)]})
         self.budget_line.hide()
         self.cost.addItem(self.budget_line, ignoreBounds=True)
         self.cursors = []
@@ -82,8 +90,12 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             self.histogram_lines[key] = line
         self.times_h = np.zeros(0)
 
-    def _plot(self, row: int, col: int, title: str, unit: str, x_unit: str = "h", timeline: bool = True):
-        plot = self.addPlot(row=row, col=col, title=f"<span style='font-size:9pt'>{title}</span>")
+    def _plot(self, row: int, col: int, title: str, unit: str, x_unit: str = "h", timeline: bool = True,
+              keys: tuple = (), legend: bool = False):
+        key_text = " ".join(f"<span style='color:{colour}'>■ {name}</span>" for name, colour in keys)
+        plot = self.addPlot(row=row, col=col, title=f"<span style='font-size:9pt'>{title}</span>"
+                            + (f" <span style='font-size:8pt'>{key_text}</span>" if key_text else ""))
+        plot.title_html = plot.titleLabel.text
         plot.showGrid(x=True, y=True, alpha=0.15)
         plot.setMenuEnabled(False)
         plot.getAxis("left").setLabel(units=None, text=unit)
@@ -91,8 +103,9 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
         plot.setDownsampling(mode="peak")
         plot.setClipToView(True)
         if timeline:
-            plot.getAxis("bottom").setTicks(None)
-            plot.addLegend(offset=(-4, 2), labelTextSize="7pt", verSpacing=-6, colCount=1)
+            if legend:
+                plot.addLegend(offset=(4, 2), labelTextSize="7pt", verSpacing=-8, colCount=2,
+                               brush=pg.mkBrush(255, 255, 255, 150))
             plot.setMouseEnabled(x=True, y=False)
         else:
             plot.getAxis("bottom").setLabel(text=x_unit)
@@ -107,10 +120,16 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
                 axis = plot.getAxis(name)
                 axis.setPen(pg.mkPen(theme.muted))
                 axis.setTextPen(pg.mkPen(theme.muted))
-            plot.titleLabel.setText(plot.titleLabel.text, color=theme.text)
+            plot.titleLabel.setText(plot.title_html, color=theme.text)
+            if plot.legend is not None:
+                colour = pg.mkColor(theme.canvas)
+                colour.setAlpha(170)
+                plot.legend.setBrush(pg.mkBrush(colour))
+                plot.legend.setLabelTextColor(theme.text)
 
     # ------------------------------------------------------------------ data
     def set_slos(self, slos: dict[str, float | None], budget: float | None) -> None:
+        self.slos = dict(slos)
         for key, line in self.slo_lines.items():
             value = slos.get(key)
             line.setVisible(value is not None)
@@ -142,6 +161,8 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             if curve is None:
                 curve = self.utilisation.plot(name=titles.get(node_id, node_id),
                                               pen=pg.mkPen(POOL_COLOURS[index % len(POOL_COLOURS)], width=1.4))
+                curve.curve.setToolTip(f"{titles.get(node_id, node_id)}: utilisation")
+                curve.colour = POOL_COLOURS[index % len(POOL_COLOURS)]
                 self.pool_curves[node_id] = curve
             curve.setData(times_h, np.asarray(series[f"utilisation:{node_id}"], dtype=float) * 100.0)
         events = list(getattr(result, "events", []) or [])
@@ -152,17 +173,47 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             self.events.setData(x=xs, y=ys, data=[f"{hours_label(e.time_s / 3600)} {e.message}" for e in events])
         else:
             self.events.setData(x=[], y=[])
+        self._fit_y(series)
+        self.highlight_pool(self.highlighted_pool)
         for cursor in self.cursors:
             cursor.setVisible(len(times_h) > 0)
         if len(times_h):
             self.latency.setXRange(float(times_h[0]), float(times_h[-1]), padding=0.01)
             self._set_ticks(float(times_h[-1]))
 
+    def _fit_y(self, series) -> None:
+        """Rates, shares and money start at zero, with a sensible least span (no '-400 %')."""
+        def top(keys, scale=1.0):
+            values = [np.nanmax(np.asarray(series[k], dtype=float)) * scale for k in keys if k in series
+                      and len(series[k])]
+            values = [v for v in values if np.isfinite(v)]
+            return max(values) if values else 0.0
+
+        util_keys = [k for k in series if k.startswith("utilisation:")]
+        slo_top = max([v for v in self.slos.values() if v is not None] or [0.0])
+        for plot, highest, least in ((self.latency, max(top(("p50_ms", "p95_ms", "p99_ms")), slo_top), 1.0),
+                                     (self.throughput, top(("offered_rps", "throughput_rps")), 1.0),
+                                     (self.utilisation, top(util_keys, 100.0), 100.0),
+                                     (self.shed, top(("shed_rate", "error_rate"), 100.0), 1.0),
+                                     (self.cost, top(("cost_per_hour",)), 1.0)):
+            plot.setYRange(0.0, max(least, highest * 1.12), padding=0)
+
+    def highlight_pool(self, node_id: str | None) -> None:
+        """Draw the selected node's utilisation line thick, the others thin."""
+        self.highlighted_pool = node_id
+        for pool_id, curve in self.pool_curves.items():
+            wide = pool_id == node_id
+            if getattr(curve, "wide", None) != wide:
+                curve.wide = wide
+                curve.setPen(pg.mkPen(curve.colour, width=3.2 if wide else 1.4))
+                curve.setZValue(10 if wide else 0)
+
     def _set_ticks(self, end_h: float) -> None:
-        step = 3 if end_h > 12 else 1
-        major = [(h, f"{int(h) % 24:02d}h") for h in np.arange(0, end_h + 0.01, step)]
+        step = 6 if end_h > 12 else 2 if end_h > 4 else 1
+        major = [(h, f"{int(h) % 24:02d}:00") for h in np.arange(0, end_h + 0.01, step)]
+        minor = [(h, "") for h in np.arange(0, end_h + 0.01, step / 2)]
         for plot in self.timeline_plots:
-            plot.getAxis("bottom").setTicks([major, []])
+            plot.getAxis("bottom").setTicks([major, minor])
 
     def show_faults(self, faults) -> None:
         for plot, region in self.fault_regions:

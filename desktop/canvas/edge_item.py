@@ -31,6 +31,9 @@ def arrow_head(tip: QPointF, angle: float, size: float = 9.0) -> QPolygonF:
     return QPolygonF([tip, left, right])
 
 
+ARROW = arrow_head(QPointF(0, 0), 0.0)
+
+
 class EdgeItem(QGraphicsItem):
     def __init__(self, edge: Edge, source_port, target_port, signal: str, theme: Theme):
         super().__init__()
@@ -43,7 +46,7 @@ class EdgeItem(QGraphicsItem):
         self.highlighted = False
         self.hovered = False
         self._path = QPainterPath()
-        self._shape = QPainterPath()
+        self._shape: QPainterPath | None = None
         self._arrow = QPolygonF()
         self._bounds = QRectF()
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
@@ -56,16 +59,16 @@ class EdgeItem(QGraphicsItem):
         return EDGE_TYPE
 
     def update_path(self) -> None:
+        """Follow the ports (called for every frame of a drag, so kept cheap: the hit-test shape is
+        built only when asked for)."""
         start = self.source_port.anchor() + QPointF(4, 0)
         end = self.target_port.anchor() - QPointF(6, 0)
         self.prepareGeometryChange()
         self._path = wire_path(start, end)
-        angle = math.atan2(end.y() - self._path.pointAtPercent(0.97).y(), end.x() - self._path.pointAtPercent(0.97).x())
-        self._arrow = arrow_head(end + QPointF(3, 0), angle)
-        stroker = QPainterPathStroker()
-        stroker.setWidth(10)
-        self._shape = stroker.createStroke(self._path)
-        self._bounds = self._shape.boundingRect().united(self._arrow.boundingRect()).adjusted(-4, -4, 4, 4)
+        # The curve enters the input port horizontally, so the arrow always points right.
+        self._arrow = ARROW.translated(end.x() + 3, end.y())
+        self._shape = None
+        self._bounds = self._path.controlPointRect().adjusted(-8, -8, 8, 8)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -80,6 +83,10 @@ class EdgeItem(QGraphicsItem):
         return self._bounds
 
     def shape(self) -> QPainterPath:
+        if self._shape is None:
+            stroker = QPainterPathStroker()
+            stroker.setWidth(10)
+            self._shape = stroker.createStroke(self._path)
         return self._shape
 
     def hoverEnterEvent(self, event) -> None:

@@ -21,6 +21,8 @@ from desktop.canvas.snapping import snap_rect
 if TYPE_CHECKING:
     from desktop.canvas.scene import DesignScene
 
+#: Added to the z value of items while they are dragged.
+DRAG_RAISE = 100.0
 FREE_MOVE_MODIFIERS = (Qt.KeyboardModifier.AltModifier | Qt.KeyboardModifier.ControlModifier
                        | Qt.KeyboardModifier.ShiftModifier | Qt.KeyboardModifier.MetaModifier)
 
@@ -80,15 +82,18 @@ class MoveGesture:
         self.items = [scene.nodes[i] for i in moving if i in scene.nodes]
         self.ids = {item.node_id for item in self.items}
         self.start = {item.node_id: QPointF(item.pos()) for item in self.items}
+        self.edges = {edge for item in self.items for edge in item.edges}
         self.others = [item.mapRectToScene(item.rect()) for item in scene.nodes.values()
                        if item.node_id not in self.ids and isinstance(item, NodeItem)]
         self.drop_target: RegionItem | None = None
+        self.raised = False
 
     def move(self, pos: QPointF, screen: QPointF, modifiers) -> None:
         if not self.started:
             if (screen - self.press_screen).manhattanLength() < QApplication.startDragDistance():
                 return
             self.started = True
+            self._raise(True)
         scene = self.owner.scene
         delta = pos - self.press_pos
         start = self.start[self.primary.node_id]
@@ -110,7 +115,9 @@ class MoveGesture:
         scene.set_guides(guides)
         delta = target - start
         for item in self.items:
-            item.move_to(self.start[item.node_id] + delta)
+            item.move_to(self.start[item.node_id] + delta, update_edges=False)
+        for edge in self.edges:
+            edge.update_path()
         self._update_drop_target()
 
     def _update_drop_target(self) -> None:
@@ -163,10 +170,23 @@ class MoveGesture:
 
     def cancel(self) -> None:
         self._clear_feedback()
+        self.started = False
         for item in self.items:
-            item.move_to(self.start[item.node_id])
+            item.move_to(self.start[item.node_id], update_edges=False)
+        for edge in self.edges:
+            edge.update_path()
+
+    def _raise(self, on: bool) -> None:
+        """Dragged cards pass over the others (regions stay behind the cards)."""
+        if on == self.raised:
+            return
+        self.raised = on
+        for item in self.items:
+            if isinstance(item, NodeItem):
+                item.setZValue(item.zValue() + (DRAG_RAISE if on else -DRAG_RAISE))
 
     def _clear_feedback(self) -> None:
+        self._raise(False)
         self.owner.scene.set_guides([])
         if self.drop_target is not None:
             self.drop_target.set_drop_target(False)
@@ -337,6 +357,8 @@ class Interactions:
         if event.button() != Qt.MouseButton.LeftButton:
             return "default"
         self.cancel()
+        self._hint_timer.stop()
+        self.hint.hide()
         pos = event.scenePos()
         item = self.scene.top_item_at(pos)
         additive = bool(event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier))

@@ -149,11 +149,13 @@ class NodeItem(QGraphicsItem):
     def port(self, direction: str, name: str) -> PortItem | None:
         return self.ports.get((direction, name))
 
-    def move_to(self, pos: QPointF) -> None:
-        """Move visually (a gesture in flight, or a model event) and drag the wires along."""
+    def move_to(self, pos: QPointF, update_edges: bool = True) -> None:
+        """Move visually (a gesture in flight, or a model event) and drag the wires along (a
+        gesture moving many nodes updates each wire once itself)."""
         self.setPos(pos)
-        for edge in self.edges:
-            edge.update_path()
+        if update_edges:
+            for edge in self.edges:
+                edge.update_path()
 
     # ------------------------------------------------------------ geometry
     def rect(self) -> QRectF:
@@ -204,29 +206,28 @@ class NodeItem(QGraphicsItem):
     def _paint_header(self, painter: QPainter, theme: Theme) -> None:
         renderer = icons.renderer(self.kind.id, theme.dark)
         renderer.render(painter, QRectF(9, 9, 22, 22))
-        right = self.width - 8
-        if self.badge:
-            text, level = self.badge
-            painter.setFont(_fonts()["badge"])
-            metrics = QFontMetricsF(_fonts()["badge"])
-            width = metrics.horizontalAdvance(text) + 10
-            pill = QRectF(self.width - 8 - width, 7, width, 16)
-            painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(getattr(theme, level, theme.muted)))
-            painter.drawRoundedRect(pill, 8, 8)
-            painter.setPen(QColor("#ffffff"))
-            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
-            right = pill.left() - 4
         fonts = _fonts()
         painter.setPen(QColor(theme.text))
         painter.setFont(fonts["title"])
-        title = QFontMetricsF(fonts["title"]).elidedText(self.title(), Qt.TextElideMode.ElideRight, right - 38)
-        painter.drawText(QRectF(38, 5, right - 38, 17), Qt.AlignmentFlag.AlignVCenter, title)
+        title_width = self.width - 46
+        title = QFontMetricsF(fonts["title"]).elidedText(self.title(), Qt.TextElideMode.ElideRight, title_width)
+        painter.drawText(QRectF(38, 4, title_width, 17), Qt.AlignmentFlag.AlignVCenter, title)
+        sub_width = self.width - 46
+        if self.badge:  # the live badge shares the second line with the id, on the right
+            text, level = self.badge
+            painter.setFont(fonts["badge"])
+            width = QFontMetricsF(fonts["badge"]).horizontalAdvance(text) + 10
+            pill = QRectF(self.width - 8 - width, 21.5, width, 14)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(getattr(theme, level, theme.muted)))
+            painter.drawRoundedRect(pill, 7, 7)
+            painter.setPen(QColor("#ffffff"))
+            painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
+            sub_width = pill.left() - 4 - 38
         painter.setPen(QColor(theme.muted))
         painter.setFont(fonts["small"])
-        sub = QFontMetricsF(fonts["small"]).elidedText(self.node_id, Qt.TextElideMode.ElideMiddle,
-                                                       self.width - 46)
-        painter.drawText(QRectF(38, 21, self.width - 46, 14), Qt.AlignmentFlag.AlignVCenter, sub)
+        sub = QFontMetricsF(fonts["small"]).elidedText(self.node_id, Qt.TextElideMode.ElideMiddle, sub_width)
+        painter.drawText(QRectF(38, 21, sub_width, 15), Qt.AlignmentFlag.AlignVCenter, sub)
 
     def _paint_params(self, painter: QPainter, theme: Theme) -> None:
         fonts = _fonts()

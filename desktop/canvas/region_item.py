@@ -75,7 +75,7 @@ class RegionItem(QGraphicsItem):
     def port(self, direction: str, name: str):
         return None
 
-    def move_to(self, pos: QPointF) -> None:
+    def move_to(self, pos: QPointF, update_edges: bool = True) -> None:
         self.setPos(pos)
 
     def resize_to(self, width: float, height: float) -> None:
@@ -135,6 +135,11 @@ class RegionItem(QGraphicsItem):
                          QFontMetricsF(fonts["small"]).elidedText(details, Qt.TextElideMode.ElideLeft,
                                                                   max(0.0, self.width - left - 10)))
         if self.drop_target:
+            tint = QColor(theme.drop_target)
+            tint.setAlphaF(0.10)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(tint)
+            painter.drawRoundedRect(rect, 10, 10)
             pen = QPen(QColor(theme.drop_target), 2.5, Qt.PenStyle.DashLine)
         elif self.highlighted:
             pen = QPen(QColor(theme.highlight), 3)
@@ -147,4 +152,5 @@ class RegionItem(QGraphicsItem):
         painter.drawRoundedRect(rect, 10, 10)
         painter.setPen(QPen(QColor(theme.region_border), 1.2))
         for offset in (4.0, 8.0):
-            painter.drawLine(QPointF(self.width - offset, self.height - 3), QPointF(self.width - 3, self.height - offset))
+            painter.drawLine(QPointF(self.width - offset, self.height - 3),
+                             QPointF(self.width - 3, self.height - offset))

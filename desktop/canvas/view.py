@@ -35,7 +35,7 @@ class CanvasView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setOptimizationFlag(QGraphicsView.OptimizationFlag.DontSavePainterState)
-        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setAcceptDrops(True)
@@ -53,15 +53,19 @@ class CanvasView(QGraphicsView):
         return self.transform().m11()
 
     def set_zoom(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Zoom to ``factor`` keeping the scene point under ``anchor`` (viewport pixels; the
+        centre by default) where it is, so a wheel zooms towards the cursor."""
         factor = max(MIN_ZOOM, min(MAX_ZOOM, factor))
+        anchor_point = (anchor if anchor is not None else QPointF(self.viewport().rect().center())).toPoint()
+        fixed = self.mapToScene(anchor_point)
+        old = self.transformationAnchor()
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         scale = factor / self.zoom()
-        if anchor is None:
-            old = self.transformationAnchor()
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-            self.scale(scale, scale)
-            self.setTransformationAnchor(old)
-        else:
-            self.scale(scale, scale)
+        self.scale(scale, scale)
+        self.setTransformationAnchor(old)
+        drift = self.mapFromScene(fixed) - anchor_point
+        self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() + drift.x())
+        self.verticalScrollBar().setValue(self.verticalScrollBar().value() + drift.y())
         self.zoom_changed.emit(self.zoom())
 
     def zoom_in(self) -> None:

@@ -121,13 +121,20 @@ def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
     return Result(True, _ev(checked))
 
 
+def _canary_only(index: DesignIndex, node_id: str) -> bool:
+    """Whether every request reaching the node comes through a canary router's canary port."""
+    feeds = [e for e in index.design.edges.values() if e.target == node_id and e.target_port == "requests"]
+    return bool(feeds) and all(index.nodes[e.source].kind == "canary_router" and e.source_port == "canary"
+                               for e in feeds)
+
+
 def idle(leaf: c.Idle, index: DesignIndex) -> Result:
     rps = load_rps(index, leaf.load)
     result = simulate(index, rps)
     checked, idle_ids, details = [], [], []
     for node in index.of_kinds(tuple(leaf.kind)):
         nr = _node_results(result).get(node.id)
-        if nr is None:
+        if nr is None or (leaf.skip_canary and _canary_only(index, node.id)):
             continue
         checked.append(node.id)
         utilisation = getattr(nr, "utilisation", 0.0) or 0.0

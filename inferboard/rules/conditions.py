@@ -225,6 +225,8 @@ class Idle(StrictModel):
     max_utilisation: float = Field(default=0.25, gt=0, lt=1)
     load: Load = "mean"
     kind: NameList = POOL_KINDS
+    #: Leave out pools fed only through a canary router's canary port: they are small on purpose.
+    skip_canary: bool = True
 
 
 class WithinBudget(StrictModel):

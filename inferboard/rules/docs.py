@@ -50,7 +50,8 @@ LEAF_DOCS: dict[str, tuple[str, str, str]] = {
                            "nothing", "the saturated nodes, or the node with the most queueing"),
     "headroom": ("Every node of `kind` is at most (100 - `min_pct`)% busy at peak.",
                  "the nodes checked", "the nodes over the limit"),
-    "idle": ("At least one node of `kind` is below `max_utilisation` busy at `load`.",
+    "idle": ("At least one node of `kind` is below `max_utilisation` busy at `load` (with `skip_canary`, pools fed "
+             "only through a canary port are left out: they are small on purpose).",
              "the idle nodes", "the nodes checked"),
     "within_budget": ("Simulated cost per 1k requests and per hour at `load` are within the declared budgets.",
                       "nothing", "the serving pools"),

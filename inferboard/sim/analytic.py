@@ -241,7 +241,6 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         room = min(max(int(round(st.queue_capacity / max(g, 1e-9))), 1 if st.queue_capacity else 0), 10 ** 9)
         mk = q.mmck(lam, mu, c, room)
         calc.shed_f = max(mk.blocking, 1.0 - cap / lam if lam > cap else 0.0)
-        admitted = lam * (1.0 - calc.shed_f)
         pw, wmean = mk.p_wait, (mk.mean_wait / mk.p_wait * g if mk.p_wait > 0 else 0.0)
         wcv, p_out = math.sqrt(mk.wait_scv), 0.0
         if t is not None and pw > 0 and wmean > 0:
@@ -359,7 +358,7 @@ def solve(network: Network) -> NetworkResult:
     calcs: dict[str, _Calc] = {}
     rates: dict[str, float] = {}
     out_rate: dict[str, float] = {}  # served departures per station (for QNA splitting)
-    lost = {"shed": 0.0, "timeout": 0.0, "error": 0.0, "backlog": 0.0}
+    shed = timed_out = errors = backlog = 0.0
     for sid in plan.order:
         st = network.stations[sid]
         visits = plan.visits[sid]
@@ -376,18 +375,20 @@ def solve(network: Network) -> NetworkResult:
                 f = min(1.0, r / src_rate) if src_rate > 0 else 1.0
                 ca2 += (r / lam) * (f * src_scv + 1.0 - f)
         calc = _station(st, lam, ca2)
+        calc.info.setdefault("ca2", ca2)
         err = st.error_rate
-        fr_err = err * max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
-        survive = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f - fr_err) if lam > 0 else 0.0
-        calc.cd2 = err * 1.0 + (1.0 - err) * calc.cd2  # thinning by errors: p*c2 + 1 - p
+        pre = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
+        fr_err = err * pre
+        calc.cd2 = err + (1.0 - err) * calc.cd2  # thinning by errors: p*c2 + 1 - p
+        shed += lam * calc.shed_f
+        timed_out += lam * calc.timeout_f
+        backlog += lam * calc.backlog_f
+        errors += lam * fr_err
+        survive = pre - fr_err  # = 1 - (all loss fractions), so losses + flows add up to the offered rate
         for k, _ in visits:
-            f = flow[k]
-            lost["shed"] += f * calc.shed_f
-            lost["timeout"] += f * calc.timeout_f
-            lost["backlog"] += f * calc.backlog_f
-            lost["error"] += f * fr_err
-            flow[k] = f - f * (calc.shed_f + calc.timeout_f + calc.backlog_f + fr_err)
+            flow[k] *= survive
         calcs[sid], rates[sid], out_rate[sid] = calc, lam, lam * survive
+    lost = {"shed": shed, "timeout": timed_out, "error": errors, "backlog": backlog}
     return _assemble(network, plan, calcs, rates, flow, offered, lost)
 
 

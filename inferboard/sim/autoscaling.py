@@ -35,6 +35,9 @@ HPA_POLICY_PERIOD_S = 60.0
 KNATIVE_STABLE_WINDOW_S = 60.0
 Z95 = 1.6448536269514722
 EPS_T = 1e-6
+#: Skip quiet stretches of the control loop in vectorised chunks (False: evaluate every tick; same result).
+SKIP_QUIET_STRETCHES = True
+
 
 # ----------------------------------------------------------------------------- Erlang B tables
 _GRID = np.unique(np.concatenate([[0.0], np.geomspace(1e-8, 1 / 1024, 96, endpoint=False),
@@ -87,7 +90,8 @@ def _h(y_raw: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     yc = np.where(small, 1.0, y)
     mean = np.where(small, t * (0.5 - y / 12.0), t / ys - t / np.expm1(yc))
     with np.errstate(over="ignore"):
-        var = np.where(small, t * t * (1 / 12.0 - y * y / 240.0), t * t / (ys * ys) - t * t / (4 * np.sinh(yc / 2) ** 2))
+        var = np.where(small, t * t * (1 / 12.0 - y * y / 240.0),
+                       t * t / (ys * ys) - t * t / (4 * np.sinh(yc / 2) ** 2))
     return np.maximum(mean, 0.0), np.maximum(var, 0.0)
 
 
@@ -143,9 +147,6 @@ class StationParams:
     batch_base_s: np.ndarray | None = None
     batch_item_s: np.ndarray | None = None
     batch_window_s: np.ndarray | None = None
-
-    def sliced(self, lo: int, hi: int) -> "StationParams":
-        return StationParams(*(None if v is None else v[lo:hi] for v in self.__dict__.values()))
 
 
 @dataclass
@@ -280,12 +281,21 @@ def hpa_desired(metric: str, value: float, target: float, tolerance: float, repl
     return max(replicas, math.ceil(new_ratio * replicas - 1e-9))
 
 
-def hpa_desired_array(metric: str, values: np.ndarray, target: float, tolerance: float, replicas: int) -> np.ndarray:
-    """:func:`hpa_desired` over many ticks for a pool whose replicas are all ready."""
-    total = metric in ("queue_depth", "rps")
-    ratio = values / (target * replicas) if total else values / target
-    scaled = np.ceil((values / target if total else ratio * replicas) - 1e-9)
-    return np.where(np.abs(ratio - 1) <= tolerance, replicas, scaled)
+def hpa_desired_array(metric: str, values: np.ndarray, target: float, tolerance: float, replicas: int,
+                      ready: int | None = None) -> np.ndarray:
+    """:func:`hpa_desired` over many ticks (same replicas and ready count throughout)."""
+    ready = replicas if ready is None else ready
+    if metric in ("queue_depth", "rps"):
+        ratio = values / (target * max(replicas, 1))
+        return np.where(np.abs(ratio - 1) <= tolerance, replicas, np.ceil(values / target - 1e-9))
+    ratio = values / target
+    plain = np.where(np.abs(ratio - 1) <= tolerance, replicas, np.ceil(ratio * ready - 1e-9))
+    if ready >= replicas:
+        return plain
+    new_ratio = ratio * ready / replicas
+    held = (np.abs(new_ratio - 1) <= tolerance) | (new_ratio < 1)
+    grown = np.maximum(replicas, np.ceil(new_ratio * replicas - 1e-9))
+    return np.where(ratio <= 1, plain, np.where(held, replicas, grown))
 
 
 def schedule_floor(schedule, times_s: np.ndarray, lead_s: float) -> np.ndarray:
@@ -347,8 +357,10 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
     """Replica count over time for one pool: faults, provisioning and (if wired) its autoscaler.
 
     ``lam`` is the pool's arrival rate per tick; ``metric_at(r, lo, hi)`` gives the autoscaler's
-    metric over ticks ``lo:hi`` as if ``r`` replicas were ready (asked for in blocks, lazily). Decisions happen at tick times; a replica asked for at
-    time t serves from the first tick at or after ``t + provisioning_s``; removals act at once.
+    metric over ticks ``lo:hi`` as if ``r`` replicas were ready. Decisions happen at tick times; a
+    replica asked for at time t serves from the first tick at or after ``t + provisioning_s``;
+    removals act at once. Quiet stretches (no recommendation that would act) are skipped in
+    vectorised chunks, so the cost grows with the number of decisions rather than of ticks.
     Rules (references §2): HPA recommendation with tolerance every ``sync_period_s``; scale-up
     stabilisation (lowest recommendation in the window) and scale-down stabilisation (highest);
     scale-up rate limit max(+4 pods, +100%) per 60 s; clamp to the autoscaler's and pool's min/max
@@ -458,6 +470,7 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
     sync_index = np.floor(np.asarray(times_s) / a.sync_period_s + 1e-9)
     due_arr = np.concatenate(([True], sync_index[1:] > sync_index[:-1]))
     due, due_ticks = due_arr.tolist(), np.flatnonzero(due_arr)
+    due_list = due_ticks.tolist()
     barriers = sorted(set(plan.fault_ticks) | set(plan.barrier_ticks) | {count}
                       | set((np.flatnonzero(np.diff(floors_arr)) + 1).tolist()))
     idle_since = None
@@ -467,30 +480,48 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
     fault_set = plan.fault_ticks
     scale_to_zero, any_floor = a.scale_to_zero, bool(a.schedule)
 
-    def metric(r: int, lo: int, hi: int) -> np.ndarray:
-        return metric_at(r, lo, hi)
-
     def next_tick(i: int) -> int:
         """The next tick where anything may change. Syncs skipped on the way recommend nothing that
         acts: nothing above n (or the cap), nothing below n while a recommendation >= n is still in
         the scale-down window. Their recommendations are then pushed (as the windows' survivors)."""
-        if n == 0 or pending or ready != n:
+        if n == 0 or not SKIP_QUIET_STRETCHES:
             return i + 1
         hi = a.max_replicas if cap is None else min(a.max_replicas, cap)
         lo = min(max(a.min_replicas, floors[i] if any_floor else 0), hi)
         if not lo <= n <= hi:
             return i + 1
         end = barriers[bisect_right(barriers, i)]
-        hold = max((ts for ts, v in down_window.items if v >= n), default=-math.inf)
-        start, found, chunk, kept_t, kept_d = i + 1, end, 16, [], []
+        if pending:  # the next replica to become ready ends the quiet stretch
+            end = min(end, int(np.searchsorted(times_arr, pending[0][0] - EPS_T)))
+            if end <= i + 1:
+                return i + 1
+        hold = -math.inf  # newest recommendation >= n still in the scale-down window (a prefix of it)
+        for ts, v in down_window.items:
+            if v < n:
+                break
+            hold = ts
+        start, found, chunk, kept_t, kept_d = i + 1, end, 32, [], []
+        if ready > 0 and not scale_to_zero:  # the next syncs in plain Python first: cheap when busy
+            k = bisect_right(due_list, i)
+            for j in due_list[k:k + 2]:
+                if j >= end:
+                    break
+                d = hpa_desired(a.metric, float(metric_at(ready, j, j + 1)[0]), a.target, a.tolerance, n, ready)
+                hold = times[j] if d >= n else hold
+                if (d > n and hi > n) or (d < n and lo < n and hold <= times[j] - a.down_window_s):
+                    return j
+                if up_window is not None:
+                    up_window.query_push(times[j], d)
+                down_window.query_push(times[j], d)
+                start = j + 1
         while start < end:
             stop = min(end, start + chunk)
             chunk = min(4 * chunk, 4096)
-            sync = np.flatnonzero(due_arr[start:stop]) + start
+            sync = due_ticks[bisect_left(due_ticks, start):bisect_left(due_ticks, stop)] if ready > 0 else due_ticks[:0]
             first = stop
             if sync.size:
-                d = hpa_desired_array(a.metric, np.asarray(metric(ready, start, stop))[sync - start], a.target,
-                                      a.tolerance, n)
+                d = hpa_desired_array(a.metric, np.asarray(metric_at(ready, start, stop))[sync - start], a.target,
+                                      a.tolerance, n, ready)
                 ts = times_arr[sync]
                 last_ge = np.maximum(np.maximum.accumulate(np.where(d >= n, ts, -np.inf)), hold)
                 act = ((d > n) & (hi > n)) | ((d < n) & (lo < n) & (last_ge <= ts - a.down_window_s))
@@ -511,6 +542,8 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
             start = stop
         if kept_t and sum(x.size for x in kept_t):
             t_all, d_all = np.concatenate(kept_t), np.concatenate(kept_d)
+            if d_all.min() == d_all.max():  # all alike: the last one is the only survivor
+                t_all, d_all = t_all[-1:], d_all[-1:]
             later_max = np.concatenate((np.maximum.accumulate(d_all[::-1])[::-1][1:], [-np.inf]))
             for j in np.flatnonzero(d_all > later_max):
                 down_window.query_push(float(t_all[j]), int(d_all[j]))
@@ -544,7 +577,7 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
             if floor and n < min(floor, hi):
                 scale_to(i, min(floor, hi), f"predictive floor {floor} (asked {prov:g} s ahead)")
             if due[i] and ready > 0:
-                value = float(metric(ready, i, i + 1)[0])
+                value = float(metric_at(ready, i, i + 1)[0])
                 desired = hpa_desired(a.metric, value, a.target, a.tolerance, n, ready)
                 up = up_window.query_push(t, desired) if up_window is not None else desired
                 rec = min(max(n, up), down_window.query_push(t, desired))
@@ -562,6 +595,6 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
         if (n, ready) != before or (ready == 0 and pending and first[i] == np.inf):
             mark(i)
         i = next_tick(i)
-        if i > 0 and lam_arr[i - 1] > 0:
+        if lam_arr[i - 1] > 0:  # ticks skipped had traffic (zero-traffic ticks are never skipped)
             idle_since = None
     return PoolTrack(reps, ready_arr, first)

@@ -93,6 +93,30 @@ class _Compiler:
         self.parents = {n: [s for s, _ in self.graph.in_edges(n)] for n in design.nodes}
         self.plans: dict[str, PoolPlan] = {}
         self._capacity: dict[str, float] = {}
+        self.rolled_back: set[str] = set()
+        self.faults = self.faults + self._slow_canary_faults()
+
+    def _slow_canary_faults(self) -> tuple[Fault, ...]:
+        """A slow model version behind a canary router slows the pools on its canary port. A router
+        with automatic rollback whose canary is slower than ``rollback_latency_ratio`` takes it out
+        after its evaluation window, so in steady state it sends the canary nothing."""
+        extra = []
+        for fault in self.faults:
+            if fault.kind != "slow_canary":
+                continue
+            for router in self.d.nodes_of_kind("canary_router"):
+                if not fault.hits(router.id):
+                    continue
+                if router.params["auto_rollback"] and fault.amount >= float(router.params["rollback_latency_ratio"]):
+                    self.rolled_back.add(router.id)
+                    self.notes.append(f"'{router.id}': the slow canary (x{fault.amount:g}) is rolled back "
+                                      f"automatically after {float(router.params['evaluation_window_s']):g} s")
+                for child, port in self.children[router.id]:
+                    if port == "canary":
+                        for node_id in {child} | nx.descendants(self.graph, child):
+                            if self.kind(node_id) in POOL_KINDS:
+                                extra.append(Fault("slow_replica", node_id, fault.amount))
+        return tuple(extra)
 
     # -- node properties -------------------------------------------------------------------
     def kind(self, node_id: str) -> str:
@@ -116,8 +140,9 @@ class _Compiler:
         return None
 
     def plan(self, node_id: str, rate: float = 0.0, degraded: int | None = None) -> PoolPlan:
+        prefix = self.prefix_hit(node_id) if self.kind(node_id) == "generation_pool" else 0.0
         plan = plan_pool(self.d.nodes[node_id], self.d.catalog, self.d.requirements, self.faults, self.replicas,
-                         rate, degraded)
+                         rate, degraded, prefix)
         self.plans[node_id] = plan
         return plan
 
@@ -148,7 +173,7 @@ class _Compiler:
         else:
             primaries, fallbacks = self.split_children(node_id)
             if kind == "canary_router":
-                share = float(self.d.nodes[node_id].params["canary_share"])
+                share = 0.0 if node_id in self.rolled_back else float(self.d.nodes[node_id].params["canary_share"])
                 stable = sum(self.capacity(c) for c, port in self.children[node_id] if port == "stable")
                 canary = sum(self.capacity(c) for c, port in self.children[node_id] if port == "canary")
                 value = min(stable / (1 - share) if share < 1 else math.inf, canary / share if share > 0 else math.inf)
@@ -165,9 +190,23 @@ class _Compiler:
         return value
 
     def hit_ratio(self, node_id: str) -> float:
+        """Share of requests a cache answers by itself. A KV-prefix cache answers none: its hits
+        only shorten the prefill of generation pools below it (see ``prefix_hit``)."""
         if any(f.kind == "cache_flush" and f.hits(node_id) for f in self.faults):
             return 0.0
+        if self.d.nodes[node_id].params["cache_type"] == "kv_prefix":
+            return 0.0
         return float(self.d.nodes[node_id].params["hit_ratio"])
+
+    def prefix_hit(self, pool_id: str) -> float:
+        """Hit ratio of the KV-prefix caches upstream of a generation pool (the best one)."""
+        best = 0.0
+        for ancestor in nx.ancestors(self.graph, pool_id):
+            node = self.d.nodes[ancestor]
+            if node.kind == "cache" and node.params["cache_type"] == "kv_prefix" and not any(
+                    f.kind == "cache_flush" and f.hits(ancestor) for f in self.faults):
+                best = max(best, float(node.params["hit_ratio"]))
+        return best
 
     def split_children(self, node_id: str) -> tuple[list[str], list[str]]:
         kids = [c for c, _ in self.children[node_id]]
@@ -179,11 +218,8 @@ class _Compiler:
         """Fractions of a node's traffic to each child; plus (ends here, shed, lost)."""
         kind = self.kind(node_id)
         params = self.d.nodes[node_id].params
-        if kind in POOL_KINDS:
-            kids = [c for c, _ in self.children[node_id]]
-            if not kids:
-                return {}, 1.0, 0.0, 0.0
-            return self._even(kids), 0.0, 0.0, 0.0
+        if kind in POOL_KINDS and not self.children[node_id]:
+            return {}, 1.0, 0.0, 0.0
         primaries, fallbacks = self.split_children(node_id)
         end = shed = lost = 0.0
         out: dict[str, float] = {}
@@ -191,7 +227,7 @@ class _Compiler:
             end = self.hit_ratio(node_id)
         keep = 1.0 - end
         if kind == "canary_router":
-            share = float(params["canary_share"])
+            share = 0.0 if node_id in self.rolled_back else float(params["canary_share"])
             stable = [c for c, p in self.children[node_id] if p == "stable" and not self.is_down(c)]
             canary = [c for c, p in self.children[node_id] if p == "canary" and not self.is_down(c)]
             groups = [(stable, 1 - share if canary else 1.0), (canary, share if stable else 1.0)]
@@ -206,7 +242,7 @@ class _Compiler:
         candidates = live if failover else primaries
         if kind == "global_load_balancer":
             weights = self._geo_weights(candidates, origin, params["policy"])
-        elif kind == "regional_load_balancer":
+        elif kind in ("regional_load_balancer", *POOL_KINDS):
             weights = self._by_capacity(candidates)
         else:
             weights = self._even(candidates)
@@ -420,7 +456,9 @@ def _build(c: _Compiler, source_rates: dict[str, float], offered: float, order: 
             there = location_of(d, child) or here
             rtt = rtt_between(here, there)
             if rtt > 0:
-                net_id = f"net:{here}->{there}"
+                # One delay station per wire crossing locations (unique per hop, so paths never
+                # share it in different orders).
+                net_id = f"net:{node_id}->{child}"
                 stations.setdefault(net_id, Station(net_id, fixed_delay_s=rtt, delay_only=True))
                 child_seq = seq + (net_id,)
             if len(stack) + len(paths) > MAX_PATHS:

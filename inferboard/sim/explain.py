@@ -140,7 +140,8 @@ def station_figures(r, info: dict) -> dict[str, Figure]:
         figs["utilisation"] = Figure(r.utilisation, "", "busy = (λ/c)·τ(E[b])/E[b]",
                                      {"λ [rps]": lam, "E[b]": r.mean_batch, "τ(E[b]) [ms]": r.mean_service_s * ms},
                                      assume, model=model)
-        figs["mean_batch"] = Figure(r.mean_batch, "", "E[b] = max(1 + E[min(N(D), B−1)], min(B, λs·τ0/(1 − λs·α)))",
+        figs["mean_batch"] = Figure(r.mean_batch, "",
+                                    "E[b] = max(1 + E[min(N(D), B−1)], min(B, λs·τ0/(1 − λs·α)))",
                                     {"λs [rps]": lam / max(c, 1), "D [ms]": info["D"] * ms,
                                      "light E[b]": info.get("light_batch", r.mean_batch),
                                      "fluid b*": info.get("fluid_batch", r.mean_batch)}, assume, model=model)
@@ -183,7 +184,8 @@ def station_figures(r, info: dict) -> dict[str, Figure]:
 def _common(figs: dict, r, info: dict, model: str) -> dict[str, Figure]:
     lam = r.arrival_rps
     if r.shed_rps > 0 or info.get("queue_capacity") is not None:
-        figs["shed_rps"] = Figure(r.shed_rps, "rps", "shed = λ·P(waiting room full) (M/M/c/K blocking, ≥ λ − capacity)",
+        figs["shed_rps"] = Figure(r.shed_rps, "rps",
+                                  "shed = λ·P(waiting room full) (M/M/c/K blocking, ≥ λ − capacity)",
                                   {"λ [rps]": lam, "queue capacity": info.get("queue_capacity") or 0},
                                   "Arrivals that find the queue full are rejected.", model=model)
     if r.timeout_rps > 0 or info.get("timeout") is not None:
@@ -192,7 +194,8 @@ def _common(figs: dict, r, info: dict, model: str) -> dict[str, Figure]:
                                      "A request still waiting after T leaves before service.", model=model)
     if r.backlog_growth_rps > 0:
         figs["backlog_growth_rps"] = Figure(
-            r.backlog_growth_rps, "rps", "backlog growth = λ − capacity", {"λ [rps]": lam, "capacity [rps]": r.capacity_rps},
+            r.backlog_growth_rps, "rps", "backlog growth = λ − capacity",
+            {"λ [rps]": lam, "capacity [rps]": r.capacity_rps},
             "Unbounded queue, no time-out: the queue grows without limit; served requests are shown at the "
             "latency cap and the excess counts as timed out in the totals.", model=model)
     figs["error_rps"] = Figure(r.error_rps, "rps", "errors = served before errors × error rate",

@@ -85,7 +85,7 @@ def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] 
 
 
 def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_override=None,
-              arrival_rps: float = 0.0, degraded_tokens: int | None = None) -> PoolPlan:
+              arrival_rps: float = 0.0, degraded_tokens: int | None = None, prefix_hit: float = 0.0) -> PoolPlan:
     replicas, spot, notes = effective_replicas(node, faults, replicas_override)
     p = node.params
     error_rate = float(p.get("error_rate", 0.0))
@@ -100,7 +100,7 @@ def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_
     if node.kind == "gpu_pool":
         plan = _plan_gpu(node, catalog, req, replicas, spot, notes)
     elif node.kind == "generation_pool":
-        plan = _plan_generation(node, catalog, req, replicas, spot, notes, arrival_rps, degraded_tokens)
+        plan = _plan_generation(node, catalog, req, replicas, spot, notes, arrival_rps, degraded_tokens, prefix_hit)
     else:
         workers = int(p.get("workers_per_replica", 1))
         spec = catalog.kind(node.kind)
@@ -158,7 +158,7 @@ def _plan_gpu(node: Node, catalog: Catalog, req: Requirements, replicas: int, sp
 
 
 def _plan_generation(node: Node, catalog: Catalog, req: Requirements, replicas: int, spot: int, notes: list[str],
-                     arrival_rps: float, degraded_tokens: int | None) -> PoolPlan:
+                     arrival_rps: float, degraded_tokens: int | None, prefix_hit: float = 0.0) -> PoolPlan:
     """Continuous batching as a multi-server queue whose slots are the sequences the KV cache holds.
 
     A decode step re-reads the weights and the running sequences' KV cache from HBM, so its time is
@@ -186,6 +186,11 @@ def _plan_generation(node: Node, catalog: Catalog, req: Requirements, replicas: 
     t_kv = (prompt + out / 2) * float(p["kv_cache_mb_per_token"]) / 1024 / bandwidth_gb_s
     reference = catalog.gpus["h100"].relative_speed if "h100" in catalog.gpus else gpu.relative_speed
     prefill = prompt / (float(p["prefill_tokens_per_s"]) * gpu.relative_speed / reference)
+    if prefix_hit > 0:
+        # A KV-prefix cache hit skips the prefill of the shared prefix; count the whole prompt as
+        # shared on a hit (an upper bound on the saving).
+        notes.append(f"KV-prefix cache: {prefix_hit:.0%} of prompts skip prefill")
+        prefill *= 1 - prefix_hit
     a, b = prefill + out * t_w, out * t_kv
     lam = arrival_rps / replicas if replicas else 0.0
     n = min(float(slots), lam * a / (1 - lam * b)) if lam * b < 1 else float(slots)

@@ -407,7 +407,8 @@ def batch_station(lam: float, c: int, batch_max: int, tau0: float, alpha: float,
     leaves when it holds ``B = batch_max`` requests or its oldest has waited ``D = delay``, and only
     when a server is free. Each server is treated as taking ``lam_s = lam/c`` of the traffic.
 
-    Regimes (references §1.3, [D]; the blend is this module's heuristic, checked against the DES):
+    Regimes (references §1.3, [D]; the blend is this module's heuristic, to be validated against
+    the load test):
 
     * Light load (server free when the window closes). The window opens at a request's arrival and
       closes at ``min(D, arrival of the (B-1)-th follower)``. With ``N ~ Poisson(lam_s*D)`` the

@@ -1,43 +1,42 @@
 """A day (or any horizon) of the design tick by tick: traffic, faults, autoscaling, latency, cost.
 
-How a tick is computed (all vectorised over the ticks except the autoscaler's control loop):
-
 1. Offered traffic per tick comes from :mod:`traffic` (mean rate over the tick).
-2. The design is compiled once per distinct set of active faults (a "regime"), not per tick; the
+2. The design is compiled once per distinct set of active faults (a "regime"), never per tick; the
    routing fractions of that compile (path shares, router shedding, lost traffic) scale with the
-   tick's rate. Routing that depends on the rate (fallback overflow, admission control, rate limits)
-   is therefore taken at the compile's reference rate, the requirements' mean.
-3. Each pool's replicas over time come from :func:`autoscaling.simulate_pool` (HPA/KEDA/Knative
-   rules, provisioning delays, GPU shortage caps, spot reclaims). The autoscaler reads its metric
-   from the pool's own queue at the offered rate, before losses upstream.
-4. Each pool is then evaluated as a steady-state queue at the tick's arrival rate and ready
-   servers (:func:`autoscaling.station_state`): utilisation, mean wait, queue length (Little), and
-   requests shed by timeouts, a full waiting room or missing capacity. Stations are taken in
-   topological order and each path's traffic is thinned by the losses and errors upstream.
-   Caveat (references §1.2): a tick is treated as a steady state, which holds when the tick is long
-   against the queue's relaxation time ``1/(mu (1 - rho)^2)``; build-up and drain of a backlog
-   across ticks are not modelled (use the load test for transients).
-5. End-to-end percentiles: each path's sojourn is the sum of its stations' sojourns plus its fixed
-   delays (load balancers, cache hits, network), summarised by its mean and variance (sums along
-   the path; stations treated as independent), and approximated by a moment-matched lognormal. The
-   end-to-end distribution is the mixture of the paths' lognormals weighted by the traffic each
-   path serves; p50/p95/p99 solve ``F(t) = p`` by vectorised bisection on ``log t`` inside the
-   bracket of the paths' own quantiles. Per-hop percentiles are never added. This is an approximation for speed; the
+   tick's rate, so routing that depends on the rate (fallback overflow, admission control, rate
+   limits) is taken at the reference rate, the requirements' mean. A region outage is "undetected"
+   (its traffic still sent there and lost) until health_check_interval_s × unhealthy_threshold of
+   the global load balancer in front of it has passed; then the compile fails over.
+3. Each pool's replicas come from :func:`autoscaling.simulate_pool` (HPA/KEDA/Knative rules,
+   provisioning, GPU shortage caps, spot reclaims). The autoscaler reads its metric from the pool's
+   own queue at the offered rate (before losses upstream), via per-replica-count tables over load.
+4. Each pool is a steady-state queue at the tick's arrival rate and ready servers
+   (:func:`autoscaling.station_state`): utilisation, mean wait, queue length (Little), requests shed
+   by timeouts, a full waiting room or missing capacity. Stations are taken in topological order
+   and each path's traffic is thinned by the losses and errors upstream. Caveat (references §1.2):
+   a tick is a steady state, valid when the tick is long against the relaxation time
+   ``1/(mu (1 - rho)^2)``; backlogs do not carry over between ticks (the load test shows transients).
+5. End-to-end percentiles: a path's sojourn is the sum of its stations' sojourns plus its fixed
+   delays (load balancers, cache hits, network); its mean and variance are sums along the path
+   (stations independent) and it is approximated by a moment-matched lognormal. The end-to-end
+   distribution is the mixture of the paths' lognormals weighted by the traffic each serves;
+   p50/p95/p99 come from vectorised bisection on log t inside the bracket of the paths' own
+   quantiles. Per-hop percentiles are never added. This is an approximation for speed; the
    steady-state solver's full convolution of the station distributions is the reference.
-6. Rates: ``shed_rate`` = shed at routers + timed out / rejected at pools; ``error_rate`` = lost to
-   dead regions or unrouted + failed by the servers; both are fractions of the offered traffic.
-   Percentiles are over served requests and are 0 in a tick where nothing is served.
-7. Cost per hour = replicas at that tick × the pool's on-demand/spot price per replica (spot share
-   as configured, 0 while a spot reclaim fault is on) + the other nodes' fixed costs and
-   per-request charges from the compile (scaled with the tick's rate); a dead region costs nothing.
-8. Burn rate = bad fraction / (1 - availability SLO) (99.9% when none is declared). Bad = errors +
-   shed + the share of requests slower than the p99 SLO beyond the 1% the p99 target itself allows
-   (so a design exactly at its p99 target burns nothing for latency). Alerts follow the SRE
-   workbook's multi-window table: page when both the 1 h and 5 min means exceed 14.4× (fast burn)
-   or both the 6 h and 30 min means exceed 6× (slow burn); windows are trailing and partial at the
-   start of the run.
+6. ``shed_rate`` = shed at routers + timed out / rejected at pools; ``error_rate`` = lost to dead
+   regions or unrouted + failed by servers; both fractions of the offered traffic. Percentiles
+   are over served requests and 0 in a tick where nothing is served.
+7. Cost per hour = replicas (starting ones included) × the pool's on-demand/spot price per replica
+   (spot share as configured, none while a spot reclaim fault lasts) + the other nodes' fixed costs
+   and per-request charges (scaled with the tick's rate); a dead region costs nothing.
+8. Burn rate = bad fraction / (1 - availability SLO), 99.9% when none is declared. Bad = errors +
+   shed + the share of requests slower than the p99 SLO beyond the 1% the p99 target allows, so a
+   design exactly at its p99 target burns nothing for latency. Alerts follow the SRE workbook's
+   multi-window table: page when the 1 h and 5 min means both exceed 14.4× (fast burn) or the 6 h
+   and 30 min means both exceed 6× (slow burn); windows trail and are partial at the start.
 
-Every series is finite: rates are clipped at 0, fractions to [0, 1], latencies to one hour.
+Every series is finite: no NaN or infinity, nothing negative, fractions in [0, 1], latencies at
+most one hour.
 """
 
 from __future__ import annotations
@@ -52,7 +51,7 @@ import networkx as nx
 import numpy as np
 
 from inferboard.model.design import Design
-from inferboard.sim.autoscaling import (EPS_T, PoolPlanOverTime, StationParams, autoscaler_for, simulate_pool,
+from inferboard.sim.autoscaling import (PoolPlanOverTime, StationParams, autoscaler_for, simulate_pool,
                                         station_state)
 from inferboard.sim.compile import Compiled, compile_design
 from inferboard.sim.faults import FAULT_KINDS, Fault, TimedFault
@@ -69,6 +68,7 @@ MAX_VALUE = 1e15
 PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
 R_BLOCK = 16  #: replica counts per metric-table block
 QUANTILE_STEPS = 11  #: bisection steps: the bracket shrinks 2048-fold (about 0.5% on t)
+_PARAMS = ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax", "base", "item", "window")
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ class TimelineEvent:
     message: str
 
     def to_dict(self) -> dict:
-        return {"time_s": _finite_float(self.time_s), "kind": self.kind, "node_id": self.node_id,
-                "message": self.message}
+        return {"time_s": float(self.time_s) if math.isfinite(self.time_s) else 0.0, "kind": self.kind,
+                "node_id": self.node_id, "message": self.message}
 
 
 @dataclass
@@ -92,8 +92,8 @@ class TimelineResult:
 
     def to_dict(self) -> dict:
         """Plain lists and finite floats, ready for JSON."""
-        return {"times_s": [_finite_float(t) for t in self.times_s],
-                "series": {k: [float(x) for x in _finite(v)] for k, v in self.series.items()},
+        return {"times_s": _finite(self.times_s).tolist(),
+                "series": {k: _finite(v).tolist() for k, v in self.series.items()},
                 "events": [e.to_dict() for e in self.events], "notes": list(self.notes)}
 
 
@@ -104,10 +104,6 @@ def _finite(values: np.ndarray, high: float = MAX_VALUE) -> np.ndarray:
     return out
 
 
-def _finite_float(value: float) -> float:
-    return float(value) if math.isfinite(value) else 0.0
-
-
 # ----------------------------------------------------------------------------- fault regimes
 def detection_delay(design: Design, region: str) -> tuple[float, bool]:
     """Seconds until a global load balancer marks ``region`` unhealthy, and whether it fails over."""
@@ -115,25 +111,22 @@ def detection_delay(design: Design, region: str) -> tuple[float, bool]:
     for edge in design.edges.values():
         source, target = design.nodes[edge.source], design.nodes[edge.target]
         if source.kind == "global_load_balancer" and (target.region == region or target.id == region):
-            p = source.params
-            found = float(p["health_check_interval_s"]) * int(p["unhealthy_threshold"])
+            found = float(source.params["health_check_interval_s"]) * int(source.params["unhealthy_threshold"])
             delay = found if not math.isfinite(delay) else max(delay, found)
-            failover = failover or bool(p["failover"])
+            failover = failover or bool(source.params["failover"])
     return delay, failover
 
 
 def _regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray):
-    """Per tick the index of its regime, and per regime (compile faults, undetected regions)."""
+    """Per tick its regime's index; per regime (faults to compile with, undetected regions)."""
     delays = {f.target: detection_delay(design, f.target)[0] for f in faults if f.kind == "region_outage"}
     points = {0.0}
     for f in faults:
         points.update((f.start_s, f.start_s + f.duration_s))
         if f.kind == "region_outage" and math.isfinite(delays[f.target]):
             points.add(f.start_s + delays[f.target])
-    points = np.array(sorted(points))
-    interval = np.searchsorted(points, times + EPS_T, side="right")
+    interval = np.searchsorted(np.array(sorted(points)), times, side="right")
     keys: list[tuple[frozenset, frozenset]] = []
-    index_of: dict[tuple, int] = {}
     regime = np.zeros(times.size, dtype=np.int64)
     for value in np.unique(interval):
         mask = interval == value
@@ -141,11 +134,10 @@ def _regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray):
         active = [f for f in faults if f.active(t)]
         key = (frozenset(Fault(f.kind, f.target, f.magnitude) for f in active if f.kind != "spot_reclaimed"),
                frozenset(f.target for f in active if f.kind == "region_outage" and t < f.start_s + delays[f.target]))
-        if key not in index_of:
-            index_of[key] = len(keys)
+        if key not in keys:
             keys.append(key)
-        regime[mask] = index_of[key]
-    return regime, keys, delays
+        regime[mask] = keys.index(key)
+    return regime, keys
 
 
 # ----------------------------------------------------------------------------- compiled tables
@@ -157,127 +149,112 @@ class _Tables:
         queueing = {s for c in compiled for s, st in c.network.stations.items() if not st.delay_only and s in c.plans}
         self.stations = [n for n in order if n in queueing]
         self.index = {s: i for i, s in enumerate(self.stations)}
-        regimes = len(compiled)
         path_index: dict[tuple, int] = {}
         columns: list[list[float]] = []
-        self.path_stations: list[list[int]] = []
+        self.path_stations: list[tuple[int, ...]] = []
         self.path_delay: list[float] = []
         for r, c in enumerate(compiled):
-            for path in c.network.paths:
+            for path in c.network.paths:  # merged by (queueing stations, total fixed delay)
                 stations = [c.network.stations[s] for s in path.stations]
-                queue = tuple(self.index[s.id] for s in stations if s.id in self.index)
-                delay = sum(s.fixed_delay_s for s in stations if s.id not in self.index)
+                queue = tuple(sorted(self.index[s.id] for s in stations if s.id in self.index))
+                delay = sum(s.fixed_delay_s for s in stations)
                 key = (queue, round(delay, 9))
                 if key not in path_index:
                     path_index[key] = len(columns)
-                    columns.append([0.0] * regimes)
-                    self.path_stations.append(sorted(queue, key=lambda j: j))
+                    columns.append([0.0] * len(compiled))
+                    self.path_stations.append(queue)
                     self.path_delay.append(delay)
                 columns[path_index[key]][r] += path.share
-        self.weights = np.array(columns, dtype=float).reshape(len(columns), regimes)
+        self.weights = np.array(columns, dtype=float).reshape(len(columns), len(compiled))
         self.members = [[p for p, sts in enumerate(self.path_stations) if j in sts] for j in range(len(self.stations))]
-        self.share = np.zeros((len(self.stations), regimes))
-        for j, rows in enumerate(self.members):
-            if rows:
-                self.share[j] = self.weights[rows].sum(axis=0)
+        self.share = np.array([self.weights[rows].sum(axis=0) if rows else np.zeros(len(compiled))
+                               for rows in self.members]).reshape(len(self.stations), len(compiled))
         self.params = [self._station_params(s, compiled, base_spr.get(s, 1.0)) for s in self.stations]
 
     @staticmethod
     def _station_params(sid: str, compiled: list[Compiled], base_spr: float) -> dict:
         fallback = next(c.network.stations[sid] for c in compiled if sid in c.network.stations)
-        rows: dict[str, list[float]] = {k: [] for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap",
-                                                       "bmax", "base", "item", "window")}
+        rows = []
         for c in compiled:
-            st = c.network.stations.get(sid, fallback)
-            plan = c.plans.get(sid)
-            spr = base_spr
-            if plan is not None and plan.replicas > 0:
-                spr = plan.servers / plan.replicas
-            if plan is not None and plan.memory_fit is False:
-                spr = 0.0
-            for key, value in (("spr", spr), ("service", st.service_mean_s), ("cv", st.service_cv),
-                               ("ca2", c.network.arrival_cv ** 2), ("err", st.error_rate),
-                               ("timeout", st.timeout_s if st.timeout_s else math.inf),
-                               ("cap", st.queue_capacity if st.queue_capacity is not None else math.inf),
-                               ("bmax", st.batch_max), ("base", st.batch_base_s), ("item", st.batch_item_s),
-                               ("window", st.batch_timeout_s)):
-                rows[key].append(float(value))
-        out = {k: np.array(v) for k, v in rows.items()}
+            st, plan = c.network.stations.get(sid, fallback), c.plans.get(sid)
+            spr = plan.servers / plan.replicas if plan is not None and plan.replicas > 0 else base_spr
+            spr = 0.0 if plan is not None and plan.memory_fit is False else spr
+            rows.append((spr, st.service_mean_s, st.service_cv, c.network.arrival_cv ** 2, st.error_rate,
+                         st.timeout_s or math.inf, math.inf if st.queue_capacity is None else st.queue_capacity,
+                         st.batch_max, st.batch_base_s, st.batch_item_s, st.batch_timeout_s))
+        out: dict = {k: np.array(v, dtype=float) for k, v in zip(_PARAMS, zip(*rows))}
         out["batching"] = fallback.is_batching
+        # Regimes that leave this station alone share a signature (and the autoscaler's tables).
+        out["sig"] = np.array([sorted(set(rows), key=rows.index).index(row) for row in rows])
+        out["sig_regime"] = [rows.index(row) for row in sorted(set(rows), key=rows.index)]
         return out
 
-    def station_params(self, j: int, regime: np.ndarray) -> StationParams:
+    def station_params(self, j: int, index: np.ndarray) -> StationParams:
+        """The station's parameters per element, ``index`` giving each element's regime."""
         p = self.params[j]
-        batch = {}
-        if p["batching"]:
-            batch = dict(batch_max=p["bmax"][regime], batch_base_s=p["base"][regime],
-                         batch_item_s=p["item"][regime], batch_window_s=p["window"][regime])
-        return StationParams(p["spr"][regime], p["service"][regime], p["cv"][regime], p["ca2"][regime],
-                             p["err"][regime], p["timeout"][regime], p["cap"][regime], **batch)
+        batch = dict(batch_max=p["bmax"][index], batch_base_s=p["base"][index], batch_item_s=p["item"][index],
+                     batch_window_s=p["window"][index]) if p["batching"] else {}
+        return StationParams(*(p[k][index] for k in _PARAMS[:7]), **batch)
+
+    def capacity_per_replica(self, j: int, g: int) -> float:
+        p = self.params[j]
+        per_server = p["bmax"][g] / max(p["base"][g] + p["item"][g] * p["bmax"][g], 1e-9) if p["batching"] \
+            else 1.0 / max(p["service"][g], 1e-9)
+        return p["spr"][g] * per_server
 
 
 class _MetricTable:
-    """The autoscaler's metric for r ready replicas at any tick: per (r, regime) a table over the
-    load, dense around saturation, interpolated at the tick's arrival rate (cheap enough to ask for
-    every sync of the control loop)."""
+    """The autoscaler's metric with r ready replicas at any tick: per (r, parameter signature) a table
+    over the load, dense around saturation, interpolated at the tick's arrival rate; cheap enough to
+    ask at every sync of the control loop. ``sig`` is the station's signature per tick."""
 
     GRID = np.unique(np.concatenate([np.linspace(0, 0.8, 17), np.linspace(0.8, 1.2, 81), [1.5, 2, 3, 5, 10, 30, 100]]))
 
-    def __init__(self, metric: str, lam: np.ndarray, regime: np.ndarray, tables: "_Tables", j: int | None,
+    def __init__(self, metric: str, lam: np.ndarray, sig: np.ndarray, tables: _Tables, j: int | None,
                  low: int = 0, high: int = 1 << 30):
-        self.metric, self.lam, self.regime, self.tables, self.j = metric, lam, regime, tables, j
+        self.metric, self.lam, self.sig, self.tables, self.j = metric, lam, sig, tables, j
         self.low, self.high = low, high  #: replica counts the autoscaler can reach
         self.cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self.lists: dict[tuple[int, int], tuple[list, list]] = {}
-        self.lam_l, self.regime_l = lam.tolist(), regime.tolist()
+        self.lam_l, self.sig_l = lam.tolist(), sig.tolist()
+        self.changes = (np.flatnonzero(np.diff(sig)) + 1).tolist()
 
-    def table(self, r: int, g: int) -> tuple[np.ndarray, np.ndarray]:
-        found = self.cache.get((r, g))
-        if found is None:  # tables for a block of R_BLOCK replica counts in one vectorised call
-            p, size = self.tables.params[self.j], self.GRID.size
+    def table(self, r: int, key: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self.cache.get((r, key))
+        if found is None:  # a block of R_BLOCK replica counts in one vectorised call
+            g = self.tables.params[self.j]["sig_regime"][key]
             counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
             counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
-            replicas = np.repeat(counts, size)
-            full = {k: np.full(replicas.size, p[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout",
-                                                               "cap", "bmax", "base", "item", "window")}
-            if p["batching"]:
-                per_server = p["bmax"][g] / max(p["base"][g] + p["item"][g] * p["bmax"][g], 1e-9)
-                batch = dict(batch_max=full["bmax"], batch_base_s=full["base"], batch_item_s=full["item"],
-                             batch_window_s=full["window"])
-            else:
-                per_server, batch = 1.0 / max(p["service"][g], 1e-9), {}
-            lam = np.tile(self.GRID, counts.size) * np.maximum(replicas * p["spr"][g] * per_server, 1e-9)
-            params = StationParams(full["spr"], full["service"], full["cv"], full["ca2"], full["err"],
-                                   full["timeout"], full["cap"], **batch)
-            state = station_state(lam, replicas, params)
+            replicas = np.repeat(counts, self.GRID.size)
+            capacity = np.maximum(replicas * self.tables.capacity_per_replica(self.j, g), 1e-9)
+            lam = np.tile(self.GRID, counts.size) * capacity
+            state = station_state(lam, replicas, self.tables.station_params(self.j, np.full(lam.size, g)))
             values = state.queue if self.metric == "queue_depth" else (
                 state.p95_s() * 1000.0 if self.metric == "latency_p95" else state.busy)
-            for k, count in enumerate(counts):
-                part = slice(k * size, (k + 1) * size)
-                self.cache[(int(count), g)] = (lam[part], values[part])
-            found = self.cache[(r, g)]
+            for k, count in enumerate(counts.astype(int)):
+                part = slice(k * self.GRID.size, (k + 1) * self.GRID.size)
+                self.cache[(int(count), key)] = (lam[part], values[part])
+            found = self.cache[(r, key)]
         return found
 
     def __call__(self, r: int, lo: int, hi: int) -> np.ndarray | list[float]:
         if self.metric == "rps" or self.j is None:
             return self.lam[lo:hi]
-        if hi - lo == 1:  # one tick (every sync of the control loop): plain Python interpolation
-            key, x = (r, self.regime_l[lo]), self.lam_l[lo]
+        if hi - lo == 1:  # one tick (a sync of the control loop): plain Python interpolation
+            key, x = (r, self.sig_l[lo]), self.lam_l[lo]
             found = self.lists.get(key)
             if found is None:
                 found = self.lists[key] = tuple(v.tolist() for v in self.table(*key))
             grid, values = found
             k = min(max(bisect_right(grid, x), 1), len(grid) - 1)
-            x0, x1 = grid[k - 1], grid[k]
-            share = min(max((x - x0) / (x1 - x0), 0.0), 1.0) if x1 > x0 else 0.0
+            share = min(max((x - grid[k - 1]) / (grid[k] - grid[k - 1]), 0.0), 1.0) if grid[k] > grid[k - 1] else 0.0
             return [values[k - 1] + share * (values[k] - values[k - 1])]
-        lam = self.lam[lo:hi]
-        regime = self.regime[lo:hi]
-        if regime.min() == regime.max():
-            return np.interp(lam, *self.table(r, int(regime[0])))
+        lam, sig = self.lam[lo:hi], self.sig[lo:hi]
+        if bisect_right(self.changes, lo) == bisect_right(self.changes, hi - 1):  # one signature throughout
+            return np.interp(lam, *self.table(r, self.sig_l[lo]))
         out = np.empty(hi - lo)
-        for g in np.unique(regime):
-            mask = regime == g
+        for g in np.unique(sig):
+            mask = sig == g
             out[mask] = np.interp(lam[mask], *self.table(r, int(g)))
         return out
 
@@ -287,28 +264,26 @@ def _probit(p: float) -> float:
     lo, hi = -10.0, 10.0
     for _ in range(100):
         mid = (lo + hi) / 2
-        if 0.5 * math.erfc(-mid / math.sqrt(2)) < p:
-            lo = mid
-        else:
-            hi = mid
+        lo, hi = (mid, hi) if 0.5 * math.erfc(-mid / math.sqrt(2)) < p else (lo, mid)
     return (lo + hi) / 2
 
 
 def mixture_lognormal(weights: np.ndarray, mean: np.ndarray, var: np.ndarray):
-    """Normalised weights and lognormal (mu, sigma) of each row, moment-matched; arrays (paths, ticks)."""
+    """Normalised weights and float32 lognormal (mu, 1/sigma) per row, moment-matched; (paths, ticks)."""
     total = weights.sum(axis=0)
     w = weights / np.where(total > 0, total, 1.0)
     m = np.maximum(mean, 1e-7)
     s2 = np.log1p(var / (m * m))
-    return w, np.log(m) - s2 / 2, np.sqrt(np.maximum(s2, 1e-10)), total > 0
+    sigma = np.sqrt(np.maximum(s2, 1e-10))
+    return w.astype(np.float32), (np.log(m) - s2 / 2).astype(np.float32), sigma.astype(np.float32), total > 0
 
 
-def _mixture_cdf(y: np.ndarray, w: np.ndarray, mu: np.ndarray, inv_sigma: np.ndarray) -> np.ndarray:
-    """F(y) for rows of log-times ``y`` (k, ticks): sum over paths of w * Phi((y - mu)/sigma), with the
+def mixture_cdf(y: np.ndarray, w: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """F(y) for rows of log-times ``y`` (k, ticks): sum over paths of w·Phi((y - mu)/sigma), with the
     logistic approximation Phi(x) ≈ 1/(1 + exp(-1.5976x - 0.070565x³)) (Bowling et al., J. Industrial
     Engineering and Management 2(1), 2009; absolute error < 1.4e-4), in float32 for speed."""
     x = y[:, None, :] - mu[None]
-    x *= inv_sigma
+    x /= sigma
     u = x * x
     u *= np.float32(-0.070565)
     u += np.float32(-1.5976)
@@ -321,53 +296,203 @@ def _mixture_cdf(y: np.ndarray, w: np.ndarray, mu: np.ndarray, inv_sigma: np.nda
 
 
 def mixture_quantiles(w, mu, sigma, probs: Sequence[float], steps: int = QUANTILE_STEPS) -> np.ndarray:
-    """Per tick the quantiles of the lognormal mixture: bisection on log t inside the bracket of the
-    components' own quantiles (a mixture's p-quantile lies between them); rows follow ``probs``."""
-    w32, mu32, sig32 = (np.asarray(v, dtype=np.float32) for v in (w, mu, sigma))
-    inv = np.float32(1.0) / sig32
-    used = w32 > 0
-    lo = np.stack([np.where(used, mu32 + _probit(p) * sig32, np.inf).min(axis=0) for p in probs])
-    hi = np.stack([np.where(used, mu32 + _probit(p) * sig32, -np.inf).max(axis=0) for p in probs])
+    """Per tick the mixture's quantiles (rows follow ``probs``), by bisection on log t inside the
+    bracket of the components' own quantiles (a mixture's p-quantile lies between them)."""
+    used = w > 0
+    lo = np.stack([np.where(used, mu + np.float32(_probit(p)) * sigma, np.inf).min(axis=0) for p in probs])
+    hi = np.stack([np.where(used, mu + np.float32(_probit(p)) * sigma, -np.inf).max(axis=0) for p in probs])
     lo = np.where(np.isfinite(lo), lo, 0).astype(np.float32)
     hi = np.maximum(np.where(np.isfinite(hi), hi, 0).astype(np.float32), lo)
     target = np.asarray(probs, dtype=np.float32)[:, None]
     for _ in range(steps):
         mid = (lo + hi) * np.float32(0.5)
-        below = _mixture_cdf(mid, w32, mu32, inv) < target
-        lo = np.where(below, mid, lo)
-        hi = np.where(below, hi, mid)
+        below = mixture_cdf(mid, w, mu, sigma) < target
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
     return np.exp(0.5 * (lo.astype(float) + hi.astype(float)))
 
 
 # ----------------------------------------------------------------------------- the run
-def _as_timed(fault: Fault, horizon_s: float) -> TimedFault:
-    if isinstance(fault, TimedFault):
-        return fault
-    return TimedFault(fault.kind, fault.target, fault.magnitude, 0.0, horizon_s + 1.0)
+def _tick_of(times: np.ndarray, t: float) -> int:
+    """The first tick at or after ``t`` (the tick a fault starting at t first shows in)."""
+    return int(np.searchsorted(times, t, side="left"))
+
+
+def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, pattern: str | None = None,
+                 faults: Sequence[Fault] = (), seed: int = 0, replay_csv: Path | str | None = None) -> TimelineResult:
+    """Simulate ``hours`` of the design at ``tick_s`` resolution (see the module docstring). A plain
+    :class:`Fault` (no timing) lasts the whole run; ``pattern`` defaults to the requirements' (or
+    ``replay`` when a CSV is given)."""
+    if not (math.isfinite(hours) and hours > 0 and math.isfinite(tick_s) and tick_s > 0):
+        raise ValueError("hours and tick_s must be finite and > 0")
+    count = int(math.ceil(hours * 3600.0 / tick_s - 1e-9))
+    if count > MAX_TICKS:
+        raise ValueError(f"{count} ticks is more than the {MAX_TICKS} a timeline may have; use a longer tick")
+    times = np.arange(count, dtype=float) * tick_s
+    req = design.requirements
+    mean = float(req.mean_rps) if req.mean_rps is not None else 100.0
+    peak = float(req.peak_rps) if req.peak_rps is not None else 2.0 * mean
+    pattern = pattern or ("replay" if replay_csv is not None else req.traffic_pattern)
+    base = traffic_series(pattern, mean, peak, times, seed, replay_csv, horizon_s=hours * 3600.0)
+    timed = [f if isinstance(f, TimedFault) else TimedFault(f.kind, f.target, f.magnitude, 0.0, times[-1] + tick_s)
+             for f in faults]
+    events: list[tuple[float, int, TimelineEvent]] = []
+
+    def emit(t: float, kind: str, node_id: str, message: str) -> None:
+        events.append((t, len(events), TimelineEvent(float(t), kind, node_id, message)))
+
+    pools = [n for n in design.nodes.values() if n.kind in POOL_KINDS]
+    scalers = {p.id: autoscaler_for(design, p.id) for p in pools}
+    initial = {}
+    for p in pools:
+        a, configured = scalers[p.id], int(p.params.get("replicas", 1))
+        initial[p.id] = configured if a is None else (
+            0 if a.scale_to_zero and configured == 0 else min(max(configured, a.min_replicas), a.max_replicas))
+    regime, keys = _regimes(design, timed, times)
+    reference = mean if mean > 0 else 1.0
+    override = {pid: max(1, n) for pid, n in initial.items() if scalers[pid] is not None}
+    compiled = [compile_design(design, reference, sorted(k[0], key=repr), override, sorted(k[1])) for k in keys]
+    base_spr = {p.id: float(plan_pool(p, design.catalog, req, (), {p.id: 1}).servers) for p in pools}
+    tables = _Tables(design, compiled, base_spr)
+    offered = _finite(base * np.array([c.offered_rps / reference for c in compiled])[regime])
+
+    tracks = {}
+    for p in pools:  # replicas over time, pool by pool
+        j, a = tables.index.get(p.id), scalers[p.id]
+        lam = offered * tables.share[j][regime] if j is not None else np.zeros(count)
+        fault_ticks: dict[int, list] = {}
+        for f in timed:
+            if f.hits(p.id) and (f.kind == "spot_reclaimed" or f.kind == "gpu_shortage" and p.kind in (
+                    "gpu_pool", "generation_pool")):
+                for t, started in ((f.start_s, True), (f.start_s + f.duration_s, False)):
+                    if _tick_of(times, t) < count:
+                        fault_ticks.setdefault(_tick_of(times, t), []).append((f.kind, started, f.amount))
+        sig = tables.params[j]["sig"][regime] if j is not None else np.zeros(count, dtype=np.int64)
+        metric_at = _MetricTable(a.metric if a else "rps", lam, sig, tables, j,
+                                 a.min_replicas if a else 0, a.max_replicas if a else 0)
+        plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
+                                float(p.params.get("spot_share", 0.0)), a, fault_ticks,
+                                tuple((np.flatnonzero(np.diff(sig)) + 1).tolist()))
+        tracks[p.id] = simulate_pool(plan, times, lam, metric_at, emit)
+
+    series, station_loss = _stations(tables, compiled, regime, offered, tracks, times, req)
+    series["cost_per_hour"] = _cost(design, pools, compiled, keys, regime, offered, tracks, timed, times)
+    for p in pools:
+        series[f"replicas:{p.id}"] = tracks[p.id].replicas
+        series[f"ready:{p.id}"] = tracks[p.id].ready
+        for prefix in ("utilisation", "queue", "arrival_rps", "wait_ms"):
+            series.setdefault(f"{prefix}:{p.id}", np.zeros(count))
+    series = {k: _finite(v, 1.0 if k in ("shed_rate", "error_rate") or k.startswith("utilisation:") else MAX_VALUE)
+              for k, v in series.items()}
+    _fault_events(design, timed, times, series, emit)
+    _threshold_events(req, times, tick_s, series, station_loss, compiled, regime, emit)
+    notes = sorted({n for c in compiled for n in c.notes})
+    return TimelineResult(times, series, [e for _, _, e in sorted(events, key=lambda x: x[:2])], notes)
+
+
+def _stations(tables: _Tables, compiled, regime, offered, tracks, times, req):
+    """Per-station and end-to-end series; stations in topological order, paths thinned by losses."""
+    count = times.size
+    weights = tables.weights[:, regime]
+    paths = weights.shape[0]
+    alive, shed_mass, err_mass = np.ones((paths, count)), np.zeros((paths, count)), np.zeros((paths, count))
+    path_mean = np.array(tables.path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, count))
+    path_var = np.zeros((paths, count))
+    series: dict[str, np.ndarray] = {}
+    station_loss: dict[str, np.ndarray] = {}
+    for j, sid in enumerate(tables.stations):
+        rows = tables.members[j]
+        lam = offered * (weights[rows] * alive[rows]).sum(axis=0) if rows else np.zeros(count)
+        series[f"arrival_rps:{sid}"] = lam
+        if not lam.any():
+            continue
+        track = tracks[sid]
+        cold = np.where(np.isfinite(track.first_ready_s), track.first_ready_s - times, np.inf)
+        state = station_state(lam, track.ready, tables.station_params(j, regime), cold)
+        err = tables.params[j]["err"][regime]
+        for p in rows:
+            shed_mass[p] += alive[p] * state.loss
+            err_mass[p] += alive[p] * (1 - state.loss) * err
+            alive[p] *= (1 - state.loss) * (1 - err)
+            path_mean[p] += state.sojourn_s
+            path_var[p] += state.sojourn_var
+        station_loss[sid] = state.loss
+        series[f"utilisation:{sid}"] = state.busy
+        series[f"queue:{sid}"] = state.queue
+        series[f"wait_ms:{sid}"] = np.minimum(state.wait_s * 1000.0, MAX_LATENCY_MS)
+    per = [(c.lost_rps / c.offered_rps, sum(c.shed_rps.values()) / c.offered_rps) if c.offered_rps > 0 else (0.0, 0.0)
+           for c in compiled]
+    lost, router_shed = (np.array(v) for v in zip(*per))
+    unrouted = np.maximum(0.0, 1.0 - tables.weights.sum(axis=0) - lost - router_shed)
+    served_weights = weights * alive
+    served = np.clip(served_weights.sum(axis=0), 0.0, 1.0)
+    idle = offered <= 0
+    series["offered_rps"] = offered
+    series["throughput_rps"] = offered * served
+    series["shed_rate"] = np.where(idle, 0.0, router_shed[regime] + (weights * shed_mass).sum(axis=0))
+    series["error_rate"] = np.where(idle, 0.0, (lost + unrouted)[regime] + (weights * err_mass).sum(axis=0))
+    used = np.flatnonzero(served_weights.any(axis=1))  # paths that serve something at some tick
+    w, mu, sigma, has = mixture_lognormal(served_weights[used], path_mean[used], path_var[used])
+    probs = [p for p, _ in PERCENTILES]
+    values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), count))
+    for row, (_, key) in zip(values, PERCENTILES):
+        series[key] = np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0)
+    slow = np.zeros(count)
+    if req.slo_p99_ms is not None and used.size:
+        at = np.full((1, count), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
+        slow = np.where(has, 1.0 - mixture_cdf(at, w, mu, sigma)[0], 0.0)
+    bad = np.clip(series["error_rate"] + series["shed_rate"] + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served, 0, 1)
+    availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
+    series["burn_rate"] = bad / (1.0 - availability / 100.0)
+    return series, station_loss
 
 
 def _pool_prices(design: Design, node) -> tuple[float, float]:
     """(on-demand, spot) price per replica per hour, from the hardware plan."""
-    out = []
-    for share in (0.0, 1.0):
-        probe = node.with_changes(params={**dict(node.params), "replicas": 1, "spot_share": share})
-        out.append(plan_pool(probe, design.catalog, design.requirements, ()).price_per_hour)
-    return out[0], out[1]
+    return tuple(plan_pool(node.with_changes(params={**dict(node.params), "replicas": 1, "spot_share": share}),
+                           design.catalog, design.requirements, ()).price_per_hour for share in (0.0, 1.0))
 
 
-def _hysteresis(values: np.ndarray, on: float, off: float) -> np.ndarray:
-    state = np.full(values.size, -1, dtype=np.int8)
-    state[values > on] = 1
-    state[values < off] = 0
-    index = np.where(state >= 0, np.arange(values.size), 0)
-    np.maximum.accumulate(index, out=index)
-    flags = state[index]
-    return flags == 1
+def _cost(design, pools, compiled, keys, regime, offered, tracks, timed, times) -> np.ndarray:
+    static, per_request, down = [], [], []
+    for c, key in zip(compiled, keys):
+        dead = {f.target for f in key[0] if f.kind == "region_outage"} | set(key[1])
+        fixed = variable = 0.0
+        for node_id, item in c.cost_items.items():
+            node = design.nodes[node_id]
+            if node.region in dead or node_id in dead:
+                continue
+            charge = design.catalog.kind(node.kind).cost.per_million_requests * c.node_rates.get(node_id, 0.0) * 3.6e-3
+            fixed += item - charge - (c.plans[node_id].price_per_hour if node_id in c.plans else 0.0)
+            variable += charge / c.offered_rps if c.offered_rps > 0 else 0.0
+        static.append(fixed)
+        per_request.append(variable)
+        down.append([p.region in dead or p.id in dead for p in pools])
+    total = np.array(static)[regime] + np.array(per_request)[regime] * offered
+    down = np.array(down, dtype=bool).reshape(len(compiled), len(pools))[regime]
+    for k, p in enumerate(pools):
+        on_demand, spot_price = _pool_prices(design, p)
+        n = tracks[p.id].replicas
+        reclaimed = np.zeros(times.size, dtype=bool)
+        for f in timed:
+            if f.kind == "spot_reclaimed" and f.hits(p.id):
+                reclaimed |= (times >= f.start_s) & (times < f.start_s + f.duration_s)
+        spot = np.where(reclaimed, 0.0, np.round(n * float(p.params.get("spot_share", 0.0))))
+        total = total + np.where(down[:, k], 0.0, (n - spot) * on_demand + spot * spot_price)
+    return total
 
 
+# ----------------------------------------------------------------------------- events
 def _edges(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     d = np.diff(np.concatenate(([0], flags.astype(np.int8))))
     return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+
+
+def _hysteresis(values: np.ndarray, on: float, off: float) -> np.ndarray:
+    """True from a value above ``on`` until the next one below ``off``."""
+    state = np.full(values.size, -1, dtype=np.int8)
+    state[values > on], state[values < off] = 1, 0
+    index = np.where(state >= 0, np.arange(values.size), 0)
+    return state[np.maximum.accumulate(index)] == 1
 
 
 def _rolling_mean(values: np.ndarray, window_s: float, tick_s: float) -> np.ndarray:
@@ -378,191 +503,26 @@ def _rolling_mean(values: np.ndarray, window_s: float, tick_s: float) -> np.ndar
     return (cumulative[i + 1] - cumulative[low]) / (i + 1 - low)
 
 
-def _tick_of(times: np.ndarray, t: float) -> int:
-    return int(np.searchsorted(times, t - EPS_T))
+def _flag_events(times, flags, emit, node_id, kinds, on_message, off_message) -> None:
+    rises, falls = _edges(flags)
+    for i in rises:
+        emit(times[i], kinds[0], node_id, on_message(i))
+    for i in falls:
+        emit(times[i], kinds[1], node_id, off_message)
 
 
-def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, pattern: str | None = None,
-                 faults: Sequence[Fault] = (), seed: int = 0, replay_csv: Path | str | None = None) -> TimelineResult:
-    """Simulate ``hours`` of the design at ``tick_s`` resolution (see the module docstring)."""
-    if not (math.isfinite(hours) and hours > 0 and math.isfinite(tick_s) and tick_s > 0):
-        raise ValueError("hours and tick_s must be finite and > 0")
-    count = int(math.ceil(hours * 3600.0 / tick_s - 1e-9))
-    if count > MAX_TICKS:
-        raise ValueError(f"{count} ticks is more than the {MAX_TICKS} a timeline may have; use a longer tick")
-    horizon = hours * 3600.0
-    times = np.arange(count, dtype=float) * tick_s
-    req = design.requirements
-    mean = float(req.mean_rps) if req.mean_rps is not None else 100.0
-    peak = float(req.peak_rps) if req.peak_rps is not None else 2.0 * mean
-    pattern = pattern or ("replay" if replay_csv is not None else req.traffic_pattern)
-    base = traffic_series(pattern, mean, peak, times, seed, replay_csv, horizon_s=horizon)
-    timed = [_as_timed(f, horizon) for f in faults]
-    events: list[tuple[float, int, TimelineEvent]] = []
-
-    def emit(t: float, kind: str, node_id: str, message: str) -> None:
-        events.append((t, len(events), TimelineEvent(float(t), kind, node_id, message)))
-
-    pools = [n for n in design.nodes.values() if n.kind in POOL_KINDS]
-    scalers = {p.id: autoscaler_for(design, p.id) for p in pools}
-    initial = {}
-    for p in pools:
-        a, count_p = scalers[p.id], int(p.params.get("replicas", 1))
-        initial[p.id] = count_p if a is None else (
-            0 if a.scale_to_zero and count_p == 0 else min(max(count_p, a.min_replicas), a.max_replicas))
-    override = {pid: max(1, n) for pid, n in initial.items() if scalers[pid] is not None}
-    regime, keys, delays = _regimes(design, timed, times)
-    reference = mean if mean > 0 else 1.0
-    compiled = [compile_design(design, reference, sorted(k[0], key=repr), override, sorted(k[1])) for k in keys]
-    base_spr = {}
-    for p in pools:
-        probe = plan_pool(p, design.catalog, req, (), {p.id: 1})
-        base_spr[p.id] = float(probe.servers)
-    tables = _Tables(design, compiled, base_spr)
-    offered = _finite(base * np.array([c.offered_rps / reference for c in compiled])[regime])
-
-    # Replicas over time, pool by pool.
-    changes = tuple((np.flatnonzero(np.diff(regime)) + 1).tolist())
-    tracks = {}
-    for p in pools:
-        j = tables.index.get(p.id)
-        lam_u = offered * tables.share[j][regime] if j is not None else np.zeros(count)
-        a = scalers[p.id]
-        fault_ticks: dict[int, list] = {}
-        for f in timed:
-            if f.kind == "spot_reclaimed" and f.hits(p.id) or (
-                    f.kind == "gpu_shortage" and f.hits(p.id) and p.kind in ("gpu_pool", "generation_pool")):
-                for t, started in ((f.start_s, True), (f.start_s + f.duration_s, False)):
-                    tick = max(0, _tick_of(times, t))
-                    if tick < count:
-                        fault_ticks.setdefault(tick, []).append((f.kind, started, f.amount))
-
-        metric_at = _MetricTable(a.metric if a else "rps", lam_u, regime, tables, j,
-                                 a.min_replicas if a else 0, a.max_replicas if a else 0)
-        plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
-                                float(p.params.get("spot_share", 0.0)), a, fault_ticks, changes)
-        tracks[p.id] = simulate_pool(plan, times, lam_u, metric_at, emit)
-
-    # Stations in topological order, thinning each path by the losses upstream.
-    weights = tables.weights[:, regime] if tables.weights.size else np.zeros((0, count))
-    paths = weights.shape[0]
-    alive = np.ones((paths, count))
-    shed_mass = np.zeros((paths, count))
-    err_mass = np.zeros((paths, count))
-    path_mean = np.array(tables.path_delay, dtype=float)[:, None] + np.zeros((paths, count))
-    path_var = np.zeros((paths, count))
-    series: dict[str, np.ndarray] = {}
-    station_loss: dict[str, np.ndarray] = {}
-    for j, sid in enumerate(tables.stations):
-        rows = tables.members[j]
-        lam = offered * (weights[rows] * alive[rows]).sum(axis=0) if rows else np.zeros(count)
-        track = tracks[sid]
-        if not lam.any():
-            series[f"arrival_rps:{sid}"] = lam
-            continue
-        state = station_state(lam, track.ready, tables.station_params(j, regime),
-                              np.where(np.isfinite(track.first_ready_s), track.first_ready_s - times, np.inf))
-        err = tables.params[j]["err"][regime]
-        for p in rows:
-            shed_mass[p] += alive[p] * state.loss
-            err_mass[p] += alive[p] * (1 - state.loss) * err
-            alive[p] *= (1 - state.loss) * (1 - err)
-            path_mean[p] += state.sojourn_s
-            path_var[p] += state.sojourn_var
-        station_loss[sid] = state.loss
-        series[f"arrival_rps:{sid}"] = lam
-        series[f"utilisation:{sid}"] = state.busy
-        series[f"queue:{sid}"] = state.queue
-        series[f"wait_ms:{sid}"] = np.minimum(state.wait_s * 1000.0, MAX_LATENCY_MS)
-
-    lost = np.array([c.lost_rps / c.offered_rps if c.offered_rps > 0 else 0.0 for c in compiled])
-    router_shed = np.array([sum(c.shed_rps.values()) / c.offered_rps if c.offered_rps > 0 else 0.0 for c in compiled])
-    unrouted = np.maximum(0.0, 1.0 - tables.weights.sum(axis=0) - lost - router_shed) if paths else 1.0 - lost - router_shed
-    served_weights = weights * alive
-    served = served_weights.sum(axis=0)
-    shed_rate = router_shed[regime] + (weights * shed_mass).sum(axis=0)
-    error_rate = lost[regime] + np.maximum(unrouted, 0.0)[regime] + (weights * err_mass).sum(axis=0)
-    idle = offered <= 0
-    series["offered_rps"] = offered
-    series["throughput_rps"] = offered * np.clip(served, 0.0, 1.0)
-    series["shed_rate"] = np.where(idle, 0.0, np.clip(shed_rate, 0.0, 1.0))
-    series["error_rate"] = np.where(idle, 0.0, np.clip(error_rate, 0.0, 1.0))
-    w, mu, sigma, has = mixture_lognormal(served_weights, path_mean, path_var)
-    values = mixture_quantiles(w, mu, sigma, [p for p, _ in PERCENTILES]) * 1000.0 if paths else np.zeros((3, count))
-    for row, (_, key) in zip(values, PERCENTILES):
-        series[key] = np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0)
-    slow = np.zeros(count)
-    if req.slo_p99_ms is not None and paths:
-        at = np.full((1, count), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
-        inv = np.float32(1.0) / sigma.astype(np.float32)
-        slow = np.where(has, 1.0 - _mixture_cdf(at, w.astype(np.float32), mu.astype(np.float32), inv)[0], 0.0)
-    bad = series["error_rate"] + series["shed_rate"] + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * np.clip(served, 0, 1)
-    availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
-    series["burn_rate"] = np.clip(bad, 0.0, 1.0) / (1.0 - availability / 100.0)
-    series["cost_per_hour"] = _cost(design, pools, compiled, regime, offered, tracks, timed, times, keys)
-    for p in pools:
-        series[f"replicas:{p.id}"] = tracks[p.id].replicas
-        series[f"ready:{p.id}"] = tracks[p.id].ready
-        for prefix in ("utilisation", "queue", "arrival_rps", "wait_ms"):
-            series.setdefault(f"{prefix}:{p.id}", np.zeros(count))
-    series = {k: _finite(v, 1.0 if k in ("shed_rate", "error_rate") or k.startswith("utilisation:") else MAX_VALUE)
-              for k, v in series.items()}
-
-    _fault_events(design, timed, times, delays, series, emit)
-    _threshold_events(design, req, times, tick_s, series, station_loss, compiled, regime, emit)
-    notes = sorted({n for c in compiled for n in c.notes})
-    ordered = [e for _, _, e in sorted(events, key=lambda item: (item[0], item[1]))]
-    return TimelineResult(times, series, ordered, notes)
-
-
-def _cost(design, pools, compiled, regime, offered, tracks, timed, times, keys) -> np.ndarray:
-    static, per_request, down_pools = [], [], []
-    pool_ids = {p.id for p in pools}
-    for c, key in zip(compiled, keys):
-        dead = {f.target for f in key[0] if f.kind == "region_outage"} | set(key[1])
-        fixed = variable = 0.0
-        for node_id, item in c.cost_items.items():
-            node = design.nodes[node_id]
-            if node.region in dead or node_id in dead:
-                continue
-            charge = design.catalog.kind(node.kind).cost.per_million_requests * c.node_rates.get(node_id, 0.0) * 3.6e-3
-            plan_price = c.plans[node_id].price_per_hour if node_id in pool_ids else 0.0
-            fixed += item - charge - plan_price
-            variable += charge / c.offered_rps if c.offered_rps > 0 else 0.0
-        static.append(fixed)
-        per_request.append(variable)
-        down_pools.append([p.region in dead or p.id in dead for p in pools])
-    total = np.array(static)[regime] + np.array(per_request)[regime] * offered
-    down = np.array(down_pools, dtype=bool).reshape(len(compiled), len(pools))[regime]
-    for k, p in enumerate(pools):
-        on_demand, spot_price = _pool_prices(design, p)
-        n = tracks[p.id].replicas
-        reclaimed = np.zeros(times.size, dtype=bool)
-        for f in timed:
-            if f.kind == "spot_reclaimed" and f.hits(p.id):
-                reclaimed |= (times >= f.start_s - EPS_T) & (times < f.start_s + f.duration_s - EPS_T)
-        spot = np.where(reclaimed, 0.0, np.round(n * float(p.params.get("spot_share", 0.0))))
-        total = total + np.where(down[:, k], 0.0, (n - spot) * on_demand + spot * spot_price)
-    return total
-
-
-def _fault_events(design, timed, times, delays, series, emit) -> None:
-    bad = series["error_rate"] + series["shed_rate"]
-    count = times.size
+def _fault_events(design, timed, times, series, emit) -> None:
+    bad, count = series["error_rate"] + series["shed_rate"], times.size
     for f in timed:
-        start, end = max(0, _tick_of(times, f.start_s)), _tick_of(times, f.start_s + f.duration_s)
+        start, end = _tick_of(times, f.start_s), _tick_of(times, f.start_s + f.duration_s)
         if start >= count:
             continue
-        title = FAULT_KINDS[f.kind][0]
-        amount = "" if f.magnitude is None else f" ×{f.magnitude:g}" if f.kind in ("traffic_surge", "slow_replica",
-                                                                                  "slow_canary") else f" ({f.magnitude:g})"
-        target = "" if f.target == "*" else f.target
+        title, target = FAULT_KINDS[f.kind][0], "" if f.target == "*" else f.target
+        amount = "" if f.magnitude is None else f" ({f.magnitude:g})"
         emit(times[start], "fault_started", target, f"{title}{amount} on {f.target} for {f.duration_s:g} s")
         if end < count:
             emit(times[end], "fault_ended", target, f"{title} on {f.target} is over")
-        if f.kind != "region_outage":
-            continue
-        delay, failover = detection_delay(design, f.target)
+        delay, failover = detection_delay(design, f.target) if f.kind == "region_outage" else (math.inf, False)
         detect = _tick_of(times, f.start_s + delay) if math.isfinite(delay) else count
         if not failover or detect >= min(end, count):
             continue
@@ -572,40 +532,30 @@ def _fault_events(design, timed, times, delays, series, emit) -> None:
         settled = np.flatnonzero(bad[detect:min(end, count)] < SHED_ON)
         if settled.size:
             emit(times[detect + settled[0]], "failover_done", f.target,
-                 f"traffic of {f.target} is served elsewhere; errors and shedding back under {SHED_ON:.1%}")
+                 f"traffic of {f.target} is served elsewhere; errors and shedding under {SHED_ON:.1%}")
 
 
-def _threshold_events(design, req, times, tick_s, series, station_loss, compiled, regime, emit) -> None:
+def _threshold_events(req, times, tick_s, series, station_loss, compiled, regime, emit) -> None:
+    kinds = ("shedding_started", "shedding_stopped")
     for node_id, loss in station_loss.items():
-        _flag_events(times, _hysteresis(loss, SHED_ON, SHED_OFF), emit, node_id, "shedding_started",
-                     "shedding_stopped", lambda i, loss=loss: f"{loss[i]:.2%} of arrivals shed (timeouts, "
-                                                              "full queue or no ready replica)", "shedding below 0.05%")
-    routers = sorted({n for c in compiled for n in c.shed_rps})
-    for node_id in routers:
+        _flag_events(times, _hysteresis(loss, SHED_ON, SHED_OFF), emit, node_id, kinds,
+                     lambda i, x=loss: f"{x[i]:.2%} of its arrivals shed (timeouts, full queue or no ready replica)",
+                     f"shedding below {SHED_OFF:.2%}")
+    for node_id in sorted({n for c in compiled for n in c.shed_rps}):
         share = np.array([c.shed_rps.get(node_id, 0.0) / c.offered_rps if c.offered_rps > 0 else 0.0
-                          for c in compiled])[regime]
-        share = np.where(series["offered_rps"] > 0, share, 0.0)
-        _flag_events(times, _hysteresis(share, SHED_ON, SHED_OFF), emit, node_id, "shedding_started",
-                     "shedding_stopped", lambda i, s=share: f"sheds {s[i]:.2%} of all traffic (rate limit or "
-                                                            "admission control)", "no longer shedding")
+                          for c in compiled])[regime] * (series["offered_rps"] > 0)
+        _flag_events(times, _hysteresis(share, SHED_ON, SHED_OFF), emit, node_id, kinds,
+                     lambda i, x=share: f"sheds {x[i]:.2%} of all traffic (rate limit or admission control)",
+                     "no longer shedding")
     if req.slo_p99_ms is not None:
         p99 = series["p99_ms"]
-        _flag_events(times, p99 > req.slo_p99_ms, emit, "", "slo_breached", "slo_recovered",
+        _flag_events(times, p99 > req.slo_p99_ms, emit, "", ("slo_breached", "slo_recovered"),
                      lambda i: f"p99 {p99[i]:.1f} ms exceeds the {req.slo_p99_ms:g} ms SLO",
                      f"p99 back within the {req.slo_p99_ms:g} ms SLO")
     burn = series["burn_rate"]
     for long_s, short_s, threshold, label in BURN_WINDOWS:
         slow, fast = _rolling_mean(burn, long_s, tick_s), _rolling_mean(burn, short_s, tick_s)
-        firing = (slow > threshold) & (fast > threshold)
-        for i in _edges(firing)[0]:
+        for i in _edges((slow > threshold) & (fast > threshold))[0]:
             emit(times[i], "burn_rate_alert", "",
                  f"page ({label}): error budget burning {slow[i]:.1f}× over {long_s / 3600:g} h and "
                  f"{fast[i]:.1f}× over {short_s / 60:g} min (threshold {threshold:g}×)")
-
-
-def _flag_events(times, flags, emit, node_id, on_kind, off_kind, on_message, off_message) -> None:
-    rises, falls = _edges(flags)
-    for i in rises:
-        emit(times[i], on_kind, node_id, on_message(i))
-    for i in falls:
-        emit(times[i], off_kind, node_id, off_message)

@@ -14,8 +14,9 @@ whatever the tick length; the smooth diurnal curve is sampled at the middle of e
   (= ``peak_rps``) with exponential sojourns, 20 minutes normal and 3 minutes burst on average;
   the normal level is chosen so that the long-run average is ``mean_rps``. When that would put
   the normal level below 5% of the mean, the normal level is held there and bursts come less often.
-- ``replay``: a CSV trace (:func:`load_replay_csv`), held constant between samples and repeated
-  from its start when the timeline is longer than the trace.
+- ``replay``: a CSV trace (:func:`load_replay_csv`) of ``time_s,rps`` rows, or one rps value per
+  line taken as one value per tick; held constant between samples and repeated from its start
+  when the timeline is longer than the trace (the last sample lasts as long as the gap before it).
 
 The horizon (for step and spike) is the end of the last tick unless ``horizon_s`` is given.
 """

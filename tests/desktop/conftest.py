@@ -20,6 +20,17 @@ def data_folder(tmp_path, monkeypatch):
     return folder
 
 
+@pytest.fixture(autouse=True)
+def no_leaked_windows(qapp):
+    """Like napari's leak check: a test must close every window it opened."""
+    yield
+    QApplication.processEvents()
+    leaked = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
+    for widget in leaked:
+        widget.close()
+    assert not leaked, f"windows left open: {[type(w).__name__ for w in leaked]}"
+
+
 @pytest.fixture
 def make_window(qtbot, data_folder):
     from desktop.main_window import MainWindow

@@ -97,7 +97,8 @@ def test_every_control_has_an_accessible_name_and_takes_focus(window):
                 QAbstractItemView)
     missing = []
     for widget in window.findChildren(QWidget):
-        if not isinstance(widget, controls) or isinstance(widget, QHeaderView) or not widget.isVisibleTo(window) or widget.objectName().startswith("qt_"):
+        if (not isinstance(widget, controls) or isinstance(widget, QHeaderView) or not widget.isVisibleTo(window)
+                or widget.objectName().startswith("qt_")):
             continue
         if type(widget).__name__ in ("QToolButton",) and widget.parent() is not None and \
                 type(widget.parent()).__name__ in ("QTabBar", "QDockWidget", "QToolBar", "QScrollBar"):

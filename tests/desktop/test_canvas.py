@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from PySide6.QtCore import QEvent, QMimeData, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent, QKeyEvent
 from PySide6.QtWidgets import QApplication
 
@@ -23,10 +23,10 @@ def drop_kind(window, kind: str, scene_pos: QPointF) -> None:
     assert bytes(mime.data(KIND_MIME)).decode() == kind
     viewport = window.view.viewport()
     pos = QPointF(window.view.mapFromScene(scene_pos))
-    actions = Qt.DropAction.CopyAction
-    for event in (QDragEnterEvent(pos.toPoint(), actions, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier),
-                  QDragMoveEvent(pos.toPoint(), actions, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier),
-                  QDropEvent(pos, actions, mime, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)):
+    actions, left, none = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(pos.toPoint(), actions, mime, left, none),
+                  QDragMoveEvent(pos.toPoint(), actions, mime, left, none),
+                  QDropEvent(pos, actions, mime, left, none)):
         QApplication.sendEvent(viewport, event)
 
 
@@ -51,7 +51,8 @@ def test_dropping_into_a_region_places_the_node_in_it(window):
 
 def test_palette_enter_adds_at_the_view_centre(window):
     window.component_palette.search.setText("autoscal")
-    visible = [i.data(0, Qt.ItemDataRole.UserRole + 1) for i in window.component_palette.kind_items() if not i.isHidden()]
+    visible = [i.data(0, Qt.ItemDataRole.UserRole + 1) for i in window.component_palette.kind_items()
+               if not i.isHidden()]
     assert "autoscaler" in visible and "gpu_pool" not in visible
     window.component_palette.search.returnPressed.emit()
     assert "autoscaler-1" in window.document.design.nodes
@@ -126,9 +127,11 @@ def test_multi_node_drag_is_one_undo_step(window):
 
 
 def test_two_drags_are_two_steps_never_merged(window):
+    z = window.scene.nodes["users"].zValue()
     for _ in range(2):
         drag(window.view, header_of(window, "users"), header_of(window, "users") + QPointF(0, 40))
     assert window.document.undo_stack.count() == 2
+    assert window.scene.nodes["users"].zValue() == z  # raised while dragged only
 
 
 def test_dragging_a_region_takes_its_members_along(window):
@@ -231,7 +234,8 @@ def test_escape_cancels_a_drag_in_flight(window):
     send_mouse(viewport, QEvent.Type.MouseButtonPress, a)
     send_mouse(viewport, QEvent.Type.MouseMove, a + QPoint(80, 80), button=Qt.MouseButton.NoButton)
     assert window.scene.nodes["users"].pos() != start
-    QApplication.sendEvent(window.view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier))
+    escape = QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Escape, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window.view, escape)
     assert window.scene.nodes["users"].pos() == start
     send_mouse(viewport, QEvent.Type.MouseButtonRelease, a + QPoint(80, 80), buttons=Qt.MouseButton.NoButton)
     assert window.document.undo_stack.count() == 0
@@ -258,3 +262,34 @@ def test_resizing_a_region_is_one_step(window):
     assert window.document.design.node("use1").width == 860
     assert window.document.design.node("use1").height == 340
     assert window.document.undo_stack.count() == 1
+
+
+def test_wheel_zooms_at_the_cursor_and_panning_moves_the_view(window):
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QWheelEvent
+
+    from tests.desktop.gestures import send_mouse
+
+    view, viewport = window.view, window.view.viewport()
+    view.reset_zoom()
+    at = QPointF(viewport.width() / 2 + 100, viewport.height() / 2)
+    under = view.mapToScene(at.toPoint())
+    wheel = QWheelEvent(at, QPointF(viewport.mapToGlobal(at.toPoint())), QPoint(), QPoint(0, 240),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(viewport, wheel)
+    assert view.zoom() > 1.2
+    assert (view.mapToScene(at.toPoint()) - under).manhattanLength() < 3  # the point under the cursor stays
+    h, v = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
+    start = QPoint(viewport.width() // 2, viewport.height() // 2)
+    send_mouse(viewport, QEvent.Type.MouseButtonPress, start, Qt.MouseButton.MiddleButton, Qt.MouseButton.MiddleButton)
+    send_mouse(viewport, QEvent.Type.MouseMove, start + QPoint(-80, -50), Qt.MouseButton.NoButton,
+               Qt.MouseButton.MiddleButton)
+    send_mouse(viewport, QEvent.Type.MouseButtonRelease, start + QPoint(-80, -50), Qt.MouseButton.MiddleButton,
+               Qt.MouseButton.NoButton)
+    assert (view.horizontalScrollBar().value(), view.verticalScrollBar().value()) == (h + 80, v + 50)
+    # Space + left drag pans too, even over a node, and edits nothing
+    QApplication.sendEvent(view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Space, Qt.KeyboardModifier.NoModifier))
+    drag(window.view, header_of(window, "gpus"), header_of(window, "gpus") + QPointF(-60, 0))
+    QApplication.sendEvent(view, QKeyEvent(QEvent.Type.KeyRelease, Qt.Key.Key_Space, Qt.KeyboardModifier.NoModifier))
+    assert view.horizontalScrollBar().value() != h + 80
+    assert window.document.undo_stack.count() == 0

@@ -182,3 +182,21 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
     assert list(plots.bars.opts["height"]) == [5, 10, 3, 1]
     assert plots.histogram_lines["p99_ms"].value() == 30.0
     assert "p99 30.0 ms" in window.readouts.at_label.text()
+
+
+def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
+    needs("inferboard.sim.faults")
+    from PySide6.QtWidgets import QMenu
+
+    from desktop.fault_menu import fill_fault_menu
+
+    chosen = []
+    menu = QMenu()
+    fill_fault_menu(menu, window.document.design, lambda kind, target: chosen.append((kind, target)))
+    submenus = {a.text(): a.menu() for a in menu.actions() if a.menu()}
+    outage = next(m for title, m in submenus.items() if "outage" in title.lower())
+    entries = [a.text() for a in outage.actions()]
+    assert "use1" in entries
+    next(a for a in outage.actions() if a.text() == "use1").trigger()
+    assert chosen == [("region_outage", "use1")]
+    menu.deleteLater()

@@ -219,8 +219,8 @@ def test_figure_text_and_sanitising():
     fig = Figure(120.0, "ms", "E[Wq] = C/(cμ − λ)", {"λ [rps]": 3.28, "μ [/s]": 1.0, "ρ": 0.82,
                                                    "Erlang C P(wait)": 0.41},
                  "Assumes Poisson arrivals, exponential service, FCFS.", model="M/M/4")
-    assert fig.text() == ("M/M/4: λ=3.28 rps, μ=1.00/s, ρ=0.82, Erlang C P(wait)=0.41 → E[Wq] = C/(cμ − λ) = 120 ms. "
-                          "Assumes Poisson arrivals, exponential service, FCFS.")
+    assert fig.text() == ("M/M/4: λ=3.28 rps, μ=1.00/s, ρ=0.82, Erlang C P(wait)=0.41 → "
+                          "E[Wq] = C/(cμ − λ) = 120 ms. Assumes Poisson arrivals, exponential service, FCFS.")
     bad = Figure(math.inf, "ms", "x", {"a": math.nan}, "")
     assert math.isfinite(bad.value) and all(math.isfinite(v) for v in bad.inputs.values())
     assert "Not finite" in bad.text()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import astuple
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
+from inferboard.sim import autoscaling as autoscaling_module
 from inferboard.sim import timeline as timeline_module
 from inferboard.sim.faults import FAULT_KINDS, TimedFault, parse_fault
 from inferboard.sim.timeline import TimelineEvent, run_timeline
@@ -26,14 +28,19 @@ def example(name: str) -> Design:
     return read_design(EXAMPLES / f"{name}.json")[0]
 
 
-def cpu_design(pool: dict | None = None, scaler: dict | None = None, **req) -> Design:
-    """users -> cpu pool, optionally autoscaled; no other cost."""
+def cpu_design(pool: dict | None = None, scaler: dict | None = None, queue: dict | None = None, **req) -> Design:
+    """users -> (request queue ->) cpu pool, optionally autoscaled; no other cost."""
     defaults = dict(mean_rps=100.0, peak_rps=400.0, slo_p99_ms=100.0, availability_slo=99.9)
     design = Design(requirements=Requirements(**{**defaults, **req}))
     design.add_node("traffic_source", node_id="users", params={"arrival_cv": 1.0})
     design.add_node("cpu_pool", node_id="pool", params={"replicas": 2, "workers_per_replica": 4, "service_ms": 10.0,
                                                         "service_cv": 1.0, "provisioning_s": 30.0, **(pool or {})})
-    design.connect("users", "requests", "pool", "requests")
+    if queue is not None:
+        design.add_node("request_queue", node_id="queue", params=queue)
+        design.connect("users", "requests", "queue", "requests")
+        design.connect("queue", "requests", "pool", "requests")
+    else:
+        design.connect("users", "requests", "pool", "requests")
     if scaler is not None:
         design.add_node("autoscaler", node_id="hpa", params={"metric": "rps", "target": 50.0, **scaler})
         design.connect("hpa", "scaling", "pool", "scaling")
@@ -101,14 +108,15 @@ def test_hpa_step_response_rate_limit_provisioning_and_scale_down_window(tmp_pat
     result = run_timeline(design, hours=1.5, tick_s=5, replay_csv=csv)
     reps, ready, t = result.series["replicas:pool"], result.series["ready:pool"], result.times_s
     lo, hi, target, prov = 2, 10, 50.0, 30.0  # max(autoscaler 1, pool 2), min(autoscaler 10, pool 20)
-    desired_high = math.ceil(400 / target)
+    desired_high = min(math.ceil(400 / target), hi)
     first = max(2 + 4, 2 * 2)  # HPA default policy: max(+4 pods, +100%) per 60 s
     assert desired_high == 8 and first == 6
     assert np.all(reps[t < 1800] == 2)
     assert reps[t == 1800][0] == first and reps[t == 1855][0] == first
     assert reps[t == 1860][0] == desired_high  # the 60 s policy period has passed
-    assert ready[t == 1825][0] == 2 and ready[t == 1830][0] == first  # ready provisioning_s after the decision
-    assert ready[t == 1885][0] == first and ready[t == 1890][0] == desired_high
+    # ready provisioning_s after each decision, not a tick sooner
+    assert ready[t == 1800 + prov - 5][0] == 2 and ready[t == 1800 + prov][0] == first
+    assert ready[t == 1860 + prov - 5][0] == first and ready[t == 1860 + prov][0] == desired_high
     # Step down at 3600: the last high recommendation is from the 3585 sync; it leaves the 300 s window at 3885.
     assert reps[t == 3880][0] == desired_high and reps[t == 3885][0] == lo
     assert ready[t == 3885][0] == lo
@@ -166,7 +174,8 @@ def test_region_outage_fails_over_after_health_check_detection():
     assert np.allclose(s["error_rate"][window], us_share)  # everything sent to us-east is lost
     assert np.all(s["error_rate"][after] < 1e-6) and np.all(s["error_rate"][t < start] < 1e-6)
     # eu-west's GPUs take (1 - hit ratio) * (1 - canary share) of all traffic instead of eu's share of it
-    miss = (1 - design.nodes["eu-west-cache"].params["hit_ratio"]) * (1 - design.nodes["eu-west-canary"].params["canary_share"])
+    nodes = design.nodes
+    miss = (1 - nodes["eu-west-cache"].params["hit_ratio"]) * (1 - nodes["eu-west-canary"].params["canary_share"])
     ratio = s["arrival_rps:eu-west-gpus"] / s["offered_rps"]
     assert np.allclose(ratio[t < start], (1 - us_share) * miss)
     assert np.allclose(ratio[after], miss)
@@ -202,7 +211,8 @@ def test_spot_reclaim_removes_exactly_the_spot_replicas():
     spot, on_demand = 0.5 * 6 * CPU_PRICE * 0.35, 0.5 * 6 * CPU_PRICE  # CPU spot at 35% of on-demand
     assert result.series["cost_per_hour"][0] == pytest.approx(spot + on_demand)
     assert result.series["cost_per_hour"][t == 1200][0] == pytest.approx(3 * CPU_PRICE)
-    multi = run_timeline(example("multi-region"), hours=1, tick_s=15, faults=[parse_fault("spot_reclaimed:us-east-gpus@10m+30m")])
+    multi = run_timeline(example("multi-region"), hours=1, tick_s=15,
+                         faults=[parse_fault("spot_reclaimed:us-east-gpus@10m+30m")])
     reps, ready = multi.series["replicas:us-east-gpus"], multi.series["ready:us-east-gpus"]
     i = int(np.searchsorted(multi.times_s, 600))
     assert ready[i] == ready[i - 1] - round(reps[i - 1] * 0.3)
@@ -254,18 +264,11 @@ def test_scale_to_zero_after_idle_window_and_cold_start(tmp_path):
 
 def test_cold_start_longer_than_the_queue_timeout_times_out(tmp_path):
     design = cpu_design({"replicas": 0, "min_replicas": 0, "provisioning_s": 20.0},
-                        scaler={"scale_to_zero": True, "min_replicas": 0})
-    design.add_node("request_queue", node_id="queue", params={"timeout_ms": 5000.0})
-    design.remove_node("pool") if False else None
-    for edge in list(design.edges.values()):
-        if edge.source == "users":
-            design.apply(__import__("inferboard.model.ops", fromlist=["RemoveEdge"]).RemoveEdge(edge.id))
-    design.connect("users", "requests", "queue", "requests")
-    design.connect("queue", "requests", "pool", "requests")
+                        scaler={"scale_to_zero": True, "min_replicas": 0}, queue={"timeout_ms": 5000.0})
     result = run_timeline(design, hours=0.1, tick_s=5, replay_csv=trace(tmp_path, [(0, 0), (60, 50)]))
     s, t = result.series, result.times_s
     assert s["replicas:pool"][0] == 0
-    assert s["shed_rate"][t == 60][0] == 1.0  # 20 s > 5 s timeout
+    assert s["shed_rate"][t == 60][0] == 1.0  # the 20 s cold start is longer than the 5 s timeout
     assert s["shed_rate"][t == 80][0] < 1e-6
 
 
@@ -279,6 +282,25 @@ def test_predictive_schedule_raises_the_floor_before_the_hour():
     asked = t[np.argmax(reps >= 8)]
     assert hour - 90 - 60 <= asked <= hour - 90  # asked provisioning_s (plus one tick) early
     assert ready[t == hour][0] == 8 and ready[t == hour - 60][0] == 2
+
+
+def test_skipping_quiet_stretches_changes_nothing(monkeypatch):
+    design = cpu_design({"replicas": 2, "max_replicas": 40, "provisioning_s": 45.0},
+                        scaler={"metric": "cpu_utilization", "target": 0.5, "scale_up_stabilization_s": 60.0,
+                                "max_replicas": 40, "predictive": True,
+                                "predictive_schedule": [[0, 0], [2, 10], [3, 0]]},
+                        mean_rps=300, peak_rps=900, traffic_pattern="bursty")
+    faults = [parse_fault("spot_reclaimed:pool@1h+1h"), parse_fault("traffic_surge*3:*@4h+20m")]
+    cases = [(design, dict(hours=6, tick_s=10, faults=faults, seed=3)),
+             (example("starter"), dict(hours=24, tick_s=30, faults=[parse_fault("traffic_surge*6:*@14h+2h")]))]
+    for case, kwargs in cases:
+        fast = run_timeline(case, **kwargs)
+        monkeypatch.setattr(autoscaling_module, "SKIP_QUIET_STRETCHES", False)
+        slow = run_timeline(case, **kwargs)
+        monkeypatch.setattr(autoscaling_module, "SKIP_QUIET_STRETCHES", True)
+        assert [astuple(e) for e in fast.events] == [astuple(e) for e in slow.events]
+        assert all(np.array_equal(fast.series[k], slow.series[k]) for k in fast.series)
+        assert len(events_of(fast, "scaled")) > 5
 
 
 # ----------------------------------------------------------------------------- events, output

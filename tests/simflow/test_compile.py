@@ -85,7 +85,7 @@ def test_region_outage_fails_over_through_the_global_balancer():
     assert failed.node_rates["us-east-gw"] == 0
     assert failed.node_rates["eu-west-gw"] == pytest.approx(5000)
     assert failed.lost_rps == 0
-    assert any(s.startswith("net:us-east->eu-west") for s in failed.network.stations)
+    assert any(s.startswith("net:glb->eu-west") for s in failed.network.stations)
     design.set_params("glb", failover=False)
     no_failover = compile_design(design, 5000, [Fault("region_outage", "us-east")])
     assert no_failover.lost_rps == pytest.approx(3000)
@@ -134,3 +134,42 @@ def test_parse_fault_syntax():
     assert parse_fault("traffic_surge*3:*@600+60").amount == 3
     with pytest.raises(ValueError, match="unknown fault"):
         parse_fault("meteor:*@1+1")
+
+
+def canary_design(auto_rollback):
+    design = chain(("canary_router", {"canary_share": 0.2, "auto_rollback": auto_rollback,
+                                      "rollback_latency_ratio": 1.5}))
+    design.add_node("cpu_pool", node_id="stable", params={"replicas": 4})
+    design.add_node("cpu_pool", node_id="canary", params={"replicas": 4})
+    design.connect("n0", "stable", "stable", "requests")
+    design.connect("n0", "canary", "canary", "requests")
+    return design
+
+
+def test_slow_canary_slows_the_canary_pool_unless_rolled_back():
+    exposed = compile_design(canary_design(False), 100, [Fault("slow_canary", "*", 3.0)])
+    assert exposed.network.stations["canary"].service_mean_s == pytest.approx(
+        3 * exposed.network.stations["stable"].service_mean_s)
+    assert exposed.node_rates["canary"] == pytest.approx(20)
+    guarded = compile_design(canary_design(True), 100, [Fault("slow_canary", "*", 3.0)])
+    assert guarded.node_rates["canary"] == 0 and guarded.node_rates["stable"] == pytest.approx(100)
+    assert any("rolled back" in note for note in guarded.notes)
+
+
+def test_kv_prefix_cache_shortens_prefill_instead_of_answering():
+    req = Requirements(workload="generative", model_size_gb=14, prompt_tokens=2000, output_tokens=100,
+                       mean_rps=1, peak_rps=2)
+    design = chain(("cache", {"cache_type": "kv_prefix", "hit_ratio": 0.5}),
+                   ("generation_pool", {"gpu_type": "h100", "replicas": 1}), requirements=req)
+    compiled = compile_design(design, 1)
+    assert compiled.node_rates["n1"] == pytest.approx(1)  # nothing answered by the cache itself
+    without = compile_design(chain(("generation_pool", {"gpu_type": "h100", "replicas": 1}), requirements=req), 1)
+    assert compiled.plans["n1"].ttft_s < without.plans["n0"].ttft_s
+
+
+def test_fallback_below_a_pool_takes_only_the_overflow():
+    design = chain(("feature_service", {"replicas": 4}), ("cpu_pool", {"replicas": 4}))
+    design.add_node("fallback_model", node_id="fb")
+    design.connect("n0", "requests", "fb", "requests")
+    compiled = compile_design(design, 100)
+    assert compiled.node_rates["fb"] == 0 and compiled.node_rates["n1"] == pytest.approx(100)

@@ -1,0 +1,211 @@
+"""The candidate's window in a mock interview: the full editor (canvas, palette, inspector,
+readouts) with an interview panel, and no findings.
+
+It talks to the interviewer only through a ``CandidateLink``: it sends the design (shortly after
+each edit) and questions, and receives revealed facts, follow-ups, phase changes and the end. It
+never holds the scenario, so it cannot show a hidden fact or a rubric finding; the findings dock
+is removed and the rule report is not computed here at all.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
+
+from inferboard.model import Design, ops
+from inferboard.practice.interview_link import (CandidateLink, FactRevealed, FollowUpPlayed, InterviewEnded,
+                                                LinkError, PhaseChanged)
+
+from desktop.main_window import MainWindow
+from desktop.practice.candidate_panel import CandidatePanel
+from desktop.practice.common import esc
+from desktop.practice.practice_panel import merged_requirements
+
+SEND_MS = 600
+
+
+class NoFindings:
+    """Stands in for the findings panel the candidate must not see; the presenter's calls land here."""
+
+    report = None
+
+    def show_report(self, *_args, **_kwargs) -> None:
+        pass
+
+    def show_unavailable(self, *_args) -> None:
+        pass
+
+    def set_theme(self, *_args) -> None:
+        pass
+
+
+class CandidateWindow(MainWindow):
+    def __init__(self, link: CandidateLink, data_folder=None, theme_mode: str | None = None,
+                 clock: Callable[[], float] | None = None, evaluate: bool = True, send_ms: int = SEND_MS):
+        super().__init__(data_folder, theme_mode=theme_mode, evaluate=evaluate, restore_layout=False)
+        self.setObjectName("candidate_window")
+        self.link = link
+        self.clock = clock or time.monotonic
+        self._remove_findings()
+        brief = link.brief
+        self.document.set_design(Design(metadata={"title": f"Mock interview: {brief.title}", "notes": ""}))
+        self.interview = CandidatePanel(brief, self.clock, self)
+        self.interview.ask_requested.connect(self.ask)
+        self.interview.free_text_asked.connect(lambda text: self.ask(None, text))
+        self.interview.fill_requested.connect(self.fill_requirements)
+        dock = QDockWidget("Interview", self)
+        dock.setObjectName("interview_dock")
+        dock.setAccessibleName("Interview panel")
+        dock.setWidget(self.interview)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.interview_dock = dock
+        placeholder = self.docks.get("findings")
+        if placeholder is not None and self.dockWidgetArea(placeholder) != Qt.DockWidgetArea.NoDockWidgetArea:
+            self.tabifyDockWidget(placeholder, dock)  # takes the findings' place below the inspector
+        else:
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+        if placeholder is not None:
+            placeholder.hide()
+        self._size_docks()
+        self._wrap_readouts()
+        self.send_timer = QTimer(self)
+        self.send_timer.setSingleShot(True)
+        self.send_timer.setInterval(send_ms)
+        self.send_timer.timeout.connect(self.send_design)
+        self.document.changed.connect(lambda _e: self.send_timer.start())
+        self.document.replaced.connect(self.send_timer.start)
+        link.on_message(self.on_message)
+        for message in ([link.phase] if link.phase is not None else []) + list(link.facts):
+            self.on_message(message)
+        self.update_title()
+
+    # ------------------------------------------------------------------ building
+    def _remove_findings(self) -> None:
+        """Delete the findings panel; an empty, hidden dock keeps its place for the editor's layout code."""
+        dock = self.docks.get("findings")
+        if dock is not None:
+            panel = dock.widget()
+            dock.setWidget(QWidget(dock))
+            if panel is not None:
+                panel.setParent(None)
+                panel.deleteLater()
+            dock.toggleViewAction().setEnabled(False)
+            dock.toggleViewAction().setVisible(False)
+        self.findings = NoFindings()
+        action = self.actions_by_id.get("view.panel.findings")
+        if action is not None:
+            action.setEnabled(False)
+            action.setVisible(False)
+        # No rule report at all: only the simulator's figures for the readouts.
+        self.evaluator.steps = tuple((name, step) for name, step in self.evaluator.steps if name != "report")
+        self.evaluator.structural_on_gui = False
+
+    def _size_docks(self) -> None:
+        height = max(600, self.height())
+        self.resizeDocks([self.docks["inspector"], self.interview_dock], [round(0.34 * height), round(0.66 * height)],
+                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.interview_dock], [440], Qt.Orientation.Horizontal)
+
+    def showEvent(self, event) -> None:
+        first = not self._shown_once
+        super().showEvent(event)
+        if first:
+            self._size_docks()
+            QTimer.singleShot(0, self._size_docks)
+
+    def _wrap_readouts(self) -> None:
+        dock = self.docks["readouts"]
+        holder = QWidget(self)
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        self.follow_up_banner = QLabel("", holder)
+        self.follow_up_banner.setObjectName("follow_up_banner")
+        self.follow_up_banner.setAccessibleName("Follow-up from the interviewer")
+        self.follow_up_banner.setWordWrap(True)
+        self.follow_up_banner.setStyleSheet("background: #ede9fe; color: #4c1d95; padding: 6px 8px;")
+        self.follow_up_banner.hide()
+        column.addWidget(self.follow_up_banner)
+        column.addWidget(self.readouts, 1)
+        dock.setWidget(holder)
+
+    def save_layout(self) -> None:
+        """The interview layout is not the editor's: never store it over the user's layout."""
+
+    def update_title(self, *_args) -> None:
+        super().update_title()
+        if getattr(self, "link", None) is not None:
+            self.setWindowTitle(f"Candidate — {self.link.brief.title} — Inferboard")
+
+    # ------------------------------------------------------------------ to the interviewer
+    def send_design(self) -> bool:
+        self.send_timer.stop()
+        if self.link.ended or self.link.phase is None:
+            return False
+        try:
+            self.link.design_changed(self.document.design)
+        except LinkError as error:
+            self.show_message(f"The interviewer did not receive the design: {error}")
+            return False
+        return True
+
+    def ask(self, question_id: str | None, text: str = "") -> bool:
+        if self.link.ended:
+            return False
+        try:
+            self.link.ask(question_id, text)
+        except LinkError as error:
+            self.show_message(f"The question was not sent: {error}")
+            return False
+        self.interview.question_sent(question_id, text)
+        return True
+
+    # ------------------------------------------------------------------ from the interviewer
+    def on_message(self, message) -> None:
+        if isinstance(message, PhaseChanged):
+            self.interview.show_phase(message)
+        elif isinstance(message, FactRevealed):
+            self.interview.add_fact(message)
+        elif isinstance(message, FollowUpPlayed):
+            self.apply_follow_up(message)
+        elif isinstance(message, InterviewEnded):
+            self.send_timer.stop()
+            self.interview.ended()
+            self.show_message("The interview has ended.", 15000)
+
+    def apply_follow_up(self, message: FollowUpPlayed) -> None:
+        self.interview.add_follow_up(message)
+        hint = "" if message.requirement_changes else (" <i>To see it in the figures, use “Inject fault” "
+                                                       "below on the part of your design it hits.</i>")
+        self.follow_up_banner.setText(f"<b>Follow-up from the interviewer: {esc(message.title)}</b><br>"
+                                      f"{esc(message.prompt)}{hint}")
+        self.follow_up_banner.setTextFormat(Qt.TextFormat.RichText)
+        self.follow_up_banner.show()
+        self.docks["readouts"].show()
+        if message.requirement_changes:
+            new = merged_requirements(self.document.design.requirements, dict(message.requirement_changes))
+            if new is None:
+                self.show_message("The follow-up's new requirements conflict with yours; update them by hand.")
+            elif new != self.document.design.requirements:
+                self.document.execute(ops.SetRequirements(new), f"Follow-up: {message.title}")
+        self.show_message(f"Follow-up: {message.title}", 15000)
+
+    def fill_requirements(self) -> bool:
+        values: dict = {}
+        for fact in self.link.facts:
+            values.update(fact.values)
+        new = merged_requirements(self.document.design.requirements, values)
+        if new is None:
+            self.show_message("The answers contradict the requirements you typed; edit them by hand.")
+            return False
+        if new == self.document.design.requirements:
+            return False
+        return self.document.execute(ops.SetRequirements(new), "Copy answers into requirements")
+
+    def closeEvent(self, event) -> None:
+        self.send_timer.stop()
+        super().closeEvent(event)

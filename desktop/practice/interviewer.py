@@ -1,0 +1,281 @@
+"""The interviewer's console: a live read-only mirror of the candidate's design, the candidate's
+questions with the hidden facts to answer them, the live rubric checklist, follow-up buttons,
+timestamped notes, the score sheet, and at the end the feedback report and the replay.
+
+Everything goes through the ``InterviewerLink``; the candidate's design arrives as file bytes and
+is parsed into this console's own copy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSplitter,
+                               QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+
+from inferboard.practice.grading import grade_design
+from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, InterviewerLink, MockResult,
+                                                QuestionAsked, encode)
+from inferboard.practice.session import OVERTIME, SessionStateError
+
+from desktop.evaluation import Evaluator
+from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss
+from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
+from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
+from desktop.practice.timer_widget import PhaseTimer
+from desktop.theme import LIGHT
+
+TICK_MS = 500
+
+
+class InterviewerConsole(QWidget):
+    def __init__(self, link: InterviewerLink, parent: QWidget | None = None, theme=None, tick_ms: int = TICK_MS,
+                 grade_debounce_ms: int = 300):
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window)
+        self.setObjectName("interviewer_console")
+        self.link = link
+        self.scenario = link.scenario
+        self.result: MockResult | None = None
+        self.windows: list[QWidget] = []
+        self._typed = 0
+        self._asked: tuple = ()
+        self.setWindowTitle(f"Interviewer — {self.scenario.title} — Inferboard")
+        self.setAccessibleName("Interviewer console")
+        # ---- top bar
+        self.title = QLabel(f"<b style='font-size:12pt'>{esc(self.scenario.title)}</b><br>"
+                            f"<span style='color:#64748b'>Interviewer console · {esc(self.scenario.difficulty)}"
+                            f" · {self.scenario.total_minutes:g} minutes</span>", self)
+        self.timer_widget = PhaseTimer(self)
+        self.timer_widget.show_text("Not started")
+        self.start_button = QPushButton("&Start interview", self)
+        self.start_button.clicked.connect(self.start)
+        self.next_phase_button = QPushButton("Next &phase", self)
+        self.next_phase_button.clicked.connect(self.advance_phase)
+        self.end_button = QPushButton("&End interview", self)
+        self.end_button.clicked.connect(lambda: self.end_interview())
+        self.report_button = QPushButton("&Feedback report…", self)
+        self.report_button.clicked.connect(lambda: self.export_feedback())
+        self.replay_button = QPushButton("&Replay…", self)
+        self.replay_button.clicked.connect(lambda: self.open_replay())
+        self.result_button = QPushButton("Automatic res&ult…", self)
+        self.result_button.clicked.connect(lambda: self.open_result())
+        # ---- panels
+        self.questions = QuestionsPanel(self.scenario, self)
+        self.questions.answer_requested.connect(self.answer)
+        self.questions.reveal_requested.connect(self.reveal)
+        self.questions.typed_answer.connect(self.send_typed_answer)
+        self.mirror = ReadOnlyCanvas("Candidate's design (live mirror)", self, theme or LIGHT,
+                                     "<b>Candidate's design</b> — live, read-only")
+        self.checklist = RubricChecklist(self)
+        self.follow_ups = FollowUpsPanel(self.scenario, self)
+        self.follow_ups.play_requested.connect(self.play_follow_up)
+        self.notes = NotesPanel(self)
+        self.notes.note_added.connect(self.add_note)
+        self.score_sheet = ScoreSheet(self)
+        self.script = QTextBrowser(self)
+        self.script.setAccessibleName("Interviewer script")
+        self.script.setHtml(f"<h4>How to run the round</h4><p>{esc(self.scenario.interviewer_script or '—')}</p>"
+                            f"<h4>Reference design</h4><p>{esc(self.scenario.reference.notes)}</p>".replace("\n", "<br>"))
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Interviewer tools")
+        for widget, title in ((self.checklist, "Ru&bric"), (self.follow_ups, "F&ollow-ups"),
+                              (self.notes, "&Notes"), (self.score_sheet, "S&core sheet"), (self.script, "Scrip&t")):
+            self.tabs.addTab(widget, title)
+        self._layout()
+        # ---- live grading on a worker (the editor's evaluator, with one step: grade)
+        self.evaluator = Evaluator(self.mirror.document, self, debounce_ms=grade_debounce_ms)
+        self.evaluator.steps = (("grade", self._grade_step),)
+        self.evaluator.evaluated.connect(self._graded)
+        self.tick = QTimer(self)
+        self.tick.setInterval(tick_ms)
+        self.tick.timeout.connect(self.refresh_status)
+        link.on_message(self.on_message)
+        self._update_buttons()
+
+    def _layout(self) -> None:
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addWidget(self.timer_widget, 1)
+        for button in (self.start_button, self.next_phase_button, self.end_button, self.report_button,
+                       self.replay_button, self.result_button):
+            top.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        splitter.addWidget(self.questions)
+        splitter.addWidget(self.mirror)
+        splitter.addWidget(self.tabs)
+        splitter.setSizes([370, 840, 390])
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        self.resize(1600, 1000)
+
+    # ------------------------------------------------------------------ state
+    @property
+    def session(self):
+        return self.link.session
+
+    def running(self) -> bool:
+        return self.session.state == "running"
+
+    def _update_buttons(self) -> None:
+        state = self.session.state
+        self.start_button.setVisible(state == "ready")
+        self.next_phase_button.setEnabled(state == "running")
+        self.end_button.setEnabled(state == "running")
+        for button in (self.report_button, self.replay_button, self.result_button):
+            button.setEnabled(self.result is not None)
+        for button in self.follow_ups.buttons.values():
+            button.setEnabled(state == "running")
+
+    def start(self) -> None:
+        if self.session.state == "ready":
+            self.link.start()
+        self.tick.start()
+        self.refresh_status()
+        self._update_buttons()
+
+    def refresh_status(self) -> None:
+        if not self.running():
+            return
+        status = self.session.status()
+        count = len(self.scenario.phases)
+        self.timer_widget.show_status(status, count)
+        self.next_phase_button.setEnabled(status.phase != OVERTIME and status.phase_index < count - 1)
+
+    def advance_phase(self) -> None:
+        try:
+            self.link.advance_phase()
+        except SessionStateError as error:
+            QMessageBox.information(self, "Next phase", str(error))
+        self.refresh_status()
+
+    # ------------------------------------------------------------------ from the candidate
+    def on_message(self, message) -> None:
+        if isinstance(message, DesignChanged):
+            if self.link.latest is not None:
+                self.mirror.set_design(self.link.latest)
+                self.mirror.set_caption(f"<b>Candidate's design</b> — live, read-only · updated "
+                                        f"{mmss(self.session.elapsed())} · {len(self.link.latest.nodes)} components")
+        elif isinstance(message, QuestionAsked):
+            self.questions.add_question(self.session.elapsed(), message.question_id, message.text)
+            self.raise_attention()
+
+    def raise_attention(self) -> None:
+        QApplication.alert(self, 3000)
+
+    # ------------------------------------------------------------------ to the candidate
+    def answer(self, question_id: str) -> None:
+        if not self.running():
+            return
+        facts = self.link.answer(question_id)
+        self.questions.mark_answered(question_id)
+        for fact in facts:
+            self.questions.mark_revealed(fact.fact_id, fact.t_s)
+        self._questions_changed()
+
+    def reveal(self, fact_id: str) -> None:
+        if not self.running():
+            return
+        fact = self.link.reveal(fact_id)
+        self.questions.mark_revealed(fact.fact_id, fact.t_s)
+
+    def send_typed_answer(self, text: str) -> None:
+        """A free answer of the interviewer's own: sent as a revealed fact of its own, kept as a note."""
+        if not self.running():
+            return
+        self._typed += 1
+        t_s = self.session.elapsed()
+        self.link.transport.send(CANDIDATE, encode(FactRevealed(f"typed-{self._typed}", "answer", text[:600],
+                                                                {}, t_s)))
+        self.add_note(f"Answered: {text[:600]}")
+
+    def play_follow_up(self, follow_up_id: str) -> None:
+        if not self.running():
+            return
+        what_if = self.link.play_follow_up(follow_up_id)
+        self.follow_ups.played(follow_up_id, self.session.elapsed(), what_if)
+
+    def add_note(self, text: str) -> None:
+        if not self.running():
+            return
+        note = self.link.add_note(text)
+        self.notes.show_note(note.t_s, note.text)
+
+    # ------------------------------------------------------------------ live grade
+    def _questions_changed(self) -> None:
+        self._asked = tuple(self.session.asked)
+        if self.mirror.document.design.nodes or self.link.latest is not None:
+            self.evaluator.set_settings()
+
+    def _grade_step(self, design, _settings):
+        reference = self.link.entry.reference_design()
+        return grade_design(self.scenario, design, reference, list(self._asked), behaviour=True)
+
+    def _graded(self) -> None:
+        grade = self.evaluator.latest.get("grade")
+        if grade is not None:
+            self.checklist.show_grade(grade)
+            self.score_sheet.show_suggestions(grade)
+
+    # ------------------------------------------------------------------ ending
+    def end_interview(self, confirm: bool = True) -> MockResult | None:
+        if not self.running():
+            return self.result
+        if confirm and QMessageBox.question(self, "End interview", "End the interview now? The candidate's latest "
+                                                                   "design is graded.") \
+                != QMessageBox.StandardButton.Yes:
+            return None
+        self.result = self.link.end()
+        self.tick.stop()
+        self.timer_widget.show_text("Interview over", f"Lasted {mmss(self.result.result.duration_s)} · automatic "
+                                                      f"grade {self.result.result.grade.grade}")
+        self._asked = tuple(self.session.asked)
+        self.checklist.show_grade(self.result.result.grade)
+        self.score_sheet.show_suggestions(self.result.result.grade)
+        self.tabs.setCurrentWidget(self.score_sheet)
+        self._update_buttons()
+        return self.result
+
+    def feedback_html(self) -> str:
+        png = design_png(self.link.latest) if self.link.latest is not None else None
+        html = self.link.feedback_html(png)
+        return add_section(html, score_sheet_html(self.score_sheet.rows(), self.score_sheet.overall()))
+
+    def export_feedback(self, path: str | Path | None = None) -> Path | None:
+        if self.result is None:
+            return None
+        path = path or ask_report_path(self, f"feedback-{slug(self.scenario.title)}.html")
+        return write_report(path, self.feedback_html(), self) if path else None
+
+    def open_replay(self):
+        from desktop.practice.replay_view import ReplayWindow
+
+        window = ReplayWindow(self.session.replay, self.scenario.title, None, self.mirror.scene.theme)
+        self.windows.append(window)
+        window.show()
+        return window
+
+    def open_result(self):
+        from desktop.practice.result_view import ResultWindow
+
+        if self.result is None:
+            return None
+        window = ResultWindow(self.result.result.to_dict(), None, html=self.feedback_html,
+                              open_replay=self.open_replay, theme=self.mirror.scene.theme, mode="mock")
+        self.windows.append(window)
+        window.show()
+        return window
+
+    def closeEvent(self, event) -> None:
+        if self.running() and QMessageBox.question(
+                self, "Close", "The interview is still running. End it and close?") != QMessageBox.StandardButton.Yes:
+            event.ignore()
+            return
+        if self.running():
+            self.end_interview(confirm=False)
+        self.tick.stop()
+        self.evaluator.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,54 @@
+"""A mock interview: two windows, one per person, joined only by the engine's interview link.
+
+``MockInterview`` builds the link (an in-process transport, the interviewer's end holding the
+scenario, the candidate's end holding only the public brief) and hands each window its own end.
+The two windows share no other object, so either could later sit on another machine."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from PySide6.QtCore import QObject
+from PySide6.QtGui import QGuiApplication
+
+from inferboard.practice.history import History
+from inferboard.practice.interview_link import CandidateLink, InProcessTransport, InterviewerLink
+from inferboard.practice.library import ScenarioEntry
+
+from desktop.practice.candidate import CandidateWindow
+from desktop.practice.interviewer import InterviewerConsole
+
+
+class MockInterview(QObject):
+    def __init__(self, entry: ScenarioEntry, history: History | None, clock: Callable[[], float] | None = None,
+                 data_folder=None, theme_mode: str | None = None, transport=None, evaluate: bool = True):
+        super().__init__()
+        clock = clock or time.monotonic
+        self.transport = transport if transport is not None else InProcessTransport()
+        interviewer_link = InterviewerLink(self.transport, entry, history, clock=clock)
+        candidate_link = CandidateLink(self.transport, interviewer_link.brief())
+        self.candidate = CandidateWindow(candidate_link, data_folder, theme_mode=theme_mode, clock=clock,
+                                         evaluate=evaluate)
+        self.console = InterviewerConsole(interviewer_link, None, self.candidate.theme_manager.theme)
+
+    def show(self) -> None:
+        """The candidate on the primary screen, the console on a second screen (or beside it)."""
+        screens = QGuiApplication.screens()
+        self.candidate.show()
+        if len(screens) > 1:
+            other = next((s for s in screens if s != QGuiApplication.primaryScreen()), screens[1])
+            self.console.setGeometry(other.availableGeometry().adjusted(40, 40, -40, -40))
+        self.console.show()
+        self.console.raise_()
+
+    def start(self) -> None:
+        self.console.start()
+
+    def close(self, discard: bool = False) -> None:
+        if discard:
+            self.candidate.files.ask_unsaved = lambda: "discard"
+        if self.console.running():
+            self.console.end_interview(confirm=False)
+        self.console.close()
+        self.candidate.close()

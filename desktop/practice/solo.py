@@ -1,0 +1,165 @@
+"""Solo practice in the main window: start a round on a fresh design, dock the practice panel
+where the findings were (live findings would give the rubric away, so they are hidden during the
+round and come back after it), and show the result screen at submit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QLabel
+
+from inferboard.model import Design
+from inferboard.practice.history import History
+from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
+from inferboard.practice.session import PracticeSession, Result
+
+from desktop.export import png_bytes
+from desktop.practice.practice_panel import PracticePanel
+
+if TYPE_CHECKING:
+    from desktop.main_window import MainWindow
+
+DOCK_NAME = "practice_dock"
+
+
+class SoloPractice(QObject):
+    """One practice round attached to a main window."""
+
+    def __init__(self, window: "MainWindow", entry: ScenarioEntry, history: History | None,
+                 clock: Callable[[], float] | None = None, library: ScenarioLibrary | None = None):
+        super().__init__(window)
+        self.window = window
+        self.entry = entry
+        self.history = history
+        self.library = library
+        options = {"clock": clock} if clock is not None else {}
+        self.session = PracticeSession(entry, history, **options)
+        self.panel: PracticePanel | None = None
+        self.dock: QDockWidget | None = None
+        self.status_label: QLabel | None = None
+        self.result: Result | None = None
+        self.result_window = None
+        self.diagram_png: bytes | None = None
+        self.other_windows: list = []
+        self._findings_were_visible = False
+
+    # ------------------------------------------------------------------ starting
+    def start(self, check_unsaved: bool = True) -> bool:
+        w = self.window
+        if check_unsaved and not w.files.maybe_save():
+            return False
+        scenario = self.entry.scenario
+        w.document.set_design(Design(metadata={"title": f"Practice: {scenario.title}", "notes": ""}))
+        self.panel = PracticePanel(self.session, w.document, w)
+        self.dock = QDockWidget("Practice", w)
+        self.dock.setObjectName(DOCK_NAME)
+        self.dock.setAccessibleName("Practice panel")
+        self.dock.setWidget(self.panel)
+        self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                              | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self._place_dock()
+        self.status_label = QLabel("", w)
+        self.status_label.setAccessibleName("Practice timer")
+        self.status_label.setContentsMargins(8, 0, 8, 0)
+        w.statusBar().insertPermanentWidget(0, self.status_label)
+        self.panel.status_text.connect(self.status_label.setText)
+        self.panel.message.connect(w.show_message)
+        self.panel.submitted.connect(self._submitted)
+        self.panel.abandoned.connect(self._finish)
+        self.panel.start()
+        self.dock.show()
+        self.dock.raise_()
+        self.panel.questions.tree.setFocus()
+        return True
+
+    def _place_dock(self) -> None:
+        w = self.window
+        findings = w.docks.get("findings")
+        inspector = w.docks.get("inspector")
+        self._findings_were_visible = findings is not None and not findings.isHidden()
+        area = w.dockWidgetArea(findings) if findings is not None else Qt.DockWidgetArea.NoDockWidgetArea
+        if findings is not None and area != Qt.DockWidgetArea.NoDockWidgetArea and not findings.isFloating():
+            w.tabifyDockWidget(findings, self.dock)
+        else:
+            w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
+        if findings is not None:
+            findings.hide()
+        self._size_dock()
+        QTimer.singleShot(0, self._size_dock)  # again once the layout has real sizes
+
+    def _size_dock(self) -> None:
+        w = self.window
+        inspector = w.docks.get("inspector")
+        if self.dock is None or self.dock.isFloating():
+            return
+        if inspector is not None and w.dockWidgetArea(inspector) == w.dockWidgetArea(self.dock):
+            height = max(600, w.height())
+            w.resizeDocks([inspector, self.dock], [round(0.36 * height), round(0.64 * height)],
+                          Qt.Orientation.Vertical)
+        w.resizeDocks([self.dock], [430], Qt.Orientation.Horizontal)
+
+    # ------------------------------------------------------------------ ending
+    def _finish(self) -> None:
+        w = self.window
+        findings = w.docks.get("findings")
+        if findings is not None and self._findings_were_visible:
+            findings.show()
+        if self.status_label is not None:
+            w.statusBar().removeWidget(self.status_label)
+            self.status_label.deleteLater()
+            self.status_label = None
+        if self.dock is not None:
+            w.removeDockWidget(self.dock)
+            self.dock.hide()
+
+    def _submitted(self, result: Result) -> None:
+        self.result = result
+        self.diagram_png = png_bytes(self.window.scene)
+        self._finish()
+        self.show_result()
+
+    def show_result(self):
+        from desktop.practice.result_view import ResultWindow
+
+        if self.result is None:
+            return None
+        theme = self.window.theme_manager.theme
+        self.result_window = ResultWindow(self.result.to_dict(), None, html=self.report_html,
+                                          open_replay=self.open_replay, open_history=self.open_history,
+                                          show_nodes=self.show_nodes, theme=theme)
+        self.result_window.show()
+        return self.result_window
+
+    def report_html(self) -> str:
+        return self.session.report_html(self.diagram_png)
+
+    def open_replay(self):
+        from desktop.practice.replay_view import ReplayWindow
+
+        window = ReplayWindow(self.session.replay, self.entry.scenario.title, None, self.window.theme_manager.theme)
+        self.other_windows.append(window)
+        window.show()
+        return window
+
+    def open_history(self):
+        from desktop.practice.history_view import HistoryWindow
+
+        if self.history is None:
+            return None
+        window = HistoryWindow(self.history, None, self.window.theme_manager.theme)
+        if self.result is not None and self.result.attempt_id is not None:
+            window.select_attempt(self.result.attempt_id)
+        self.other_windows.append(window)
+        window.show()
+        return window
+
+    def show_nodes(self, node_ids: list[str]) -> None:
+        w = self.window
+        present = [n for n in node_ids if n in w.scene.nodes]
+        w.scene.select_ids(present)
+        w.scene.highlight(present)
+        if present:
+            w.view.fit_selection()
+        w.raise_()
+        w.activateWindow()

@@ -1,0 +1,120 @@
+"""Practice subcommands: ``scenarios`` (list), ``grade`` (score a design file against a scenario)
+and ``pack export`` / ``pack import`` (share scenario packs as zip files)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from inferboard.practice.grading import grade_design
+from inferboard.practice.library import ScenarioLibrary, user_packs_dir
+from inferboard.practice.packzip import PackError
+from inferboard.store import read_design
+
+
+def _library(args: argparse.Namespace) -> ScenarioLibrary:
+    user_data = Path(args.data_dir) if getattr(args, "data_dir", None) else None
+    return ScenarioLibrary(user_packs=user_packs_dir(user_data)).load()
+
+
+def _warn(library: ScenarioLibrary) -> None:
+    for problem in library.problems:
+        print(f"warning: {problem}", file=sys.stderr)
+
+
+def cmd_scenarios(args: argparse.Namespace) -> int:
+    library = _library(args)
+    _warn(library)
+    entries = sorted(library.entries.values(), key=lambda e: (e.pack_id != "core", e.id))
+    if args.json:
+        print(json.dumps([{"id": e.id, "title": e.scenario.title, "difficulty": e.scenario.difficulty,
+                           "pack": e.pack_id, "summary": e.scenario.summary, "minutes": e.scenario.total_minutes,
+                           "rubrics": e.scenario.rubric_weights(), "tags": e.scenario.tags,
+                           "follow_ups": [f.id for f in e.scenario.follow_ups]} for e in entries], indent=2))
+        return 0
+    width = max((len(e.id) for e in entries), default=10)
+    for entry in entries:
+        s = entry.scenario
+        print(f"{entry.id:<{width}}  {s.difficulty:<6}  {s.total_minutes:>3g} min  {s.title}")
+    return 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    library = _library(args)
+    try:
+        entry = library.get(args.scenario)
+    except KeyError as error:
+        _warn(library)
+        print(str(error.args[0]), file=sys.stderr)
+        return 1
+    design, _ = read_design(args.file)
+    grade = grade_design(entry.scenario, design, entry.reference_design(), behaviour=not args.no_sim)
+    if args.json:
+        print(json.dumps({"scenario": entry.id, "file": str(args.file), **grade.to_dict()}, indent=2))
+        return 0
+    print(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade})")
+    for line in grade.rubrics:
+        shown = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
+        print(f"  {line.title:<32} {shown}  (weight {line.weight:g})")
+    if grade.lost:
+        print("Lost points:")
+        for lost in grade.lost:
+            print(f"  -{lost.points:g} {lost.source}: {lost.message}")
+    if grade.diff.missing:
+        print("Missing compared with the reference: "
+              + ", ".join(f"{kind} x{count}" for kind, count in grade.diff.missing.items()))
+    for rule_id, reason in grade.skipped:
+        print(f"  (skipped {rule_id}: {reason})", file=sys.stderr)
+    return 0
+
+
+def cmd_pack_export(args: argparse.Namespace) -> int:
+    library = _library(args)
+    try:
+        path = library.export(args.id, Path(args.output))
+    except PackError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    print(f"{path}: exported '{args.id}'")
+    return 0
+
+
+def cmd_pack_import(args: argparse.Namespace) -> int:
+    library = _library(args)
+    try:
+        pack = library.import_pack(Path(args.file), replace=args.replace)
+    except PackError as error:
+        print(str(error), file=sys.stderr)
+        return 1
+    print(f"{args.file}: imported pack '{pack.info.id}' ({len(pack.scenario_ids)} scenarios) into {pack.folder}")
+    return 0
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("scenarios", help="list the practice scenarios")
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_scenarios)
+
+    p = subparsers.add_parser("grade", help="score a design file against a practice scenario")
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--scenario", required=True, metavar="ID")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-sim", action="store_true", help="skip the rules that need the simulator")
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_grade)
+
+    pack = subparsers.add_parser("pack", help="import or export scenario packs (zip files)")
+    pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)
+    p = pack_sub.add_parser("export", help="write a pack, or one scenario as a pack, to a zip file")
+    p.add_argument("id", metavar="ID", help="a pack id or a scenario id")
+    p.add_argument("-o", "--output", required=True, metavar="FILE.zip")
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_pack_export)
+    p = pack_sub.add_parser("import", help="check and install a pack zip")
+    p.add_argument("file", metavar="FILE.zip")
+    p.add_argument("--replace", action="store_true", help="replace an imported pack with the same id")
+    p.add_argument("--data-dir", help=argparse.SUPPRESS)
+    p.set_defaults(func=cmd_pack_import)

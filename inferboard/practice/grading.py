@@ -1,0 +1,247 @@
+"""Grading a design against a scenario: rubric scores from the rule engine, the clarifying-question
+score, every lost point traced to its cause, and the reference-versus-yours component diff.
+
+How a design is judged:
+- The *Requirements* rubric reads the requirements the candidate wrote down (did they pin the
+  SLOs, the peak, the budget?). Every other rubric judges the design against the scenario's real
+  requirements (the hidden facts), whatever the candidate typed, so a lax SLO earns nothing.
+- The clarifying-question score (``clarify_score``) counts as one more rubric, ``clarifying``,
+  with the scenario's ``clarify_weight``.
+- Overall = the weighted mean of the rubric percentages, rubrics with nothing applicable left
+  out; the grade letter follows the rule engine's bands.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, Sequence
+
+from inferboard.model.design import Design
+from inferboard.practice.scenario import Question, Scenario
+from inferboard.practice.whatif import with_requirements
+
+CLARIFY_RUBRIC = "clarifying"
+REQUIREMENTS_RUBRIC = "requirements"
+#: Credit for a key question by the phase it was asked in (see docs/scenarios.md).
+PHASE_CREDIT = {"clarify": 1.0, "high_level": 0.5, "deep_dive": 0.25, "tradeoffs": 0.25, "overtime": 0.25}
+#: Credit cap for a key question asked after building started (a serving component was drawn).
+AFTER_BUILDING_CAP = 0.5
+#: Kinds that do not count as "building has started".
+NOT_BUILDING = ("region", "traffic_source")
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    question_id: str
+    t_s: float
+    phase: str
+    #: True when the design already held a serving component when the question was asked.
+    after_building: bool = False
+
+
+def question_credit(phase: str, after_building: bool) -> float:
+    """The share of a key question's points earned when asked in ``phase``."""
+    credit = PHASE_CREDIT.get(phase, PHASE_CREDIT["overtime"])
+    return min(credit, AFTER_BUILDING_CAP) if after_building else credit
+
+
+@dataclass
+class QuestionCredit:
+    question_id: str
+    text: str
+    category: str
+    points: float
+    credit: float  # 0..1
+    asked_phase: str | None  # None: never asked
+
+    @property
+    def earned(self) -> float:
+        return self.points * self.credit
+
+
+@dataclass
+class ClarifyScore:
+    percent: float
+    earned: float
+    possible: float
+    questions: list[QuestionCredit]
+
+
+def clarify_score(scenario: Scenario, asked: Iterable[AskedQuestion]) -> ClarifyScore:
+    """Score the key questions: each earns ``points × credit`` for its first asking (the best one,
+    if asked twice); a key question never asked earns nothing. Other questions reveal facts but
+    carry no points. percent = 100 × earned / possible."""
+    first: dict[str, AskedQuestion] = {}
+    for item in asked:
+        best = first.get(item.question_id)
+        if best is None or question_credit(item.phase, item.after_building) > question_credit(best.phase,
+                                                                                              best.after_building):
+            first[item.question_id] = item
+    lines = []
+    for question in scenario.questions:
+        if not question.key or question.points <= 0:
+            continue
+        hit = first.get(question.id)
+        credit = question_credit(hit.phase, hit.after_building) if hit else 0.0
+        lines.append(QuestionCredit(question.id, question.text, question.category, question.points, credit,
+                                    hit.phase if hit else None))
+    possible = sum(line.points for line in lines)
+    earned = sum(line.earned for line in lines)
+    return ClarifyScore(100.0 * earned / possible if possible else 100.0, earned, possible, lines)
+
+
+def building_started(design: Design | None) -> bool:
+    return design is not None and any(n.kind not in NOT_BUILDING for n in design.nodes.values())
+
+
+# ------------------------------------------------------------------------------ results
+@dataclass
+class RubricLine:
+    rubric: str
+    title: str
+    percent: float | None
+    weight: float
+    earned: float
+    applicable: float
+
+
+@dataclass
+class LostPoint:
+    """One cause of lost points: a fired rule (with its explanation) or a clarifying question."""
+
+    rubric: str
+    source: str  # a rule id, or "question:<id>"
+    points: float
+    title: str
+    message: str
+    explanation: str = ""
+    node_ids: tuple[str, ...] = ()
+
+
+@dataclass
+class ComponentDiff:
+    """Component kinds of the reference design against the candidate's, counted by kind."""
+
+    missing: dict[str, int]  # kind -> how many more the reference has (absent kinds first)
+    extra: dict[str, int]
+    shared: list[str]
+    notes: dict[str, str] = field(default_factory=dict)  # kind -> why the reference has it
+
+    @property
+    def absent_kinds(self) -> list[str]:
+        return [k for k in self.missing if k not in self.shared]
+
+
+@dataclass
+class Grade:
+    rubrics: list[RubricLine]
+    lost: list[LostPoint]
+    overall: float
+    grade: str
+    clarify: ClarifyScore | None
+    diff: ComponentDiff
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    findings: list[Any] = field(default_factory=list)
+
+    def percent_of(self, rubric: str) -> float | None:
+        for line in self.rubrics:
+            if line.rubric == rubric:
+                return line.percent
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"overall": round(self.overall, 2), "grade": self.grade,
+                "rubrics": [asdict(r) for r in self.rubrics], "lost": [asdict(p) for p in self.lost],
+                "clarify": asdict(self.clarify) if self.clarify else None, "diff": asdict(self.diff),
+                "skipped": [list(s) for s in self.skipped]}
+
+
+def component_diff(scenario: Scenario, reference: Design, design: Design) -> ComponentDiff:
+    ref = Counter(n.kind for n in reference.nodes.values())
+    mine = Counter(n.kind for n in design.nodes.values())
+    missing = {k: ref[k] - mine[k] for k in ref if ref[k] > mine[k]}
+    missing = dict(sorted(missing.items(), key=lambda kv: (kv[0] in mine, kv[0])))
+    extra = {k: mine[k] - ref[k] for k in sorted(mine) if mine[k] > ref[k]}
+    shared = sorted(k for k in ref if k in mine)
+    notes = {k: scenario.reference.components[k] for k in missing if k in scenario.reference.components}
+    return ComponentDiff(missing, extra, shared, notes)
+
+
+def _checks(scenario: Scenario, design: Design, rubrics: Sequence[str], behaviour: bool):
+    """Run the rule engine: the requirements rubric on the design as drawn, the rest on a copy that
+    holds the scenario's real requirements."""
+    from inferboard.rules import check_design
+
+    weights = scenario.rubric_weights()
+    reports = []
+    own = [r for r in rubrics if r == REQUIREMENTS_RUBRIC]
+    rest = [r for r in rubrics if r != REQUIREMENTS_RUBRIC]
+    if own:
+        reports.append(check_design(design, rubrics=own, weights=weights, behaviour=behaviour))
+    if rest:
+        judged = with_requirements(design, scenario.requirements)
+        reports.append(check_design(judged, rubrics=rest, weights=weights, behaviour=behaviour))
+    return reports
+
+
+def grade_design(scenario: Scenario, design: Design, reference: Design | None = None,
+                 asked: Iterable[AskedQuestion] | None = None, behaviour: bool = True) -> Grade:
+    """Grade ``design`` for ``scenario``. ``asked`` None leaves the clarifying score out (a file
+    graded on the command line); an empty list scores it 0."""
+    from inferboard.rules import grade_of
+
+    reports = _checks(scenario, design, scenario.rubric_names(), behaviour)
+    lines: list[RubricLine] = []
+    lost: list[LostPoint] = []
+    findings = []
+    skipped: list[tuple[str, str]] = []
+    for report in reports:
+        skipped += report.skipped
+        findings += report.findings
+        for name, score in report.scores.items():
+            lines.append(RubricLine(name, score.title, score.percent, score.weight, score.earned, score.applicable))
+        for finding in report.findings:
+            lost.append(LostPoint(finding.rubric, finding.rule_id, finding.points, finding.title, finding.message,
+                                  finding.explanation, tuple(finding.node_ids)))
+    order = {name: n for n, name in enumerate(scenario.rubric_names())}
+    lines.sort(key=lambda line: order.get(line.rubric, 99))
+    clarify = None
+    if asked is not None:
+        clarify = clarify_score(scenario, asked)
+        lines.insert(0, RubricLine(CLARIFY_RUBRIC, "Clarifying questions", clarify.percent, scenario.clarify_weight,
+                                   clarify.earned, clarify.possible))
+        lost = [*_question_losses(scenario, clarify), *lost]
+    overall = weighted_overall(lines)
+    diff = component_diff(scenario, reference, design) if reference is not None else ComponentDiff({}, {}, [])
+    return Grade(lines, lost, overall, grade_of(overall), clarify, diff, skipped, findings)
+
+
+def weighted_overall(lines: Iterable[RubricLine]) -> float:
+    total = weighted = 0.0
+    for line in lines:
+        if line.percent is None or line.weight <= 0 or line.applicable <= 0:
+            continue
+        total += line.weight
+        weighted += line.weight * line.percent
+    return 100.0 if total == 0 else weighted / total
+
+
+def _question_losses(scenario: Scenario, clarify: ClarifyScore) -> list[LostPoint]:
+    out = []
+    for line in clarify.questions:
+        missed = line.points - line.earned
+        if missed <= 1e-9:
+            continue
+        question: Question = scenario.question(line.question_id)
+        facts = "; ".join(scenario.fact(f).text for f in question.reveals)
+        if line.asked_phase is None:
+            message = f"Never asked: \u201c{line.text}\u201d"
+        else:
+            message = (f"Asked late (during {line.asked_phase.replace('_', ' ')}, "
+                       f"{100 * line.credit:.0f}% credit): \u201c{line.text}\u201d")
+        explanation = (f"This {line.category} question shapes the design, so a strong candidate asks it before "
+                       f"drawing. It would have revealed: {facts}")
+        out.append(LostPoint(CLARIFY_RUBRIC, f"question:{line.question_id}", round(missed, 4),
+                             "Key clarifying question", message, explanation))
+    return out

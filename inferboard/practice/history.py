@@ -1,0 +1,255 @@
+"""The attempt history: a local SQLite database (through sqlite-utils) written as things happen.
+
+Tables: ``attempts`` (one row per practice or mock round), ``questions`` (each asking, when and in
+which phase), ``snapshots`` (the design as JSON, each edit and each phase's end), ``rubric_scores``
+(per rubric, written at submit), ``events`` (phase changes, follow-ups, notes) and ``results`` (the
+whole graded result as JSON, for reports).
+
+Every call commits at once, so a crash mid-attempt loses nothing already written; the attempt
+stays ``in_progress``. A database that SQLite cannot read or whose integrity check fails is moved
+aside to ``history.db.corrupt-<timestamp>``, a fresh one is created, and ``notice`` tells the user.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+DB_NAME = "history.db"
+SCHEMA_VERSION = 1
+
+TABLES: dict[str, dict[str, Any]] = {
+    "attempts": {"id": int, "scenario_id": str, "scenario_title": str, "mode": str, "started_at": str,
+                 "ended_at": str, "status": str, "overall": float, "grade": str, "clarify_pct": float},
+    "questions": {"id": int, "attempt_id": int, "question_id": str, "text": str, "category": str,
+                  "asked_at": str, "t_s": float, "phase": str, "credit": float},
+    "snapshots": {"id": int, "attempt_id": int, "t_s": float, "phase": str, "label": str, "design": str},
+    "rubric_scores": {"id": int, "attempt_id": int, "rubric": str, "title": str, "percent": float,
+                      "weight": float, "earned": float, "applicable": float},
+    "events": {"id": int, "attempt_id": int, "t_s": float, "kind": str, "detail": str},
+    "results": {"attempt_id": int, "result": str},
+}
+
+
+def _locked(method):
+    """Serialise calls: the GUI thread and a grading worker may share one History."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        with self.lock:
+            return method(self, *args, **kwargs)
+    return wrapper
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def default_data_dir() -> Path:
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("inferboard"))
+
+
+@dataclass
+class AttemptRecord:
+    """An attempt read back: the attempt row and everything recorded for it, in order."""
+
+    attempt: dict[str, Any]
+    questions: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: list[dict[str, Any]] = field(default_factory=list)
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    @property
+    def id(self) -> int:
+        return int(self.attempt["id"])
+
+
+class History:
+    """The history database in ``folder`` (default: the platform's user data folder)."""
+
+    def __init__(self, folder: Path | str | None = None):
+        self.folder = Path(folder) if folder is not None else default_data_dir()
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.path = self.folder / DB_NAME
+        #: Where a corrupt database was moved, if it was; and the message for the user.
+        self.recovered_from: Path | None = None
+        self.notice: str = ""
+        self.lock = threading.RLock()
+        self.db = self._open()
+
+    # ------------------------------------------------------------------ opening
+    def _open(self) -> sqlite_utils.Database:
+        try:
+            return self._connect()
+        except sqlite3.DatabaseError as error:
+            self.recovered_from = self._move_aside()
+            self.notice = (f"The practice history at {self.path} could not be read ({error}). It was moved to "
+                           f"{self.recovered_from.name} and a new, empty history was started.")
+            return self._connect()
+
+    def _connect(self) -> sqlite_utils.Database:
+        conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
+        try:
+            check = conn.execute("PRAGMA quick_check").fetchone()
+            if not check or check[0] != "ok":
+                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else 'no answer'}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=FULL")
+            db = sqlite_utils.Database(conn)
+            for name, columns in TABLES.items():
+                pk = "attempt_id" if name == "results" else "id"
+                db[name].create(columns, pk=pk, if_not_exists=True)
+                missing = {c: t for c, t in columns.items() if c not in db[name].columns_dict}
+                if missing:
+                    db[name].add_missing_columns([missing])
+            for name in ("questions", "snapshots", "rubric_scores", "events"):
+                db[name].create_index(["attempt_id"], if_not_exists=True)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.commit()
+            return db
+        except sqlite3.DatabaseError:
+            conn.close()
+            raise
+
+    def _move_aside(self) -> Path:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+        target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}-{n}")
+        if self.path.exists():
+            self.path.replace(target)
+        for suffix in ("-wal", "-shm", "-journal"):
+            side = self.path.with_name(DB_NAME + suffix)
+            if side.exists():
+                side.replace(target.with_name(target.name + suffix))
+        return target
+
+    @_locked
+    def close(self) -> None:
+        self.db.conn.close()
+
+    def __enter__(self) -> "History":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ writing
+    @_locked
+    def _insert(self, name: str, row: dict[str, Any]) -> int:
+        table = self.db.table(name)
+        with self.db.conn:
+            table.insert(row)
+        return int(table.last_pk)
+
+    def start_attempt(self, scenario_id: str, scenario_title: str, mode: str = "solo",
+                      started_at: str | None = None) -> int:
+        return self._insert("attempts", {"scenario_id": scenario_id, "scenario_title": scenario_title, "mode": mode,
+                                         "started_at": started_at or utc_now(), "status": "in_progress"})
+
+    def add_question(self, attempt_id: int, question_id: str, text: str, category: str, t_s: float, phase: str,
+                     asked_at: str | None = None, credit: float | None = None) -> int:
+        return self._insert("questions", {"attempt_id": attempt_id, "question_id": question_id, "text": text,
+                                          "category": category, "asked_at": asked_at or utc_now(), "t_s": t_s,
+                                          "phase": phase, "credit": credit})
+
+    def add_snapshot(self, attempt_id: int, t_s: float, phase: str, design_json: str | bytes,
+                     label: str = "edit") -> int:
+        if isinstance(design_json, bytes):
+            design_json = design_json.decode("utf-8")
+        return self._insert("snapshots", {"attempt_id": attempt_id, "t_s": t_s, "phase": phase, "label": label,
+                                          "design": design_json})
+
+    def add_event(self, attempt_id: int, t_s: float, kind: str, detail: str = "") -> int:
+        return self._insert("events", {"attempt_id": attempt_id, "t_s": t_s, "kind": kind, "detail": detail})
+
+    @_locked
+    def finish_attempt(self, attempt_id: int, status: str = "submitted", ended_at: str | None = None,
+                       grade: Any | None = None, result: dict[str, Any] | None = None) -> None:
+        """Close an attempt; with a ``grading.Grade``, store its scores and question credits."""
+        update: dict[str, Any] = {"ended_at": ended_at or utc_now(), "status": status}
+        with self.db.conn:
+            if grade is not None:
+                update.update(overall=round(grade.overall, 3), grade=grade.grade,
+                              clarify_pct=None if grade.clarify is None else round(grade.clarify.percent, 3))
+                self.db["rubric_scores"].delete_where("attempt_id = ?", [attempt_id])
+                self.db["rubric_scores"].insert_all(
+                    {"attempt_id": attempt_id, "rubric": line.rubric, "title": line.title, "percent": line.percent,
+                     "weight": line.weight, "earned": line.earned, "applicable": line.applicable}
+                    for line in grade.rubrics)
+                if grade.clarify is not None:
+                    credits = {q.question_id: q.credit for q in grade.clarify.questions}
+                    for row in self.db["questions"].rows_where("attempt_id = ?", [attempt_id]):
+                        if row["question_id"] in credits:
+                            self.db["questions"].update(row["id"], {"credit": credits[row["question_id"]]})
+            if result is not None:
+                self.db["results"].insert({"attempt_id": attempt_id, "result": json.dumps(result)}, replace=True)
+            self.db["attempts"].update(attempt_id, update)
+
+    @_locked
+    def delete_attempt(self, attempt_id: int) -> None:
+        with self.db.conn:
+            for table in ("questions", "snapshots", "rubric_scores", "events", "results"):
+                self.db[table].delete_where("attempt_id = ?", [attempt_id])
+            self.db["attempts"].delete_where("id = ?", [attempt_id])
+
+    # ------------------------------------------------------------------ reading
+    @_locked
+    def attempts(self, scenario_id: str | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        """Attempt rows, newest first."""
+        where, args = [], []
+        if scenario_id is not None:
+            where.append("scenario_id = ?")
+            args.append(scenario_id)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        return list(self.db["attempts"].rows_where(" and ".join(where) or None, args or None,
+                                                   order_by="started_at desc, id desc"))
+
+    @_locked
+    def attempt(self, attempt_id: int) -> AttemptRecord:
+        rows = list(self.db["attempts"].rows_where("id = ?", [attempt_id]))
+        if not rows:
+            raise KeyError(f"no attempt {attempt_id} in {self.path}")
+
+        def of(table: str, order: str) -> list[dict[str, Any]]:
+            return list(self.db[table].rows_where("attempt_id = ?", [attempt_id], order_by=order))
+
+        results = of("results", "attempt_id")
+        return AttemptRecord(rows[0], of("questions", "t_s, id"), of("snapshots", "t_s, id"),
+                             of("rubric_scores", "id"), of("events", "t_s, id"),
+                             json.loads(results[0]["result"]) if results else None)
+
+    @_locked
+    def score_series(self, scenario_id: str | None = None) -> dict[str, list[tuple[str, float, int]]]:
+        """rubric -> [(ended_at, percent, attempt id)] over submitted attempts, oldest first; the
+        key ``overall`` holds the overall score."""
+        sql = ("select a.id, a.ended_at, a.overall, s.rubric, s.percent from attempts a "
+               "left join rubric_scores s on s.attempt_id = a.id where a.status = 'submitted'")
+        args: list[Any] = []
+        if scenario_id is not None:
+            sql += " and a.scenario_id = ?"
+            args.append(scenario_id)
+        sql += " order by a.ended_at, a.id, s.id"
+        series: dict[str, list[tuple[str, float, int]]] = {}
+        seen: set[int] = set()
+        for attempt_id, ended_at, overall, rubric, percent in self.db.execute(sql, args).fetchall():
+            if attempt_id not in seen and overall is not None:
+                series.setdefault("overall", []).append((ended_at, overall, attempt_id))
+                seen.add(attempt_id)
+            if rubric is not None and percent is not None:
+                series.setdefault(rubric, []).append((ended_at, percent, attempt_id))
+        return series

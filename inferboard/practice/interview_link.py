@@ -1,0 +1,321 @@
+"""The mock-interview link between the candidate's window and the interviewer's window.
+
+A narrow interface of plain messages, so that a later transport can carry them over a network:
+
+- candidate -> interviewer: ``DesignChanged`` (the design file's bytes) and ``QuestionAsked``
+  (a panel question id, or free text);
+- interviewer -> candidate: ``FactRevealed``, ``FollowUpPlayed``, ``PhaseChanged``, ``InterviewEnded``.
+
+Notes, hidden facts, follow-up faults, findings and the reference design never leave the
+interviewer's side. That is structural: ``CandidateLink`` is built from a ``CandidateBrief`` (the
+public prompt, question panel and phases) and receives only the four messages above, each
+serialised to a JSON-ready dict and rebuilt on arrival; it never holds the scenario.
+
+``InProcessTransport`` delivers messages synchronously to subscribers; the interviewer stamps
+candidate messages with its session clock on arrival.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable, Protocol
+
+from inferboard.errors import InferboardError
+from inferboard.model.design import Design
+from inferboard.practice.history import History
+from inferboard.practice.library import ScenarioEntry
+from inferboard.practice.scenario import Scenario
+from inferboard.practice.session import PracticeSession, Result
+from inferboard.practice.whatif import WhatIf, what_if
+from inferboard.store.design_files import design_to_bytes, parse_design
+
+CANDIDATE = "candidate"
+INTERVIEWER = "interviewer"
+MAX_FREE_TEXT = 1000
+
+
+class LinkError(InferboardError):
+    """A message was malformed, sent the wrong way, or arrived at the wrong moment."""
+
+
+# ------------------------------------------------------------------------------ messages
+@dataclass(frozen=True)
+class DesignChanged:
+    design_json: str
+    type: str = "design_changed"
+
+
+@dataclass(frozen=True)
+class QuestionAsked:
+    question_id: str | None
+    text: str
+    type: str = "question_asked"
+
+
+@dataclass(frozen=True)
+class FactRevealed:
+    fact_id: str
+    category: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+    t_s: float = 0.0
+    type: str = "fact_revealed"
+
+
+@dataclass(frozen=True)
+class FollowUpPlayed:
+    follow_up_id: str
+    title: str
+    prompt: str
+    requirement_changes: dict[str, Any] = field(default_factory=dict)
+    t_s: float = 0.0
+    type: str = "follow_up_played"
+
+
+@dataclass(frozen=True)
+class PhaseChanged:
+    phase: str
+    title: str
+    goal: str
+    minutes: float
+    t_s: float = 0.0
+    type: str = "phase_changed"
+
+
+@dataclass(frozen=True)
+class InterviewEnded:
+    t_s: float = 0.0
+    type: str = "interview_ended"
+
+
+TO_INTERVIEWER = {"design_changed": DesignChanged, "question_asked": QuestionAsked}
+TO_CANDIDATE = {"fact_revealed": FactRevealed, "follow_up_played": FollowUpPlayed, "phase_changed": PhaseChanged,
+                "interview_ended": InterviewEnded}
+
+
+def encode(message: Any) -> dict[str, Any]:
+    return asdict(message)
+
+
+def decode(data: dict[str, Any], side: str) -> Any:
+    """Rebuild a message addressed to ``side``; raise LinkError for anything else."""
+    table = TO_CANDIDATE if side == CANDIDATE else TO_INTERVIEWER
+    kind = data.get("type") if isinstance(data, dict) else None
+    if kind not in table:
+        raise LinkError(f"the {side} does not accept messages of type {kind!r}")
+    try:
+        return table[kind](**data)
+    except TypeError as error:
+        raise LinkError(f"malformed {kind} message: {error}") from None
+
+
+# ----------------------------------------------------------------------------- transport
+class Transport(Protocol):
+    def send(self, to: str, data: dict[str, Any]) -> None: ...
+
+    def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None: ...
+
+
+class InProcessTransport:
+    """Delivers each message at once to the subscribers of the side it is addressed to."""
+
+    def __init__(self) -> None:
+        self.subscribers: dict[str, list[Callable[[dict[str, Any]], None]]] = {CANDIDATE: [], INTERVIEWER: []}
+        self.sent: list[tuple[str, dict[str, Any]]] = []
+
+    def send(self, to: str, data: dict[str, Any]) -> None:
+        if to not in self.subscribers:
+            raise LinkError(f"no side called {to!r}")
+        self.sent.append((to, data))
+        for callback in list(self.subscribers[to]):
+            callback(dict(data))
+
+    def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        self.subscribers[side].append(callback)
+
+
+# ------------------------------------------------------------------------------ candidate
+@dataclass(frozen=True)
+class CandidateBrief:
+    """Everything public about a scenario: what the candidate may see before anything is revealed."""
+
+    scenario_id: str
+    title: str
+    difficulty: str
+    prompt: str
+    questions: tuple[tuple[str, str, str], ...]  # (id, text, category)
+    phases: tuple[tuple[str, str, float, str], ...]  # (name, title, minutes, goal)
+
+    @classmethod
+    def of(cls, scenario: Scenario) -> "CandidateBrief":
+        return cls(scenario.id, scenario.title, scenario.difficulty, scenario.prompt,
+                   tuple((q.id, q.text, q.category) for q in scenario.questions),
+                   tuple((p.name, p.title, p.minutes, p.goal) for p in scenario.phases))
+
+
+class CandidateLink:
+    """The candidate window's end of the link. It never sees hidden facts, notes or findings."""
+
+    def __init__(self, transport: Transport, brief: CandidateBrief):
+        self.transport = transport
+        self.brief = brief
+        self.facts: list[FactRevealed] = []
+        self.follow_ups: list[FollowUpPlayed] = []
+        self.phase: PhaseChanged | None = None
+        self.ended = False
+        self.listeners: list[Callable[[Any], None]] = []
+        transport.subscribe(CANDIDATE, self._receive)
+
+    def on_message(self, callback: Callable[[Any], None]) -> None:
+        self.listeners.append(callback)
+
+    def _receive(self, data: dict[str, Any]) -> None:
+        message = decode(data, CANDIDATE)
+        if isinstance(message, FactRevealed):
+            if all(f.fact_id != message.fact_id for f in self.facts):
+                self.facts.append(message)
+        elif isinstance(message, FollowUpPlayed):
+            self.follow_ups.append(message)
+        elif isinstance(message, PhaseChanged):
+            self.phase = message
+        elif isinstance(message, InterviewEnded):
+            self.ended = True
+        for listener in list(self.listeners):
+            listener(message)
+
+    def ask(self, question_id: str | None = None, text: str = "") -> None:
+        """Ask a panel question (by id) or a free-text one."""
+        if question_id is not None and question_id not in {q[0] for q in self.brief.questions}:
+            raise LinkError(f"no question '{question_id}' on the panel")
+        if question_id is None and not text.strip():
+            raise LinkError("a free-text question needs some text")
+        panel = {q[0]: q[1] for q in self.brief.questions}
+        self.transport.send(INTERVIEWER, encode(QuestionAsked(question_id, (text or panel.get(question_id or "", ""))
+                                                              [:MAX_FREE_TEXT])))
+
+    def design_changed(self, design: Design | bytes) -> None:
+        data = design if isinstance(design, bytes) else design_to_bytes(design)
+        self.transport.send(INTERVIEWER, encode(DesignChanged(data.decode("utf-8"))))
+
+
+# ---------------------------------------------------------------------------- interviewer
+@dataclass
+class Note:
+    t_s: float
+    text: str
+
+
+@dataclass
+class MockResult:
+    result: Result
+    notes: list[Note]
+    questions: list[tuple[float, QuestionAsked]]
+    what_ifs_played: list[WhatIf]
+
+
+class InterviewerLink:
+    """The interviewer's end: holds the scenario, the clock, the notes and the session record."""
+
+    def __init__(self, transport: Transport, entry: ScenarioEntry, history: History | None = None,
+                 clock: Callable[[], float] = time.monotonic, auto_answer: bool = False):
+        self.transport = transport
+        self.entry = entry
+        self.scenario = entry.scenario
+        self.session = PracticeSession(entry, history, clock=clock, mode="mock")
+        self.auto_answer = auto_answer
+        self.notes: list[Note] = []
+        self.questions: list[tuple[float, QuestionAsked]] = []
+        self.latest: Design | None = None
+        self.what_ifs: list[WhatIf] = []
+        self.listeners: list[Callable[[Any], None]] = []
+        self.rejected: list[str] = []
+        transport.subscribe(INTERVIEWER, self._receive)
+
+    def brief(self) -> CandidateBrief:
+        return CandidateBrief.of(self.scenario)
+
+    def on_message(self, callback: Callable[[Any], None]) -> None:
+        self.listeners.append(callback)
+
+    def start(self) -> None:
+        self.session.start()
+        self._send_phase()
+
+    def _now(self) -> float:
+        return self.session.elapsed()
+
+    def _receive(self, data: dict[str, Any]) -> None:
+        message = decode(data, INTERVIEWER)
+        if self.session.state != "running":
+            raise LinkError(f"the interview is {self.session.state}; the message was not taken")
+        if isinstance(message, DesignChanged):
+            try:
+                design = parse_design(message.design_json.encode("utf-8"), "<candidate design>")
+            except InferboardError as error:
+                self.rejected.append(str(error))
+                return
+            self.latest = design
+            self.session.record_design(design)
+        elif isinstance(message, QuestionAsked):
+            self.questions.append((self._now(), message))
+            if self.auto_answer and message.question_id:
+                self.answer(message.question_id)
+        for listener in list(self.listeners):
+            listener(message)
+
+    # ---------------------------------------------------------------- actions
+    def answer(self, question_id: str) -> list[FactRevealed]:
+        """Answer a panel question: record it (for the clarifying score) and reveal its facts."""
+        asked = self.session.ask(question_id)
+        out = []
+        for fact in asked.facts:
+            message = FactRevealed(fact.id, fact.category, fact.text, fact.values, asked.t_s)
+            self.transport.send(CANDIDATE, encode(message))
+            out.append(message)
+        return out
+
+    def reveal(self, fact_id: str) -> FactRevealed:
+        """Reveal one fact in answer to a free-text question (no question credit)."""
+        fact = self.session.reveal_fact(fact_id)
+        message = FactRevealed(fact.id, fact.category, fact.text, fact.values, self._now())
+        self.transport.send(CANDIDATE, encode(message))
+        return message
+
+    def play_follow_up(self, follow_up_id: str) -> WhatIf | None:
+        """Tell the candidate; return the what-if on their latest design (None before any design)."""
+        follow_up = self.session.play_follow_up(follow_up_id)
+        self.transport.send(CANDIDATE, encode(FollowUpPlayed(follow_up.id, follow_up.title, follow_up.prompt,
+                                                             dict(follow_up.requirement_changes), self._now())))
+        if self.latest is None:
+            return None
+        result = what_if(self.scenario, self.latest, follow_up)
+        self.what_ifs.append(result)
+        return result
+
+    def advance_phase(self) -> str:
+        name = self.session.advance_phase()
+        self._send_phase()
+        return name
+
+    def _send_phase(self) -> None:
+        phase = self.scenario.phases[min(self.session.phase_index_at(self._now()), len(self.scenario.phases) - 1)]
+        self.transport.send(CANDIDATE, encode(PhaseChanged(phase.name, phase.title, phase.goal, phase.minutes,
+                                                           self._now())))
+
+    def add_note(self, text: str) -> Note:
+        note = Note(self._now(), text[:4000])
+        self.notes.append(note)
+        self.session.add_note(note.text)
+        return note
+
+    def feedback_html(self, diagram_png: bytes | None = None) -> str:
+        """The feedback report once the interview has ended: notes, scores, per-phase snapshots."""
+        return self.session.report_html(diagram_png)
+
+    def end(self) -> MockResult:
+        """Grade the latest design, store the session, tell the candidate it is over."""
+        design = self.latest if self.latest is not None else Design()
+        result = self.session.submit(design)
+        self.transport.send(CANDIDATE, encode(InterviewEnded(result.duration_s)))
+        return MockResult(result, list(self.notes), list(self.questions), list(self.what_ifs))

@@ -1,0 +1,355 @@
+"""A solo practice round as a state machine: read the prompt, ask clarifying questions, build
+through timed phases with gentle nudges, submit, and get a graded result.
+
+The clock is injected (``clock()`` returns seconds, monotonic), so tests drive time by hand.
+With a ``History``, everything is written as it happens: the attempt when it starts, each question
+when asked, each design snapshot, phase changes and follow-ups, and the scores at submit.
+
+Phases follow the scenario's minutes; ``advance_phase()`` moves on early. Phase *i* starts at the
+earlier of its scheduled time (previous start + previous minutes) and the moment the candidate
+moved on; after the last phase the round is in ``overtime``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from inferboard.errors import InferboardError
+from inferboard.model.design import Design
+from inferboard.model.requirements import Requirements
+from inferboard.practice.grading import AskedQuestion, Grade, building_started, grade_design, question_credit
+from inferboard.practice.history import History, utc_now
+from inferboard.practice.library import ScenarioEntry
+from inferboard.practice.replay import Replay
+from inferboard.practice.scenario import PHASE_TITLES, FollowUp, Question
+from inferboard.practice.whatif import WhatIf, run_follow_ups
+from inferboard.store.design_files import design_to_bytes
+
+OVERTIME = "overtime"
+NUDGE_LAST_S = 120.0
+
+
+class SessionStateError(InferboardError):
+    """The session cannot do that now (not started, already submitted, unknown question...)."""
+
+
+@dataclass(frozen=True)
+class RevealedFact:
+    """A fact as the candidate sees it once revealed; ``values`` are the requirement fields it pins."""
+
+    id: str
+    category: str
+    text: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class AskResult:
+    question: Question
+    facts: list[RevealedFact]
+    t_s: float
+    phase: str
+    #: The share of the question's points this asking earns (0 for non-key questions).
+    credit: float
+    first_time: bool
+
+
+@dataclass
+class PhaseSlot:
+    name: str
+    title: str
+    start_s: float
+    end_s: float
+    goal: str
+
+
+@dataclass
+class TimerStatus:
+    state: str
+    elapsed_s: float
+    phase: str
+    phase_title: str
+    phase_index: int
+    phase_elapsed_s: float
+    phase_remaining_s: float
+    total_remaining_s: float
+    goal: str
+    nudges: list[str]
+
+
+@dataclass
+class Result:
+    """What the result view shows; ``to_dict()`` is what the history keeps for reports."""
+
+    attempt_id: int | None
+    scenario_id: str
+    scenario_title: str
+    prompt: str
+    grade: Grade
+    what_ifs: list[WhatIf]
+    design_bytes: bytes
+    reference_bytes: bytes
+    reference_notes: str
+    started_at: str
+    ended_at: str
+    duration_s: float
+    phase_ends: dict[str, float]
+    asked: list[AskedQuestion]
+    follow_ups_played: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenario_id": self.scenario_id, "scenario_title": self.scenario_title, "prompt": self.prompt,
+                "grade": self.grade.to_dict(), "what_ifs": [w.to_dict() for w in self.what_ifs],
+                "design": self.design_bytes.decode("utf-8"), "reference": self.reference_bytes.decode("utf-8"),
+                "reference_notes": self.reference_notes, "started_at": self.started_at, "ended_at": self.ended_at,
+                "duration_s": self.duration_s, "phase_ends": self.phase_ends,
+                "asked": [asdict(a) for a in self.asked], "follow_ups_played": self.follow_ups_played}
+
+
+class PracticeSession:
+    def __init__(self, entry: ScenarioEntry, history: History | None = None,
+                 clock: Callable[[], float] = time.monotonic, wall: Callable[[], str] = utc_now,
+                 behaviour: bool = True, mode: str = "solo"):
+        self.entry = entry
+        self.scenario = entry.scenario
+        self.history = history
+        self.clock = clock
+        self.wall = wall
+        self.behaviour = behaviour
+        self.mode = mode
+        self.state = "ready"
+        self.attempt_id: int | None = None
+        self.started_at = ""
+        self._t0 = 0.0
+        self._stopped_at: float | None = None
+        self._manual_starts: dict[int, float] = {}
+        self.asked: list[AskedQuestion] = []
+        self.revealed: dict[str, RevealedFact] = {}
+        self.replay = Replay()
+        self.follow_ups_played: list[str] = []
+        self.notes: list[tuple[float, str]] = []
+        self._building = False
+        self.result: Result | None = None
+
+    # ------------------------------------------------------------------ timing
+    def start(self) -> None:
+        if self.state != "ready":
+            raise SessionStateError(f"the session is {self.state}, it cannot start again")
+        self.state = "running"
+        self._t0 = self.clock()
+        self.started_at = self.wall()
+        if self.history is not None:
+            self.attempt_id = self.history.start_attempt(self.scenario.id, self.scenario.title, self.mode,
+                                                         self.started_at)
+            self.history.add_event(self.attempt_id, 0.0, "phase", self.scenario.phases[0].name)
+
+    def elapsed(self) -> float:
+        if self.state == "ready":
+            return 0.0
+        end = self._stopped_at if self._stopped_at is not None else self.clock()
+        return max(0.0, end - self._t0)
+
+    def schedule(self) -> list[PhaseSlot]:
+        """Each phase's start and end (seconds since start), with early moves taken into account."""
+        slots: list[PhaseSlot] = []
+        start = 0.0
+        for n, phase in enumerate(self.scenario.phases):
+            if n > 0:
+                scheduled = slots[-1].start_s + 60.0 * self.scenario.phases[n - 1].minutes
+                start = min(self._manual_starts.get(n, float("inf")), scheduled)
+                slots[-1].end_s = start
+            slots.append(PhaseSlot(phase.name, phase.title, start, start + 60.0 * phase.minutes, phase.goal))
+        return slots
+
+    def phase_index_at(self, t_s: float) -> int:
+        """Index of the phase at ``t_s``; ``len(phases)`` in overtime."""
+        slots = self.schedule()
+        for n, slot in enumerate(slots):
+            if t_s < slot.end_s:
+                return n
+        return len(slots)
+
+    def phase_at(self, t_s: float) -> str:
+        index = self.phase_index_at(t_s)
+        return OVERTIME if index >= len(self.scenario.phases) else self.scenario.phases[index].name
+
+    @property
+    def phase(self) -> str:
+        return self.phase_at(self.elapsed())
+
+    def advance_phase(self) -> str:
+        """Move on to the next phase now; returns the new phase's name."""
+        self._require_running()
+        now = self.elapsed()
+        index = self.phase_index_at(now)
+        if index >= len(self.scenario.phases) - 1:
+            raise SessionStateError("this is the last phase; submit when you are done")
+        self._manual_starts[index + 1] = now
+        name = self.scenario.phases[index + 1].name
+        if self.history is not None:
+            self.history.add_event(self.attempt_id, now, "phase", name)
+        return name
+
+    def status(self) -> TimerStatus:
+        now = self.elapsed()
+        slots = self.schedule()
+        index = self.phase_index_at(now)
+        total_end = slots[-1].end_s
+        if index >= len(slots):
+            return TimerStatus(self.state, now, OVERTIME, "Overtime", index, now - total_end, 0.0, 0.0,
+                               "Wrap up and submit.", ["Time is up: summarise your trade-offs and submit."])
+        slot = slots[index]
+        return TimerStatus(self.state, now, slot.name, slot.title, index, now - slot.start_s, slot.end_s - now,
+                           total_end - now, slot.goal, self.nudges(now, index, slot))
+
+    def nudges(self, now: float, index: int, slot: PhaseSlot) -> list[str]:
+        """Gentle hints for this moment; never reveals a hidden fact."""
+        phase = self.scenario.phases[index]
+        out = []
+        remaining = slot.end_s - now
+        if remaining <= min(NUDGE_LAST_S, 0.25 * (slot.end_s - slot.start_s)):
+            minutes = max(1, round(remaining / 60))
+            out.append(f"About {minutes} min left for {slot.title.lower()}."
+                       + (f" {phase.nudge}" if phase.nudge else ""))
+        half = now - slot.start_s >= 0.5 * (slot.end_s - slot.start_s)
+        if phase.name == "clarify":
+            if not self.asked and half:
+                out.append("Ask about the workload before drawing: model size, latency targets, traffic shape.")
+            if self._building:
+                out.append("You have started drawing; the answers to a few more questions may still change it.")
+            if half:
+                asked = {a.question_id for a in self.asked}
+                open_categories = sorted({q.category for q in self.scenario.questions if q.key and q.id not in asked})
+                if open_categories:
+                    shown = ", ".join(open_categories[:3]) + (" and more" if len(open_categories) > 3 else "")
+                    out.append(f"Areas you have not asked about yet: {shown}.")
+        elif phase.name == "high_level" and not self._building and half:
+            out.append("Sketch the request path end to end first; refine it in the deep dive.")
+        return out
+
+    def _require_running(self) -> None:
+        if self.state != "running":
+            raise SessionStateError(f"the session is {self.state}; start it first" if self.state == "ready"
+                                    else f"the session is {self.state}")
+
+    # --------------------------------------------------------------- questions
+    def ask(self, question_id: str) -> AskResult:
+        """Ask a question from the panel: reveal its facts and record when it was asked."""
+        self._require_running()
+        try:
+            question = self.scenario.question(question_id)
+        except KeyError as error:
+            raise SessionStateError(str(error.args[0])) from None
+        now = self.elapsed()
+        phase = self.phase_at(now)
+        first = all(a.question_id != question_id for a in self.asked)
+        asked = AskedQuestion(question_id, now, phase, self._building)
+        self.asked.append(asked)
+        facts = [self.reveal_fact(fact_id, record=False) for fact_id in question.reveals]
+        credit = question_credit(phase, self._building) if question.key else 0.0
+        if self.history is not None:
+            self.history.add_question(self.attempt_id, question.id, question.text, question.category, now, phase,
+                                      self.wall(), credit if question.key else None)
+        return AskResult(question, facts, now, phase, credit, first)
+
+    def reveal_fact(self, fact_id: str, record: bool = True) -> RevealedFact:
+        """Reveal one fact (a mock interviewer answering free text); earns no question credit."""
+        self._require_running()
+        try:
+            fact = self.scenario.fact(fact_id)
+        except KeyError as error:
+            raise SessionStateError(str(error.args[0])) from None
+        if record and self.history is not None:
+            self.history.add_event(self.attempt_id, self.elapsed(), "fact", fact.id)
+        truth = self.scenario.requirements
+        values = {name: getattr(truth, name) for name in fact.sets}
+        revealed = RevealedFact(fact.id, fact.category, fact.text, values)
+        self.revealed[fact.id] = revealed
+        return revealed
+
+    def revealed_facts(self) -> list[RevealedFact]:
+        return list(self.revealed.values())
+
+    def revealed_requirements(self) -> Requirements:
+        """Requirements holding only what the revealed facts pinned down (for the editor)."""
+        values: dict[str, Any] = {}
+        for fact in self.revealed.values():
+            values.update(fact.values)
+        return Requirements.model_validate(values)
+
+    def asked_ids(self) -> set[str]:
+        return {a.question_id for a in self.asked}
+
+    # ------------------------------------------------------------------ design
+    def record_design(self, design: Design, label: str = "edit") -> bool:
+        """Record a snapshot (call after edits, debounced); False when nothing changed."""
+        self._require_running()
+        data = design_to_bytes(design)
+        now = self.elapsed()
+        if not self.replay.add(now, data, self.phase_at(now), label):
+            return False
+        self._building = self._building or building_started(design)
+        if self.history is not None:
+            self.history.add_snapshot(self.attempt_id, now, self.phase_at(now), data, label)
+        return True
+
+    def play_follow_up(self, follow_up_id: str) -> FollowUp:
+        self._require_running()
+        follow_up = self.scenario.follow_up(follow_up_id)
+        self.follow_ups_played.append(follow_up.id)
+        if self.history is not None:
+            self.history.add_event(self.attempt_id, self.elapsed(), "follow_up", follow_up.id)
+        return follow_up
+
+    def add_note(self, text: str) -> None:
+        self._require_running()
+        self.notes.append((self.elapsed(), text[:4000]))
+        if self.history is not None:
+            self.history.add_event(self.attempt_id, self.elapsed(), "note", text[:4000])
+
+    # ------------------------------------------------------------------ ending
+    def phase_ends(self) -> dict[str, float]:
+        now = self.elapsed()
+        return {slot.name: min(slot.end_s, now) for slot in self.schedule() if slot.start_s <= now}
+
+    def submit(self, design: Design) -> Result:
+        """Grade ``design``, replay the follow-ups against it, store everything; returns the Result."""
+        self._require_running()
+        self.record_design(design, "final")
+        self._stopped_at = self.clock()
+        self.state = "submitted"
+        reference = self.entry.reference_design()
+        grade = grade_design(self.scenario, design, reference, self.asked, self.behaviour)
+        what_ifs = run_follow_ups(self.scenario, design)
+        ended_at = self.wall()
+        self.result = Result(self.attempt_id, self.scenario.id, self.scenario.title, self.scenario.prompt, grade,
+                             what_ifs, design_to_bytes(design), self.entry.reference_bytes,
+                             self.scenario.reference.notes, self.started_at, ended_at, self.elapsed(),
+                             self.phase_ends(), list(self.asked), list(self.follow_ups_played))
+        if self.history is not None:
+            self.history.finish_attempt(self.attempt_id, "submitted", ended_at, grade, self.result.to_dict())
+        return self.result
+
+    def report_html(self, diagram_png: bytes | None = None) -> str:
+        """The self-contained HTML report of the submitted attempt."""
+        from inferboard.practice.report import attempt_report_html
+
+        if self.result is None:
+            raise SessionStateError("submit the design first")
+        ends = self.replay.at_phase_ends(self.result.phase_ends)
+        frames = {phase: frame.design_bytes for phase, frame in ends.items()}
+        return attempt_report_html(self.result.to_dict(), frames, self.notes, diagram_png, self.mode)
+
+    def abandon(self) -> None:
+        if self.state != "running":
+            return
+        self._stopped_at = self.clock()
+        self.state = "abandoned"
+        if self.history is not None:
+            self.history.finish_attempt(self.attempt_id, "abandoned", self.wall())
+
+
+def phase_title(name: str) -> str:
+    return PHASE_TITLES.get(name, name.replace("_", " ").capitalize())

@@ -1,0 +1,158 @@
+"""Solo practice in the main window: asking, the phase timer, submitting, the result screen."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from tests.desktop_practice.conftest import small_design
+
+
+def ask_with_enter(qtbot, panel, question_id):
+    panel.questions.select(question_id)
+    panel.questions.tree.setFocus()
+    qtbot.keyClick(panel.questions.tree, Qt.Key.Key_Return)
+
+
+def test_asking_a_question_in_the_panel_reveals_its_answer_and_records_it(solo, qtbot, clock, history):
+    controller = solo()
+    panel = controller.panel
+    scenario = controller.entry.scenario
+    question = next(q for q in scenario.questions if q.key)
+    facts = [scenario.fact(f).text for f in question.reveals]
+    assert panel.questions.answers(question.id) == [], "nothing is shown before the question is asked"
+    clock.advance(45)
+    ask_with_enter(qtbot, panel, question.id)
+    qtbot.waitUntil(lambda: panel.questions.answers(question.id) == facts)
+    assert question.id in panel.questions.asked_ids()
+    assert [a.question_id for a in controller.session.asked] == [question.id]
+    assert controller.session.asked[0].t_s == 45 and controller.session.asked[0].phase == "clarify"
+    rows = history.attempt(controller.session.attempt_id).questions
+    assert [(r["question_id"], r["t_s"], r["phase"]) for r in rows] == [(question.id, 45.0, "clarify")]
+    # The answers can fill the requirements editor.
+    if any(scenario.fact(f).sets for f in question.reveals):
+        assert panel.fill_button.isEnabled()
+        panel.fill_button.click()
+        req = controller.window.document.design.requirements
+        for fact_id in question.reveals:
+            for name in scenario.fact(fact_id).sets:
+                assert getattr(req, name) == getattr(scenario.requirements, name)
+
+
+def test_the_phase_timer_follows_the_injected_clock_with_gentle_nudges(solo, qtbot, clock):
+    controller = solo()
+    timer = controller.panel.timer_widget
+    phases = controller.entry.scenario.phases
+    qtbot.waitUntil(lambda: timer.phase_label.text() == "Clarify requirements")
+    assert timer.step_label.text() == f"Phase 1 of {len(phases)}"
+    clock.advance(60 * phases[0].minutes - 60)  # one minute left: a nudge
+    qtbot.waitUntil(lambda: timer.left_label.text() == "1:00 left")
+    assert timer.nudge_label.isVisible() and "min left" in timer.nudge_label.text()
+    clock.advance(61)
+    qtbot.waitUntil(lambda: timer.phase_label.text() == "High-level design")
+    assert timer.step_label.text() == f"Phase 2 of {len(phases)}"
+    assert "High-level design" in controller.status_label.text()
+    controller.panel.next_phase_button.click()
+    qtbot.waitUntil(lambda: timer.phase_label.text() == phases[2].title)
+    clock.advance(60 * 200)
+    qtbot.waitUntil(lambda: timer.phase_label.text() == "Overtime")
+    assert timer.left_label.text().startswith("+")
+
+
+def test_live_findings_are_hidden_during_the_round_and_come_back(solo, qtbot):
+    controller = solo()
+    findings = controller.window.docks["findings"]
+    assert findings.isHidden() and not controller.dock.isHidden()
+    controller.panel.submit(confirm=False)
+    qtbot.waitUntil(lambda: controller.result_window is not None and controller.result_window.isVisible())
+    assert not findings.isHidden()
+    assert controller.dock.isHidden()
+
+
+def test_submit_shows_the_scores_with_every_lost_point_traced_to_a_finding(solo, qtbot, clock):
+    controller = solo()
+    panel = controller.panel
+    scenario = controller.entry.scenario
+    clock.advance(30)
+    panel.ask(scenario.questions[0].id)
+    clock.advance(400)
+    small_design(controller.window.document)
+    clock.advance(600)
+    result = panel.submit(confirm=False)
+    qtbot.waitUntil(lambda: controller.result_window is not None and controller.result_window.isVisible())
+    screen = controller.result_window
+    rubrics = result.grade.rubrics
+    table = screen.scores.table
+    assert table.rowCount() == len(rubrics) >= 2
+    assert [table.item(r, 0).text() for r in range(table.rowCount())] == [line.title for line in rubrics]
+    assert table.item(0, 1).text() == f"{rubrics[0].percent:.0f}%"
+    # Every lost point is an item; each names the rule (a fired finding) or the question behind it.
+    fired = {f.rule_id: f for f in result.grade.findings}
+    items = screen.lost.items
+    assert len(items) == len(result.grade.lost) > 0
+    for item in items:
+        lost = item.data(0, Qt.ItemDataRole.UserRole)
+        assert lost["source"] in fired or lost["source"].startswith("question:")
+        if lost["source"] in fired:
+            assert fired[lost["source"]].message == lost["message"]
+    rule_item = next(i for i in items if i.data(0, Qt.ItemDataRole.UserRole)["source"] in fired)
+    screen.lost.tree.setCurrentItem(rule_item)
+    lost = rule_item.data(0, Qt.ItemDataRole.UserRole)
+    text = screen.lost.detail.toPlainText()
+    assert lost["message"] in text and lost["source"] in text
+    assert fired[lost["source"]].explanation.split("\n")[0].strip()[:40] in text
+    # The reference sits beside the design, with the missing components called out.
+    compare = screen.compare
+    assert set(compare.yours.node_ids()) == {"users", "lb", "cpus"}
+    assert len(compare.reference.node_ids()) == len(controller.entry.reference_design().nodes)
+    missing = [compare.missing.item(n).text() for n in range(compare.missing.count())]
+    assert result.grade.diff.missing and all(
+        any(kind.replace("_", " ") in line for line in missing) for kind in result.grade.diff.missing)
+    # The follow-ups were replayed against the design.
+    assert screen.what_ifs.table.rowCount() == len(scenario.follow_ups) == len(result.what_ifs)
+    assert screen.what_ifs.table.item(0, 3).text() == result.what_ifs[0].verdict
+
+
+def test_show_in_my_design_selects_the_components_of_a_lost_point(solo, qtbot):
+    controller = solo()
+    small_design(controller.window.document)
+    controller.panel.submit(confirm=False)
+    screen = controller.result_window
+    item = next((i for i in screen.lost.items if i.data(0, Qt.ItemDataRole.UserRole)["node_ids"]), None)
+    assert item is not None
+    screen.lost.tree.setCurrentItem(item)
+    assert screen.lost.show_button.isEnabled()
+    screen.lost.show_button.click()
+    nodes = list(item.data(0, Qt.ItemDataRole.UserRole)["node_ids"])
+    assert controller.window.scene.selected_node_ids() == [n for n in controller.window.document.design.nodes
+                                                           if n in nodes]
+
+
+def test_the_entry_points_pick_a_scenario_and_keep_one_round_per_window(make_window, library, history, clock,
+                                                                          monkeypatch, qtbot):
+    from desktop import practice
+    from desktop.practice import library_dialog
+    from desktop.practice.mock import MockInterview
+    from desktop.practice.solo import SoloPractice
+
+    window = make_window()
+    monkeypatch.setattr(library_dialog, "choose_scenario", lambda *_a, **_k: None)
+    assert practice.open_practice(window, library=library, history=history) is None, "cancelled"
+    entry = library.get("bursty-speech")
+    monkeypatch.setattr(library_dialog, "choose_scenario", lambda *_a, **_k: (entry, "solo"))
+    controller = practice.open_practice(window, library=library, history=history, clock=clock, check_unsaved=False)
+    assert isinstance(controller, SoloPractice) and controller.entry is entry
+    assert window.document.design.metadata["title"] == f"Practice: {entry.scenario.title}"
+    assert practice.open_practice(window, library=library, history=history) is controller, "one round at a time"
+    controller.panel.abandon(confirm=False)
+    assert history.attempts()[0]["status"] == "abandoned"
+    assert not window.docks["findings"].isHidden()
+    # Choosing "mock interview" in the dialog opens the two interview windows instead.
+    monkeypatch.setattr(library_dialog, "choose_scenario", lambda *_a, **_k: (entry, "mock"))
+    mock = practice.open_mock_interview(window, library=library, history=history, clock=clock, show=False)
+    try:
+        assert isinstance(mock, MockInterview) and mock.console.running()
+        assert mock.candidate.link.phase is not None
+    finally:
+        mock.close(discard=True)
+        practice.forget(mock)
+        practice.forget(controller)
