@@ -3,7 +3,7 @@
 Notation: ``lam`` arrival rate (1/s), ``mu`` per-server service rate (1/s), ``c`` servers,
 ``a = lam/mu`` offered load in Erlangs, ``rho = a/c`` utilisation, ``theta = c*mu - lam``.
 Sources are cited per function; "[D]" marks results derived from standard theory in
-``/work/shared/research/simulation-references.md`` (checked by tests/sim against independent code).
+the simulator references (sources listed in docs/simulator.md) (checked by tests/sim against independent code).
 
 Unstable inputs (``rho >= 1``) are not errors here: mean waits come back as ``math.inf`` and the
 caller (``analytic.solve``) decides how to cap them. Every function is scalar ``float`` math except

@@ -17,7 +17,8 @@ from inferboard.rules.behaviour import simulator_available
 from inferboard.sim.faults import FAULT_KINDS
 from tests.practice.conftest import SHIPPED
 
-SEED = Path("/work/shared/seed/interview-insights.txt")
+#: The team's interview notes the scenarios are written from, kept beside the repository.
+SEED = Path(__file__).resolve().parents[3] / "shared" / "seed" / "interview-insights.txt"
 IDS = sorted(p.name for p in SHIPPED.iterdir() if (p / "scenario.yaml").is_file())
 
 

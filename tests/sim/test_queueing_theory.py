@@ -2,7 +2,7 @@
 
 The reference formulas below use textbook forms (factorial sums in log space, the hypoexponential
 tail, direct M/M/c/K state probabilities), not the recursions in ``inferboard.sim.queueing``. The
-only constants asserted are worked examples quoted in /work/shared/research/simulation-references.md.
+only constants asserted are worked examples quoted in the simulator references.
 """
 
 from __future__ import annotations
