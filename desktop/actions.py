@@ -41,6 +41,7 @@ class ActionSpec:
 
 
 FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Help"
+PRACTICE = "&Practice"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("file.new", "&New from Template…", FILE, SK.New, "new_design", "Start a design from a template"),
@@ -107,6 +108,12 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("sim.cancel_load_test", "&Cancel Load Test", SIMULATE, "Ctrl+Shift+R", "cancel_load_test"),
     ActionSpec("sim.clear_faults", "Clear &Faults", SIMULATE, "", "clear_faults"),
 
+    ActionSpec("practice.start", "&Practise a Scenario…", PRACTICE, "", "open_practice",
+               "Pick a scenario and practise it against the clock"),
+    ActionSpec("practice.mock", "&Mock Interview…", PRACTICE, "", "open_mock_interview",
+               "Open the candidate window and the interviewer console"),
+    ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
+               "Past attempts, scores over time, replays and reports"),
     ActionSpec("help.shortcuts", "&Keyboard Shortcuts", HELP, SK.HelpContents, "show_shortcuts"),
     ActionSpec("help.about", "&About Inferboard", HELP, "", "show_about"),
 )

@@ -159,6 +159,8 @@ class Evaluator(QObject):
         self.timer.setSingleShot(True)
         self.timer.timeout.connect(self.run_now)
         self._last_run = 0.0
+        self._last_edit = 0.0
+        self._immediate = False
         self._running: tuple | None = None
         self._pending = False
         self._rules_ready = False
@@ -201,39 +203,53 @@ class Evaluator(QObject):
 
     # ------------------------------------------------------------------ scheduling
     def schedule(self, immediate: bool = False) -> None:
-        if self.timer.isActive() and not immediate:
-            return
-        quiet = time.monotonic() - self._last_run > self.debounce_ms / 1000.0
-        self.timer.start(0 if (immediate or quiet) else self.debounce_ms)
+        """Debounce edits on both edges: the first edit after a quiet spell is evaluated at once
+        (in this turn of the event loop, so a compound edit counts once); edits that follow it
+        closely restart a ``debounce_ms`` wait, so a burst is evaluated once more at its end."""
+        now = time.monotonic()
+        in_burst = now - self._last_edit < self.debounce_ms / 1000.0
+        self._last_edit = now
+        if self._immediate:
+            return  # already due in this turn of the event loop
+        if immediate or not in_burst:
+            self._immediate = True
+            self.timer.start(0)
+        else:
+            self.timer.start(self.debounce_ms)
 
     def run_now(self) -> None:
-        """Evaluate the current design now: structural rules here, the rest on the worker."""
+        """Evaluate the current design now: the worker starts first (on a snapshot), then the
+        structural rules run here while it works."""
         self.timer.stop()
+        self._immediate = False
         self._last_run = time.monotonic()
         token = self.token()
         design = self.document.design
         structural_here = self._rules_ready and self.structural_on_gui
-        if structural_here:
-            start = time.perf_counter()
-            try:
-                from inferboard.rules import check_design
-
-                report = check_design(design, behaviour=False)
-            except Exception as error:  # pragma: no cover - reported, not fatal
-                self.failed.emit("structural", str(error))
-            else:
-                self.latest["structural"] = report
-                self.structural_ready.emit(report)
-            spent = time.perf_counter() - start
-            # A smoothed time, so that one slow check (a busy machine) does not decide alone.
-            self.timings.structural_s = (spent if not self.timings.structural_s
-                                         else 0.6 * self.timings.structural_s + 0.4 * spent)
-            # Move it to the worker once it no longer fits in a frame.
-            self.structural_on_gui = self.timings.structural_s < FRAME_S
         if self._running is not None:
             self._pending = True
-            return
-        self._start_job(token, snapshot_bytes(design), with_structural=not structural_here)
+        else:
+            self._start_job(token, snapshot_bytes(design), with_structural=not structural_here)
+        if structural_here:
+            self._structural_here(design)
+
+    def _structural_here(self, design) -> None:
+        start = time.perf_counter()
+        try:
+            from inferboard.rules import check_design
+
+            report = check_design(design, behaviour=False)
+        except Exception as error:  # pragma: no cover - reported, not fatal
+            self.failed.emit("structural", str(error))
+        else:
+            self.latest["structural"] = report
+            self.structural_ready.emit(report)
+        spent = time.perf_counter() - start
+        # A smoothed time, so that one slow check (a busy machine) does not decide alone.
+        self.timings.structural_s = (spent if not self.timings.structural_s
+                                     else 0.6 * self.timings.structural_s + 0.4 * spent)
+        # Move it to the worker once it no longer fits in a frame.
+        self.structural_on_gui = self.timings.structural_s < FRAME_S
 
     def _start_job(self, token: tuple, data: bytes, with_structural: bool = False) -> None:
         steps = self.steps

@@ -402,10 +402,12 @@ class ReadoutsPanel(QWidget):
             return float(result.times_s[-1]) * 0.4
         return 10 * 3600.0
 
-    def add_fault(self, kind: str, target: str, start_s: float | None = None, duration_s: float | None = None):
+    def add_fault(self, kind: str, target: str, start_s: float | None = None, duration_s: float | None = None,
+                  magnitude: float | None = None):
         from inferboard.sim.faults import TimedFault
 
-        fault = TimedFault(kind=kind, target=target, start_s=self.fault_start_s() if start_s is None else start_s,
+        fault = TimedFault(kind=kind, target=target, magnitude=magnitude,
+                           start_s=self.fault_start_s() if start_s is None else start_s,
                            duration_s=FAULT_HOURS * 3600.0 if duration_s is None else duration_s)
         self.faults = (*self.faults, fault)
         self._faults_updated()

@@ -65,6 +65,22 @@ class WindowCommands:
         return out
 
     # ------------------------------------------------------------------ edit
+    # ------------------------------------------------------------------ practice
+    def open_practice(self):
+        from desktop.practice import open_practice
+
+        return open_practice(self)
+
+    def open_mock_interview(self):
+        from desktop.practice import open_mock_interview
+
+        return open_mock_interview(self)
+
+    def open_practice_history(self):
+        from desktop.practice import open_history
+
+        return open_history(self)
+
     def undo(self) -> None:
         self.scene.interactions.cancel()
         self.document.undo_stack.undo()

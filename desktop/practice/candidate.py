@@ -100,6 +100,11 @@ class CandidateWindow(MainWindow):
         if action is not None:
             action.setEnabled(False)
             action.setVisible(False)
+        # Once the lead adds the Practice menu: no practice round inside an interview window.
+        for action_id in ("practice.start", "practice.mock", "practice.history"):
+            practice_action = self.actions_by_id.get(action_id)
+            if practice_action is not None:
+                practice_action.setEnabled(False)
         # No rule report at all: only the simulator's figures for the readouts.
         self.evaluator.steps = tuple((name, step) for name, step in self.evaluator.steps if name != "report")
         self.evaluator.structural_on_gui = False
@@ -179,8 +184,10 @@ class CandidateWindow(MainWindow):
 
     def apply_follow_up(self, message: FollowUpPlayed) -> None:
         self.interview.add_follow_up(message)
-        hint = "" if message.requirement_changes else (" <i>To see it in the figures, use “Inject fault” "
-                                                       "below on the part of your design it hits.</i>")
+        for kind, target, magnitude in message.faults:
+            self.readouts.add_fault(kind, target, magnitude=magnitude)
+        hint = "" if message.requirement_changes or message.faults else (
+            " <i>To see it in the figures, use “Inject fault” below on the part of your design it hits.</i>")
         self.follow_up_banner.setText(f"<b>Follow-up from the interviewer: {esc(message.title)}</b><br>"
                                       f"{esc(message.prompt)}{hint}")
         self.follow_up_banner.setTextFormat(Qt.TextFormat.RichText)

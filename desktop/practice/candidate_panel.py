@@ -7,13 +7,13 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
                                QTextBrowser, QVBoxLayout, QWidget)
 
 from inferboard.practice.interview_link import CandidateBrief, FactRevealed, FollowUpPlayed, PhaseChanged
 
-from desktop.practice.common import esc, mmss, paragraphs
+from desktop.practice.common import esc, mmss, paragraphs, tone
 from desktop.practice.questions import QuestionPanel
 from desktop.practice.timer_widget import PhaseTimer
 
@@ -104,7 +104,7 @@ class CandidatePanel(QWidget):
         if self._t0 is None:
             self._t0 = now - message.t_s
         self.phase = message
-        self._phase_started = now
+        self._phase_started = min(now, self._t0 + message.t_s)
         self.questions.set_asking_enabled(True)
         self.tick.start()
         self.refresh_timer()
@@ -128,13 +128,13 @@ class CandidatePanel(QWidget):
             self.questions.mark_asked(question_id, f"Asked at {when}; the interviewer answers below.")
         else:
             item = QListWidgetItem(f"You asked ({when}): {text}")
-            item.setForeground(QBrush(QColor("#475569")))
+            item.setForeground(QBrush(tone(self, "#475569", "#94a3b8")))
             self.answers.addItem(item)
             self.answers.scrollToBottom()
 
     def add_fact(self, fact: FactRevealed) -> None:
         item = QListWidgetItem(f"{mmss(self.elapsed())} · {fact.text}")
-        item.setForeground(QBrush(QColor("#0f766e")))
+        item.setForeground(QBrush(tone(self, "#0f766e", "#5eead4")))
         item.setToolTip(fact.text)
         self.answers.addItem(item)
         self.answers.scrollToBottom()
@@ -143,7 +143,7 @@ class CandidatePanel(QWidget):
 
     def add_follow_up(self, follow_up: FollowUpPlayed) -> None:
         item = QListWidgetItem(f"{mmss(self.elapsed())} · Follow-up: {follow_up.title}\n{follow_up.prompt}")
-        item.setForeground(QBrush(QColor("#6d28d9")))
+        item.setForeground(QBrush(tone(self, "#6d28d9", "#c4b5fd")))
         item.setToolTip(follow_up.prompt)
         self.answers.addItem(item)
         self.answers.scrollToBottom()

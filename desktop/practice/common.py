@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QStyledItemDelegate, QStyleOptionViewItem, QToolButton,
                                QTreeView, QVBoxLayout, QWidget)
 
@@ -63,6 +64,11 @@ def paragraphs(text: str) -> str:
     blocks = [" ".join(line.strip() for line in block.splitlines() if line.strip())
               for block in text.strip().split("\n\n")]
     return "\n\n".join(b for b in blocks if b)
+
+
+def tone(widget: QWidget, light: str, dark: str) -> QColor:
+    """``light`` on a light palette, ``dark`` on a dark one (text colours that keep their contrast)."""
+    return QColor(dark if widget.palette().color(QPalette.ColorRole.Base).lightness() < 128 else light)
 
 
 def wrapped_label(text: str = "", parent: QWidget | None = None, name: str = "", rich: bool = False) -> QLabel:

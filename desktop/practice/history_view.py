@@ -168,7 +168,8 @@ class HistoryWindow(QWidget):
         names = ["overall"] + sorted(k for k in series if k != "overall")
         for n, name in enumerate(names):
             points = [(x_of[a], p) for _, p, a in series.get(name, []) if a in x_of]
-            colour = "#0f172a" if name == "overall" else PALETTE[n % len(PALETTE)]
+            ink = "#e2e8f0" if getattr(self.theme, "dark", False) else "#0f172a"
+            colour = ink if name == "overall" else PALETTE[n % len(PALETTE)]
             item = QListWidgetItem(titles.get(name) or rubric_title(name))
             item.setData(ID_ROLE, name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)

@@ -15,11 +15,11 @@ from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, Q
 
 from inferboard.practice.grading import grade_design
 from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, InterviewerLink, MockResult,
-                                                QuestionAsked, encode)
+                                                PhaseChanged, QuestionAsked, encode)
 from inferboard.practice.session import OVERTIME, SessionStateError
 
 from desktop.evaluation import Evaluator
-from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss
+from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
 from desktop.practice.timer_widget import PhaseTimer
@@ -40,6 +40,7 @@ class InterviewerConsole(QWidget):
         self.windows: list[QWidget] = []
         self._typed = 0
         self._asked: tuple = ()
+        self._phase_sent = ""
         self.setWindowTitle(f"Interviewer — {self.scenario.title} — Inferboard")
         self.setAccessibleName("Interviewer console")
         # ---- top bar
@@ -75,8 +76,9 @@ class InterviewerConsole(QWidget):
         self.score_sheet = ScoreSheet(self)
         self.script = QTextBrowser(self)
         self.script.setAccessibleName("Interviewer script")
-        self.script.setHtml(f"<h4>How to run the round</h4><p>{esc(self.scenario.interviewer_script or '—')}</p>"
-                            f"<h4>Reference design</h4><p>{esc(self.scenario.reference.notes)}</p>".replace("\n", "<br>"))
+        script = esc(paragraphs(self.scenario.interviewer_script) or "—").replace("\n\n", "</p><p>")
+        notes = esc(paragraphs(self.scenario.reference.notes)).replace("\n\n", "</p><p>")
+        self.script.setHtml(f"<h4>How to run the round</h4><p>{script}</p><h4>Reference design</h4><p>{notes}</p>")
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Interviewer tools")
         for widget, title in ((self.checklist, "Ru&bric"), (self.follow_ups, "F&ollow-ups"),
@@ -104,7 +106,7 @@ class InterviewerConsole(QWidget):
         splitter.addWidget(self.questions)
         splitter.addWidget(self.mirror)
         splitter.addWidget(self.tabs)
-        splitter.setSizes([370, 840, 390])
+        splitter.setSizes([360, 770, 470])
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
@@ -133,6 +135,7 @@ class InterviewerConsole(QWidget):
     def start(self) -> None:
         if self.session.state == "ready":
             self.link.start()
+            self._phase_sent = self.scenario.phases[0].name
         self.tick.start()
         self.refresh_status()
         self._update_buttons()
@@ -144,10 +147,20 @@ class InterviewerConsole(QWidget):
         count = len(self.scenario.phases)
         self.timer_widget.show_status(status, count)
         self.next_phase_button.setEnabled(status.phase != OVERTIME and status.phase_index < count - 1)
+        if status.phase not in (OVERTIME, self._phase_sent):
+            self._send_scheduled_phase(status.phase_index)
+
+    def _send_scheduled_phase(self, index: int) -> None:
+        """The schedule moved on by itself: tell the candidate, as the link does for a manual move."""
+        phase = self.scenario.phases[index]
+        start = self.session.schedule()[index].start_s
+        self.link.transport.send(CANDIDATE, encode(PhaseChanged(phase.name, phase.title, phase.goal, phase.minutes,
+                                                                start)))
+        self._phase_sent = phase.name
 
     def advance_phase(self) -> None:
         try:
-            self.link.advance_phase()
+            self._phase_sent = self.link.advance_phase()
         except SessionStateError as error:
             QMessageBox.information(self, "Next phase", str(error))
         self.refresh_status()

@@ -302,7 +302,7 @@ class ScoreSheet(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.AllEditTriggers)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 170), (1, 76), (2, 80)):
+        for column, width in ((0, 150), (1, 72), (2, 74)):
             self.table.setColumnWidth(column, width)
         self.use_button = QPushButton("Use the su&ggestions", self)
         self.use_button.setAccessibleName("Copy the automatic scores into the score sheet")

@@ -5,11 +5,11 @@ question goes to the interviewer and the answers arrive in their own list."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
-from desktop.practice.common import wrap_tree
+from desktop.practice.common import tone, wrap_tree
 
 QID = Qt.ItemDataRole.UserRole
 ANSWER_COLOUR = "#0f766e"
@@ -123,9 +123,7 @@ class QuestionPanel(QWidget):
         text = item.text(0)
         if not text.startswith("✓ "):
             item.setText(0, "✓ " + text)
-        font = QFont(item.font(0))
-        font.setBold(False)
-        item.setForeground(0, QBrush(QColor("#64748b")))
+        item.setForeground(0, QBrush(tone(self, "#64748b", "#94a3b8")))
         item.setToolTip(0, f"{text.removeprefix('✓ ')}\n{detail}")
         item.setData(1, Qt.ItemDataRole.AccessibleTextRole, f"{item.text(1)}, asked")
 
@@ -138,7 +136,7 @@ class QuestionPanel(QWidget):
                 return item.child(n)
         child = QTreeWidgetItem([text, ""])
         child.setFirstColumnSpanned(True)
-        child.setForeground(0, QBrush(QColor(ANSWER_COLOUR)))
+        child.setForeground(0, QBrush(tone(self, ANSWER_COLOUR, "#5eead4")))
         child.setToolTip(0, text)
         child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
         item.addChild(child)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel
 
 from inferboard.model import Design
@@ -68,6 +68,7 @@ class SoloPractice(QObject):
         self.panel.submitted.connect(self._submitted)
         self.panel.abandoned.connect(self._finish)
         self.panel.start()
+        w.installEventFilter(self)
         self.dock.show()
         self.dock.raise_()
         self.panel.questions.tree.setFocus()
@@ -76,7 +77,6 @@ class SoloPractice(QObject):
     def _place_dock(self) -> None:
         w = self.window
         findings = w.docks.get("findings")
-        inspector = w.docks.get("inspector")
         self._findings_were_visible = findings is not None and not findings.isHidden()
         area = w.dockWidgetArea(findings) if findings is not None else Qt.DockWidgetArea.NoDockWidgetArea
         if findings is not None and area != Qt.DockWidgetArea.NoDockWidgetArea and not findings.isFloating():
@@ -91,7 +91,8 @@ class SoloPractice(QObject):
     def _size_dock(self) -> None:
         w = self.window
         inspector = w.docks.get("inspector")
-        if self.dock is None or self.dock.isFloating():
+        if self.dock is None or self.dock.isFloating() or not self.panel.running() \
+                or w.dockWidgetArea(self.dock) == Qt.DockWidgetArea.NoDockWidgetArea:
             return
         if inspector is not None and w.dockWidgetArea(inspector) == w.dockWidgetArea(self.dock):
             height = max(600, w.height())
@@ -100,6 +101,16 @@ class SoloPractice(QObject):
         w.resizeDocks([self.dock], [430], Qt.Orientation.Horizontal)
 
     # ------------------------------------------------------------------ ending
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            QTimer.singleShot(0, self._window_closed)  # after the window has decided whether to close
+        return False
+
+    def _window_closed(self) -> None:
+        """The main window went away mid-round: the round is kept in the history as abandoned."""
+        if self.panel is not None and self.panel.running() and not self.window.isVisible():
+            self.panel.abandon(confirm=False)
+
     def _finish(self) -> None:
         w = self.window
         findings = w.docks.get("findings")

@@ -27,7 +27,7 @@ from inferboard.practice.history import History
 from inferboard.practice.library import ScenarioEntry
 from inferboard.practice.scenario import Scenario
 from inferboard.practice.session import PracticeSession, Result
-from inferboard.practice.whatif import WhatIf, what_if
+from inferboard.practice.whatif import WhatIf, faults_for, what_if
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 CANDIDATE = "candidate"
@@ -71,6 +71,8 @@ class FollowUpPlayed:
     requirement_changes: dict[str, Any] = field(default_factory=dict)
     t_s: float = 0.0
     type: str = "follow_up_played"
+    #: The follow-up's faults resolved to the candidate's node ids: [kind, target, magnitude or None].
+    faults: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -285,8 +287,13 @@ class InterviewerLink:
     def play_follow_up(self, follow_up_id: str) -> WhatIf | None:
         """Tell the candidate; return the what-if on their latest design (None before any design)."""
         follow_up = self.session.play_follow_up(follow_up_id)
+        faults = []
+        if self.latest is not None:
+            resolved, _, _ = faults_for(self.latest, follow_up)
+            faults = [[f.kind, f.target, f.magnitude] for f in resolved]
         self.transport.send(CANDIDATE, encode(FollowUpPlayed(follow_up.id, follow_up.title, follow_up.prompt,
-                                                             dict(follow_up.requirement_changes), self._now())))
+                                                             dict(follow_up.requirement_changes), self._now(),
+                                                             faults=faults)))
         if self.latest is None:
             return None
         result = what_if(self.scenario, self.latest, follow_up)

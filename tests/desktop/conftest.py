@@ -3,9 +3,11 @@ are always closed, and helpers that drive the canvas with real mouse events."""
 
 from __future__ import annotations
 
+import gc
 import os
 
 import pytest
+import shiboken6
 from PySide6.QtWidgets import QApplication
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -25,10 +27,19 @@ def no_leaked_windows(qapp):
     """Like napari's leak check: a test must close every window it opened."""
     yield
     QApplication.processEvents()
-    leaked = [w for w in QApplication.topLevelWidgets() if w.isVisible()]
-    for widget in leaked:
-        widget.close()
-    assert not leaked, f"windows left open: {[type(w).__name__ for w in leaked]}"
+    # pyqtgraph keeps parentless menus in reference cycles; if the garbage collector frees one while
+    # we walk the list of top-level widgets, the walk touches a deleted widget. Collect first, then
+    # walk with the collector off.
+    gc.collect()
+    gc.disable()
+    try:
+        leaked = [w for w in QApplication.topLevelWidgets() if shiboken6.isValid(w) and w.isVisible()]
+        names = [type(w).__name__ for w in leaked]
+        for widget in leaked:
+            widget.close()
+    finally:
+        gc.enable()
+    assert not leaked, f"windows left open: {names}"
 
 
 @pytest.fixture

@@ -136,3 +136,20 @@ def test_keyboard_only_wiring_with_the_connect_dialog(window, monkeypatch):
     assert window.connect_dialog()
     assert any(e.source == "gpus" and e.source_port == "telemetry" and e.target == "metrics_collector-1"
                for e in window.document.design.edges.values())
+
+
+def test_shortcut_keys_reach_their_actions(window, qtbot):
+    window.view.setFocus()
+    window.view.set_zoom(2.0)
+    qtbot.keyClick(window.view, Qt.Key.Key_0, Qt.KeyboardModifier.ControlModifier)
+    assert abs(window.view.zoom() - 1.0) < 1e-9
+    window.scene.select_ids(["gpus"])
+    qtbot.keyClick(window.view, Qt.Key.Key_2, Qt.KeyboardModifier.ShiftModifier)
+    assert window.view.zoom() > 1.0  # fitted to one card
+    qtbot.keyClick(window.view, Qt.Key.Key_1, Qt.KeyboardModifier.ShiftModifier)
+    visible = window.view.mapToScene(window.view.viewport().rect()).boundingRect()
+    assert visible.contains(window.scene.nodes_rect())
+    qtbot.keyClick(window.view, Qt.Key.Key_Delete)
+    assert "gpus" not in window.document.design.nodes
+    qtbot.keyClick(window.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert "gpus" in window.document.design.nodes

@@ -149,7 +149,7 @@ def test_load_test_progress_and_cancel_with_the_real_simulator(make_window, qtbo
     readouts = window.readouts
     results = []
     window.load_runner.finished.connect(results.append)
-    window.readouts.requests.setValue(2_000_000)
+    window.readouts.requests.setValue(5_000_000)  # long enough that cancel always comes first
     readouts.run_button.click()
     assert readouts.progress.isVisible() and readouts.cancel_button.isVisible()
     assert not readouts.run_button.isEnabled()
@@ -200,3 +200,22 @@ def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
     next(a for a in outage.actions() if a.text() == "use1").trigger()
     assert chosen == [("region_outage", "use1")]
     menu.deleteLater()
+
+
+def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_window, qtbot):
+    window = make_window(demo_design(), evaluate=True)
+    evaluator = window.evaluator
+    runs = []
+
+    def probe(design, settings):
+        runs.append(design.node("gpus").params["replicas"])
+
+    qtbot.waitUntil(lambda: not evaluator.busy(), timeout=WAIT_MS)
+    evaluator.steps = (("probe", probe),)
+    qtbot.wait(evaluator.debounce_ms + 50)
+    for replicas in range(1, 11):  # ten edits, 20 ms apart
+        window.document.execute(ops.SetParams("gpus", {"replicas": replicas}), "burst")
+        qtbot.wait(20)
+    qtbot.waitUntil(lambda: not evaluator.busy() and runs and runs[-1] == 10, timeout=WAIT_MS)
+    assert runs[0] == 1  # the first edit is evaluated at once
+    assert len(runs) <= 3  # not once per edit

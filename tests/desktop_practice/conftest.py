@@ -97,6 +97,8 @@ def solo(make_window, library, history, clock, qtbot):
 
     yield start
     for controller in controllers:
+        if controller.panel is not None:
+            controller.panel.abandon(confirm=False)  # stops its timers before the history closes
         for other in [controller.result_window, *controller.other_windows]:
             if other is not None:
                 other.close()

@@ -133,7 +133,8 @@ def test_the_library_dialog_lists_packs_and_imports_and_exports_zips(library, tm
     dialog.select("fraud-scoring-cpu")
     assert "Fraud" in dialog.details.toPlainText() or "fraud" in dialog.details.toPlainText()
     out = dialog.export_selected(tmp_path / "fraud.zip")
-    assert out is not None and any(n.endswith("fraud-scoring-cpu/scenario.yaml") for n in zipfile.ZipFile(out).namelist())
+    assert out is not None
+    assert any(n.endswith("fraud-scoring-cpu/scenario.yaml") for n in zipfile.ZipFile(out).namelist())
     # Import a pack zip made of renamed copies of shipped scenarios.
     folder = copy_pack(tmp_path / "src" / "extra", ["bursty-speech"])
     zipped = packzip.write_pack_zip(tmp_path / "extra.zip", {"id": "extra", "title": "Extra pack", "version": "1",

@@ -127,6 +127,25 @@ def test_the_interviewers_follow_up_changes_the_candidates_readouts(interview, q
     assert "After:" in console.follow_ups.effects.toPlainText()
 
 
+def test_a_fault_follow_up_is_injected_into_the_candidates_readouts(interview, qtbot, clock):
+    from inferboard.practice.scenario import parse_fault_spec
+
+    mock = interview("image-embedding-search")
+    candidate, console = mock.candidate, mock.console
+    reference = console.link.entry.reference_design()
+    candidate.document.set_design(reference)
+    qtbot.waitUntil(lambda: console.link.latest is not None and len(console.mirror.node_ids()) == len(reference.nodes))
+    follow_up = next(f for f in console.scenario.follow_ups if f.faults and not f.requirement_changes)
+    kinds = {parse_fault_spec(text).kind for text in follow_up.faults}
+    assert candidate.readouts.faults == ()
+    console.follow_ups.buttons[follow_up.id].click()
+    qtbot.waitUntil(lambda: len(candidate.readouts.faults) > 0)
+    assert {f.kind for f in candidate.readouts.faults} <= kinds
+    assert all(f.target == "*" or f.target in candidate.document.design.nodes for f in candidate.readouts.faults)
+    assert "Inject fault" not in candidate.follow_up_banner.text()
+    assert candidate.readouts.fault_label.text() != "No faults"
+
+
 def test_the_mirror_and_the_live_rubric_checklist_follow_the_candidate(interview, qtbot, clock):
     mock = interview("fraud-scoring-cpu")
     candidate, console = mock.candidate, mock.console
@@ -185,3 +204,21 @@ def test_replay_and_the_feedback_report_after_the_interview(interview, qtbot, cl
     # The session is in the history as a mock interview.
     rows = history.attempts()
     assert rows[0]["mode"] == "mock" and rows[0]["status"] == "submitted"
+
+
+def test_the_candidates_phase_timer_follows_the_interviewer(interview, qtbot, clock):
+    mock = interview("fraud-scoring-cpu")
+    candidate, console = mock.candidate, mock.console
+    phases = console.scenario.phases
+    timer = candidate.interview.timer_widget
+    assert timer.phase_label.text() == phases[0].title and timer.step_label.text() == f"Phase 1 of {len(phases)}"
+    clock.advance(60)
+    qtbot.waitUntil(lambda: timer.left_label.text() == f"{phases[0].minutes - 1:g}:00 left")
+    # The schedule moves on by itself: the candidate hears of it.
+    clock.advance(60 * phases[0].minutes)
+    qtbot.waitUntil(lambda: timer.phase_label.text() == phases[1].title)
+    assert timer.left_label.text() == f"{phases[1].minutes - 1:g}:00 left"
+    # The interviewer moves on early.
+    console.next_phase_button.click()
+    qtbot.waitUntil(lambda: timer.phase_label.text() == phases[2].title)
+    assert console.timer_widget.phase_label.text() == phases[2].title

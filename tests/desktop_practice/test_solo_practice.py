@@ -156,3 +156,32 @@ def test_the_entry_points_pick_a_scenario_and_keep_one_round_per_window(make_win
         mock.close(discard=True)
         practice.forget(mock)
         practice.forget(controller)
+
+
+def test_closing_the_main_window_mid_round_keeps_it_as_abandoned(solo, qtbot, history):
+    controller = solo()
+    window = controller.window
+    window.files.ask_unsaved = lambda: "discard"
+    window.close()
+    qtbot.waitUntil(lambda: history.attempts()[0]["status"] == "abandoned")
+    assert not controller.panel.tick.isActive() and not controller.panel.record_timer.isActive()
+
+
+def test_the_result_shows_that_a_key_question_asked_late_earns_less(solo, clock):
+    controller = solo()
+    scenario = controller.entry.scenario
+    early, late = [q for q in scenario.questions if q.key][:2]
+    clock.advance(20)
+    controller.panel.ask(early.id)
+    small_design(controller.window.document)
+    controller.panel.record_now()
+    clock.advance(60 * scenario.phases[0].minutes)  # now in the high-level phase, after drawing
+    controller.panel.ask(late.id)
+    controller.panel.submit(confirm=False)
+    table = controller.result_window.scores.questions
+    rows = {table.item(r, 0).text(): (table.item(r, 2).text(), table.item(r, 3).text())
+            for r in range(table.rowCount())}
+    assert rows[early.text] == ("Clarify requirements", f"{early.points:g} / {early.points:g}")
+    when, points = rows[late.text]
+    assert when == "High-level design"
+    assert float(points.split(" / ")[0]) < late.points

@@ -79,7 +79,14 @@ def test_hidden_data_never_reaches_the_candidate(pair, clock):
         assert (fact.text in payloads) == (fact.id == "residency"), fact.id
     assert "routed EU traffic" not in payloads, "notes stay with the interviewer"
     assert scenario.follow_up("eu-west-down").look_for not in payloads
-    assert "region_outage" not in payloads, "the candidate hears the prompt, not the injected fault"
+    # A played follow-up's faults travel, resolved to the candidate's own node ids, so its effect
+    # shows in the candidate's readouts; the follow-ups not played never do.
+    played = [data for to, data in transport.sent if to == CANDIDATE and data["type"] == "follow_up_played"]
+    assert [fault[0] for fault in played[0]["faults"]] == ["region_outage"]
+    assert all(fault[1] in entry.reference_design().nodes for fault in played[0]["faults"])
+    for other in scenario.follow_ups:
+        if other.id != "eu-west-down":
+            assert other.prompt not in payloads
     assert all(f.rule_id not in payloads for f in result.result.grade.findings)
     assert scenario.reference.notes.strip()[:60] not in payloads
     types = {data["type"] for to, data in transport.sent if to == CANDIDATE}
