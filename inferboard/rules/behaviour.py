@@ -1,7 +1,8 @@
 """Behaviour leaves: conditions answered by the simulator (``inferboard.sim.design_sim``).
 
 The simulator is imported here, lazily, so a structural check never loads it. Within one check
-each (load, faults) pair is simulated once and shared by every behaviour rule.
+each (load, faults) pair is simulated once and shared by every behaviour rule, and the design's
+rate-independent compile (``DesignStructure``) is built once and shared by those simulations.
 """
 
 from __future__ import annotations
@@ -45,6 +46,20 @@ def load_rps(index: DesignIndex, load: str) -> float:
     return float(value)
 
 
+def _structure(index: DesignIndex, module: Any) -> Any:
+    """The design's rate-independent compile (request graph, order, pool plans...), built once per
+    check and shared by its simulations; it lives on this check's index and goes with it. None if
+    the simulator offers no ``DesignStructure`` (then each simulation compiles on its own)."""
+    structure = getattr(index, "_sim_structure", None)
+    if structure is None:
+        make = getattr(module, "DesignStructure", None)
+        if make is None:
+            return None
+        structure = make(index.design)
+        index._sim_structure = structure  # type: ignore[attr-defined]
+    return structure
+
+
 def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> Any:
     """One simulator run, cached for the rest of this check."""
     key = (rps, faults)
@@ -53,7 +68,9 @@ def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> Any:
             raise NotEvaluable(index.sim_error)
         module = _sim()
         try:
-            index.sim_cache[key] = module.evaluate(index.design, rps=rps, faults=faults)
+            shared = _structure(index, module)
+            extra = {"structure": shared} if shared is not None else {}
+            index.sim_cache[key] = module.evaluate(index.design, rps=rps, faults=faults, **extra)
         except Exception as error:  # noqa: BLE001 - a simulator fault must not take the checker down
             detail = str(error) if isinstance(error, (InferboardError, ValueError)) else \
                 f"{type(error).__name__}: {error}"

@@ -32,6 +32,7 @@ by ``latency_dist`` (convolution along paths, never sums of per-hop percentiles)
 
 from __future__ import annotations
 
+import heapq
 import math
 import weakref
 from dataclasses import dataclass, field, fields
@@ -65,6 +66,13 @@ class _Result:
         the slowest part of a 200-station solve); every field must be given."""
         obj = object.__new__(cls)
         obj.__dict__.update(values)
+        return obj
+
+    @classmethod
+    def _from_dict(cls, values: dict):
+        """``_make`` taking ownership of ``values`` (a fresh dict with every field) as the instance dict."""
+        obj = object.__new__(cls)
+        object.__setattr__(obj, "__dict__", values)
         return obj
 
     def to_dict(self) -> dict:
@@ -148,6 +156,7 @@ class NetworkResult(_Result):
     _rows: object = field(default=None, repr=False)
     _row_of: dict = field(default_factory=dict, repr=False)
     _shifts: list = field(default_factory=list, repr=False)
+    _row_index: object = field(default=None, repr=False)  #: station row -> row of ``_rows`` (equal rows shared)
 
     @cached_property
     def figures(self) -> dict[str, explain.Figure]:
@@ -167,14 +176,41 @@ class NetworkResult(_Result):
             return [s.mean_sojourn_s for _ in ps]
         grid = self._grid
         shift = self._shifts[row]
-        return [shift + x for x in ld.percentiles(grid, ld.to_pmf(grid, self._rows[row]), ps)]
+        return [shift + x for x in ld.percentiles(grid, ld.to_pmf(grid, self._rows[self._row_index[row]]), ps)]
+
+
+def _station_order(net: Network) -> list[str]:
+    """``net.topological_order()`` without building a graph: the lexicographically smallest order
+    every path respects (Kahn's algorithm with a heap, as networkx's lexicographical sort; that
+    order is unique). The Network has already refused loops and repeated stations."""
+    succ: dict[str, set[str]] = {s: set() for s in net.stations}
+    for path in net.paths:
+        for a, b in zip(path.stations, path.stations[1:]):
+            succ[a].add(b)
+    indegree = dict.fromkeys(net.stations, 0)
+    for children in succ.values():
+        for b in children:
+            indegree[b] += 1
+    ready = [s for s, d in indegree.items() if d == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        node = heapq.heappop(ready)
+        order.append(node)
+        for child in succ[node]:
+            indegree[child] -= 1
+            if indegree[child] == 0:
+                heapq.heappush(ready, child)
+    if len(order) != len(indegree):  # unreachable for a valid Network; keep its error
+        return net.topological_order()
+    return order
 
 
 class _Plan:
     """What solve() needs about a network's structure, computed once per Network object."""
 
     def __init__(self, net: Network) -> None:
-        self.order = net.topological_order()
+        self.order = _station_order(net)
         self.position = {sid: i for i, sid in enumerate(self.order)}
         self.visits: dict[str, list[tuple[int, str | None]]] = {s: [] for s in net.stations}
         for k, path in enumerate(net.paths):
@@ -182,6 +218,33 @@ class _Plan:
             for sid in path.stations:
                 self.visits[sid].append((k, prev))
                 prev = sid
+        #: per station in order: (id, paths through it, [(predecessor or None, paths from it)], category)
+        self.steps: list[tuple[str, list[int], list[tuple[str | None, list[int]]], str]] = []
+        for sid in self.order:
+            groups: dict[str | None, list[int]] = {}
+            for k, prev in self.visits[sid]:
+                groups.setdefault(prev, []).append(k)
+            self.steps.append((sid, [k for k, _ in self.visits[sid]], list(groups.items()),
+                               _category(net.stations[sid])))
+        #: served paths -> (stations on them in order, station -> row, path x hop matrix of rows padded
+        #: with len(stations)); see ``_assemble``
+        self.layouts: dict[tuple[int, ...], tuple[list[str], dict[str, int], np.ndarray]] = {}
+
+    def layout(self, net: Network, served: tuple[int, ...]) -> tuple[list[str], dict[str, int], np.ndarray]:
+        found = self.layouts.get(served)
+        if found is None:
+            on_path = sorted({s for k in served for s in net.paths[k].stations}, key=self.position.__getitem__)
+            row_of = {s: i for i, s in enumerate(on_path)}
+            longest = max(len(net.paths[k].stations) for k in served)
+            pad = np.full((len(served), longest), len(on_path), dtype=np.int64)
+            for j, k in enumerate(served):
+                stations = net.paths[k].stations
+                pad[j, :len(stations)] = [row_of[s] for s in stations]
+            found = (on_path, row_of, pad)
+            if len(self.layouts) > 16:
+                self.layouts.clear()
+            self.layouts[served] = found
+        return found
 
 
 _PLANS: dict[int, tuple[weakref.ref, _Plan]] = {}
@@ -204,8 +267,9 @@ class _Calc:
     __slots__ = ("model", "shed_f", "timeout_f", "backlog_f", "served_pre", "util", "p_wait", "wait",
                  "service", "batching", "batch", "saturated", "capped", "cd2", "spec", "cap", "info")
 
-    def __init__(self, model: str, cap: float) -> None:
-        self.model, self.cap, self.batch, self.cd2, self.spec, self.info = model, cap, 1.0, 1.0, None, {}
+    def __init__(self, model: str, cap: float, info: dict | None = None) -> None:
+        self.model, self.cap, self.batch, self.cd2, self.spec = model, cap, 1.0, 1.0, None
+        self.info = {} if info is None else info
         self.shed_f = self.timeout_f = self.backlog_f = self.served_pre = self.util = self.p_wait = 0.0
         self.wait = self.service = self.batching = 0.0
         self.saturated = self.capped = False
@@ -228,17 +292,18 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     c, s, cv = st.servers, st.service_mean_s, st.service_cv
     mu, cs2 = 1.0 / s, cv * cv
     g = 0.5 * (ca2 + cs2)
-    markov = abs(ca2 - 1) < 1e-9 and abs(cs2 - 1) < 1e-9
-    calc = _Calc(("M/M/" if markov else ("M/G/" if abs(ca2 - 1) < 1e-9 else "G/G/")) + str(c), c * mu)
-    cap, t, calc.service = c * mu, st.timeout_s, s
+    poisson = abs(ca2 - 1) < 1e-9
+    cap, t, m = c * mu, st.timeout_s, st.queue_capacity
+    # inputs for the explanations
+    info = {"lam": lam, "mu": mu, "c": c, "rho": lam / cap, "ca2": ca2, "cs2": cs2, "g": g}
+    calc = _Calc(("M/M/" if poisson and abs(cs2 - 1) < 1e-9 else ("M/G/" if poisson else "G/G/")) + str(c), cap,
+                 info)
+    calc.service = s
     shift, kind, p0, rate, wmean, wcv, trunc = st.fixed_delay_s, "exp", 1.0, 1.0, 0.0, 1.0, math.inf
-    info = calc.info  # inputs for the explanations
-    info.update(lam=lam, mu=mu, c=c, rho=lam / cap, ca2=ca2, cs2=cs2, g=g)
-    room_time = st.queue_capacity / cap if st.queue_capacity is not None else math.inf
-    if st.queue_capacity is not None and (t is None or t >= room_time):
+    if m is not None and (t is None or t >= m / cap):
         # G/G/c/K ≈ g × M/M/c/K' with room m/g (diffusion scaling: a reflected Brownian motion with
         # variance g on [0, m] is one with variance 1 on [0, m/g], time and space scaled by g)
-        room = min(max(int(round(st.queue_capacity / max(g, 1e-9))), 1 if st.queue_capacity else 0), 10 ** 9)
+        room = min(max(int(round(m / max(g, 1e-9))), 1 if m else 0), 10 ** 9)
         mk = q.mmck(lam, mu, c, room)
         calc.shed_f = max(mk.blocking, 1.0 - cap / lam if lam > cap else 0.0)
         pw, wmean = mk.p_wait, (mk.mean_wait / mk.p_wait * g if mk.p_wait > 0 else 0.0)
@@ -266,7 +331,8 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         info.update(case="patience", pw=pt.p_wait)
     elif lam < cap:
         pw = q.erlang_c(c, lam / mu)
-        calc.wait = q.allen_cunneen_mean_wait(c, lam, s, ca2, cs2)
+        # = q.allen_cunneen_mean_wait(c, lam, s, ca2, cs2), reusing Erlang C
+        calc.wait = pw / (c * mu - lam) * 0.5 * (ca2 + cs2) if lam > 0.0 else 0.0
         calc.p_wait, p0, rate, calc.served_pre = pw, 1.0 - pw, (cap - lam) / g, lam
         info.update(case="erlang", pw=pw)
     else:
@@ -275,18 +341,16 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         info.update(case="overload")
     calc.util = min(calc.served_pre / cap, 1.0) if cap > 0 else 0.0
     calc.cd2 = q.qna_departure_scv(calc.util, ca2, cs2, c)
-    calc.spec = ld.SojournSpec(shift=shift, kind=kind, p0=p0, wait_rate=rate, wait_mean=wmean, wait_cv=wcv,
-                               trunc=trunc, service_mean=s, service_cv=cv)
+    calc.spec = ld.SojournSpec(shift, kind, p0, rate, wmean, wcv, trunc, s, cv)
     return calc
 
 
 def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     c, bmax, cs2, t = st.servers, st.batch_max, st.service_cv ** 2, st.timeout_s
     cap = q.batch_capacity(c, bmax, st.batch_base_s, st.batch_item_s)
-    calc = _Calc(f"batch B={bmax} ×{c}", cap)
-    info = calc.info
-    info.update(lam=lam, c=c, B=bmax, tau0=st.batch_base_s, alpha=st.batch_item_s, D=st.batch_timeout_s,
-                ca2=ca2, cs2=cs2)
+    info = {"lam": lam, "c": c, "B": bmax, "tau0": st.batch_base_s, "alpha": st.batch_item_s,
+            "D": st.batch_timeout_s, "ca2": ca2, "cs2": cs2}
+    calc = _Calc(f"batch B={bmax} ×{c}", cap, info)
     unlimited = not math.isfinite(cap)
     # the room limits the queue only if the time-out does not empty it first
     bounded = st.queue_capacity is not None and not unlimited and (t is None or t >= st.queue_capacity / cap)
@@ -317,10 +381,9 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     queue_wait = bs.p_busy * bs.server_wait + cong
     calc.wait = bs.batching_wait + queue_wait
     calc.p_wait = 1.0 if st.batch_timeout_s > 0 or bs.p_busy > 0 or cong > 0 else 0.0
-    calc.spec = ld.SojournSpec(
-        shift=st.fixed_delay_s, kind="batch", p0=1.0 - pc, wait_rate=(pc / cong if cong > 0 else 1.0),
-        service_mean=bs.batch_service, service_cv=st.service_cv, p_first=bs.p_first, window=bs.window,
-        follower_wait=bs.follower_wait, p_busy=bs.p_busy, server_wait=bs.server_wait)
+    calc.spec = ld.SojournSpec(st.fixed_delay_s, "batch", 1.0 - pc, pc / cong if cong > 0 else 1.0, 0.0, 1.0,
+                               math.inf, bs.batch_service, st.service_cv, bs.p_first, bs.window, bs.follower_wait,
+                               bs.p_busy, bs.server_wait)
     p_out = ld.wait_tail(calc.spec, t) if t is not None else 0.0
     calc.timeout_f = (1.0 - calc.shed_f) * p_out
     calc.served_pre = admitted * (1.0 - p_out)
@@ -329,23 +392,33 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     return calc
 
 
-def _station(st: Station, lam: float, ca2: float) -> _Calc:
+def _category(st: Station) -> str:
+    """Which model ``_station`` applies: delay, none (no servers), batch or ggc."""
     if st.delay_only or (not st.is_batching and st.servers > 0 and st.service_mean_s <= 0):
+        return "delay"
+    if st.servers <= 0:
+        return "none"
+    return "batch" if st.is_batching else "ggc"
+
+
+def _station(st: Station, lam: float, ca2: float, category: str | None = None) -> _Calc:
+    category = category or _category(st)
+    if category == "ggc":
+        return _ggc(st, lam, ca2)
+    if category == "batch":
+        return _batch(st, lam, ca2)
+    if category == "delay":
         calc = _Calc("delay", math.inf)
         calc.served_pre, calc.cd2 = lam, ca2
         calc.spec = ld.SojournSpec(shift=st.fixed_delay_s)
         return calc
-    if st.servers <= 0:
-        calc = _Calc("no servers", 0.0)
-        if st.queue_capacity is not None:
-            calc.shed_f, calc.saturated = (1.0, True) if lam > 0 else (0.0, False)
-        else:
-            calc.wait = _overload(calc, st, lam, 0.0)
-        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + calc.wait)
-        return calc
-    if st.is_batching:
-        return _batch(st, lam, ca2)
-    return _ggc(st, lam, ca2)
+    calc = _Calc("no servers", 0.0)
+    if st.queue_capacity is not None:
+        calc.shed_f, calc.saturated = (1.0, True) if lam > 0 else (0.0, False)
+    else:
+        calc.wait = _overload(calc, st, lam, 0.0)
+    calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + calc.wait)
+    return calc
 
 
 def solve(network: Network) -> NetworkResult:
@@ -359,25 +432,28 @@ def solve(network: Network) -> NetworkResult:
     rates: dict[str, float] = {}
     out_rate: dict[str, float] = {}  # served departures per station (for QNA splitting)
     shed = timed_out = errors = backlog = 0.0
-    for sid in plan.order:
-        st = network.stations[sid]
-        visits = plan.visits[sid]
+    stations = network.stations
+    for sid, ks, groups, category in plan.steps:
+        st = stations[sid]
         lam = 0.0
-        by_pred: dict[str | None, float] = {}
-        for k, prev in visits:
+        for k in ks:
             lam += flow[k]
-            by_pred[prev] = by_pred.get(prev, 0.0) + flow[k]
         ca2 = 1.0
         if lam > 0:
             ca2 = 0.0
-            for prev, r in by_pred.items():
+            for prev, members in groups:
+                r = 0.0
+                for k in members:
+                    r += flow[k]
                 src_rate, src_scv = (lam0, ca0) if prev is None else (out_rate[prev], calcs[prev].cd2)
                 f = min(1.0, r / src_rate) if src_rate > 0 else 1.0
                 ca2 += (r / lam) * (f * src_scv + 1.0 - f)
-        calc = _station(st, lam, ca2)
+        calc = _station(st, lam, ca2, category)
         calc.info.setdefault("ca2", ca2)
         err = st.error_rate
-        pre = max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f) if lam > 0 else 0.0
+        pre = 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f if lam > 0 else 0.0
+        if not pre > 0.0:  # = max(0.0, pre), also for -0.0 and NaN
+            pre = 0.0
         fr_err = err * pre
         calc.cd2 = err + (1.0 - err) * calc.cd2  # thinning by errors: p*c2 + 1 - p
         shed += lam * calc.shed_f
@@ -385,7 +461,7 @@ def solve(network: Network) -> NetworkResult:
         backlog += lam * calc.backlog_f
         errors += lam * fr_err
         survive = pre - fr_err  # = 1 - (all loss fractions), so losses + flows add up to the offered rate
-        for k, _ in visits:
+        for k in ks:
             flow[k] *= survive
         calcs[sid], rates[sid], out_rate[sid] = calc, lam, lam * survive
     lost = {"shed": shed, "timeout": timed_out, "error": errors, "backlog": backlog}
@@ -395,57 +471,87 @@ def solve(network: Network) -> NetworkResult:
 def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[str, float], flow: list[float],
               offered: list[float], lost: dict[str, float]) -> NetworkResult:
     stations: dict[str, StationResult] = {}
+    make = StationResult._from_dict
+    inf = math.inf
     for sid in plan.order:
         st, calc, lam = net.stations[sid], calcs[sid], rates[sid]
         pre = lam * max(0.0, 1.0 - calc.shed_f - calc.timeout_f - calc.backlog_f)
         cap = calc.cap
-        unlimited = not math.isfinite(cap)
+        unlimited = cap == inf or cap != cap
         shift = st.fixed_delay_s
-        stations[sid] = StationResult._make(
-            id=sid, node_id=st.node_id or sid, model=calc.model, servers=st.servers, arrival_rps=lam,
-            served_rps=pre * (1.0 - st.error_rate), capacity_rps=UNLIMITED_RPS if unlimited else cap,
-            capacity_unlimited=unlimited, utilisation=min(max(calc.util, 0.0), 1.0),
-            offered_load=0.0 if unlimited else (lam / cap if cap > 0 else (1.0 if lam > 0 else 0.0)),
-            p_wait=calc.p_wait, mean_wait_s=calc.wait, mean_service_s=calc.service,
-            mean_sojourn_s=shift + calc.wait + calc.service, batching_wait_s=calc.batching,
-            queue_wait_s=max(calc.wait - calc.batching, 0.0), mean_batch=calc.batch,
-            shed_rps=lam * calc.shed_f, timeout_rps=lam * calc.timeout_f, error_rps=pre * st.error_rate,
-            backlog_growth_rps=lam * calc.backlog_f, arrival_scv=calc.info.get("ca2", 1.0),
-            departure_scv=calc.cd2, saturated=calc.saturated, latency_capped=calc.capped,
-            _info={**calc.info, "timeout": st.timeout_s, "queue_capacity": st.queue_capacity,
-                   "fixed": shift, "error_rate": st.error_rate})
+        err = st.error_rate
+        info = calc.info  # the calc is dropped after this: its working values become the result's
+        info["timeout"], info["queue_capacity"], info["fixed"], info["error_rate"] = (
+            st.timeout_s, st.queue_capacity, shift, err)
+        wait, service, batching = calc.wait, calc.service, calc.batching
+        util = calc.util
+        stations[sid] = make({
+            "id": sid, "node_id": st.node_id or sid, "model": calc.model, "servers": st.servers,
+            "arrival_rps": lam, "served_rps": pre * (1.0 - err),
+            "capacity_rps": UNLIMITED_RPS if unlimited else cap, "capacity_unlimited": unlimited,
+            "utilisation": 0.0 if util < 0.0 else (1.0 if util > 1.0 else util),
+            "offered_load": 0.0 if unlimited else (lam / cap if cap > 0 else (1.0 if lam > 0 else 0.0)),
+            "p_wait": calc.p_wait, "mean_wait_s": wait, "mean_service_s": service,
+            "mean_sojourn_s": shift + wait + service, "batching_wait_s": batching,
+            "queue_wait_s": max(wait - batching, 0.0), "mean_batch": calc.batch,
+            "shed_rps": lam * calc.shed_f, "timeout_rps": lam * calc.timeout_f, "error_rps": pre * err,
+            "backlog_growth_rps": lam * calc.backlog_f, "arrival_scv": info.get("ca2", 1.0),
+            "departure_scv": calc.cd2, "saturated": calc.saturated, "latency_capped": calc.capped,
+            "_info": info})
     lam0, path_results, served_paths = net.arrival_rate, [], []
+    make_path = PathResult._from_dict
+    sojourn = {sid: r.mean_sojourn_s for sid, r in stations.items()}
     for k, path in enumerate(net.paths):
-        mean = sum(stations[s].mean_sojourn_s for s in path.stations)
-        path_results.append(PathResult(path.label, tuple(path.stations), path.share, offered[k], flow[k], mean))
+        mean = sum([sojourn[s] for s in path.stations])
+        path_results.append(make_path({"label": path.label, "stations": tuple(path.stations), "share": path.share,
+                                       "offered_rps": offered[k], "served_rps": flow[k], "mean_s": mean}))
         if flow[k] > 0:
             served_paths.append(k)
     served = sum(flow[k] for k in served_paths)
     mean = sum(flow[k] * path_results[k].mean_s for k in served_paths) / served if served > 0 else 0.0
-    grid, rows, row_of, shift_of, pcts = None, None, {}, [], [0.0, 0.0, 0.0, 0.0]
+    grid, rows, row_of, shift_of, row_index, pcts = None, None, {}, [], None, [0.0, 0.0, 0.0, 0.0]
     if served > 0:
-        on_path = sorted({s for k in served_paths for s in net.paths[k].stations}, key=plan.position.__getitem__)
-        row_of = {s: i for i, s in enumerate(on_path)}
+        on_path, row_of, pad = plan.layout(net, tuple(served_paths))
         specs = [calcs[s].spec for s in on_path]
-        moments = [sp.moments() for sp in specs]
+        keys, inverse = ld.dedupe(specs)
+        table = ld.key_table(keys)
+        moments = ld.row_moments(keys, table)
         shift_of = [sp.shift for sp in specs]
-        horizon = 0.0
-        for k in served_paths:  # generous estimate of the slowest path's 99.9th percentile
-            ms = [moments[row_of[s]] for s in net.paths[k].stations]
-            mu_p, sd_p = sum(m[0] for m in ms), math.sqrt(sum(m[1] for m in ms))
-            horizon = max(horizon, mu_p + 6.0 * sd_p, mu_p + max(m[2] - m[0] for m in ms))
-        n_random = sum(1 for sp in specs if sp.service_mean > 0 or sp.p0 < 1.0 or sp.kind == "batch")
+        # per station (plus a padding entry): mean, variance, spread of the rough 99.9th percentile
+        station_mean = np.append(np.array(shift_of) + moments[inverse, 0], 0.0)
+        station_var = np.append(moments[inverse, 1], 0.0)
+        station_spread = np.append(moments[inverse, 2], -np.inf)
+        mu_p = station_mean[pad].sum(axis=1)  # generous estimate of the slowest path's 99.9th percentile
+        horizon = max(0.0, float(np.max(mu_p + 6.0 * np.sqrt(station_var[pad].sum(axis=1)))),
+                      float(np.max(mu_p + station_spread[pad].max(axis=1))))
+        n_random = int(moments[inverse, 3].sum())
         grid = ld.choose_grid(horizon * 1.05, n_random)
-        rows, random = ld.build_transforms(grid, specs)
-        idx = [np.array([row_of[s] for s in net.paths[k].stations if random[row_of[s]]], dtype=np.int64)
-               for k in served_paths]
-        shifts = [sum(shift_of[row_of[s]] for s in net.paths[k].stations) for k in served_paths]
-        pmf = ld.mixture_pmf(grid, rows, idx, [flow[k] for k in served_paths], shifts)
+        rows, random, row_index = ld.unique_transforms(grid, specs, keys, inverse, table)
+        # Paths whose random rows (as a multiset) and total shift agree have the same latency
+        # distribution: they are mixed once, with their flows added.
+        unique_row = np.append(np.where(random[inverse], inverse, -1), -1)[pad]
+        unique_row.sort(axis=1)
+        path_shift = np.append(np.array(shift_of), 0.0)[pad].sum(axis=1)
+        merged: dict[tuple, int] = {}
+        idx, weights, shifts = [], [], []
+        for k, members, shift in zip(served_paths, unique_row.tolist(), path_shift.tolist()):
+            key = (tuple(members), shift)
+            at = merged.get(key)
+            if at is None:
+                merged[key] = len(idx)
+                idx.append(np.array([r for r in members if r >= 0], dtype=np.int64))
+                weights.append(flow[k])
+                shifts.append(shift)
+            else:
+                weights[at] += flow[k]
+        pmf = ld.mixture_pmf(grid, rows, idx, weights, shifts)
         pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
     shed, timed_out = lost["shed"] + net.unrouted_share * lam0, lost["timeout"] + lost["backlog"]
-    frac = (lambda x: x / lam0) if lam0 > 0 else (lambda x: 0.0)
+    # fractions of the offered rate, kept in [0, 1]: with a subnormal arrival rate the absolute
+    # rates lose precision and their ratio could come out a hair above 1
+    frac = (lambda x: min(1.0, max(0.0, x / lam0))) if lam0 > 0 else (lambda x: 0.0)
     busiest = max(stations.values(), key=lambda r: (r.offered_load, r.utilisation), default=None)
-    return NetworkResult(
+    return NetworkResult._make(
         offered_rps=lam0, throughput_rps=served, shed_rps=shed, timeout_rps=timed_out, error_rps=lost["error"],
         backlog_growth_rps=lost["backlog"], shed_rate=frac(shed), timeout_rate=frac(timed_out),
         error_rate=frac(lost["error"]), mean_s=mean, p50_s=float(pcts[0]), p95_s=float(pcts[1]),
@@ -455,4 +561,4 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
         bottleneck=busiest.id if busiest is not None and busiest.offered_load > 0 else "",
         bin_width_s=grid.dt if grid else 0.0, bins=grid.n_cover if grid else 0,
         stations=stations, paths=tuple(path_results), _grid=grid, _rows=rows, _row_of=row_of,
-        _shifts=shift_of)
+        _shifts=shift_of, _row_index=row_index)

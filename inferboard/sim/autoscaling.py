@@ -1,21 +1,8 @@
-"""Pools over time: the queue a pool presents at a given load and replica count, and the
-autoscaler that reads it (Kubernetes HPA rules, KEDA queue-depth semantics, Knative scale to zero).
+"""Pools over time: the autoscaler (Kubernetes HPA rules, KEDA queue-depth semantics, Knative
+scale to zero) and the replica count it produces tick by tick.
 
-Queue state (vectorised over ticks; each tick is treated as a steady state, see timeline.py):
-
-* A plain pool is an FCFS c-server queue whose requests leave after waiting ``patience``: the
-  M/M/c+D result of Zeltyn & Mandelbaum (Queueing Systems 51, 2005) with the Allen–Cunneen factor
-  ``g = (ca² + cs²)/2`` on the waiting part, the same model as ``queueing.mmc_patience``. It is
-  exact Erlang C for M/M/c with unlimited patience, gives Erlang B with no waiting room, and tends
-  to the fluid loss ``1 - 1/rho`` in overload, so a tick never becomes "unstable". Patience is the
-  batcher's or request queue's timeout, or the time a full waiting room takes to drain
-  (``queue_capacity / capacity``), whichever is shorter; a pool with neither gets the clients'
-  patience ``DEFAULT_PATIENCE_S``. Requests that run out of patience are shed (timed out).
-* A batching pool adds the light/heavy-load batch formulas of the references (§1.3): batching wait
-  ``(D + λD²/2)/(1 + λD)`` per server, the fluid batch ``b* = λτ0/(1 - λα)``, the wait for a busy
-  server, and the queue above on ``c`` servers of rate ``B/τ(B)`` for congestion near capacity.
-* Erlang B comes from per-server-count tables of the stable recursion (cached), interpolated in
-  the load; so the cost per tick does not grow with the number of servers.
+The queue a pool presents at a given load and replica count, which the autoscaler's metric is read
+from, is the tick model in :mod:`tickqueue` (its names are re-exported here).
 """
 
 from __future__ import annotations
@@ -28,203 +15,22 @@ from typing import Callable
 
 import numpy as np
 
-DEFAULT_PATIENCE_S = 30.0
+from inferboard.sim.tickqueue import (DEFAULT_PATIENCE_S, Z95, StationParams, StationState, log_erlang_b,
+                                      patience_queue, station_state)
+
+__all__ = ["AutoscalerConfig", "PoolPlanOverTime", "PoolTrack", "autoscaler_for", "hpa_desired", "hpa_desired_array",
+           "schedule_floor", "simulate_pool",
+           # the tick model, re-exported from tickqueue
+           "DEFAULT_PATIENCE_S", "Z95", "StationParams", "StationState", "log_erlang_b", "patience_queue",
+           "station_state"]
+
 HPA_SCALE_UP_PODS = 4
 HPA_SCALE_UP_PERCENT = 100.0
 HPA_POLICY_PERIOD_S = 60.0
 KNATIVE_STABLE_WINDOW_S = 60.0
-Z95 = 1.6448536269514722
 EPS_T = 1e-6
 #: Skip quiet stretches of the control loop in vectorised chunks (False: evaluate every tick; same result).
 SKIP_QUIET_STRETCHES = True
-
-
-# ----------------------------------------------------------------------------- Erlang B tables
-_GRID = np.unique(np.concatenate([[0.0], np.geomspace(1e-8, 1 / 1024, 96, endpoint=False),
-                                  np.linspace(1 / 1024, 2.0, 2048, endpoint=False), np.geomspace(2.0, 1e7, 320)]))
-_TABLES: dict[int, np.ndarray] = {}
-
-
-def _log_b_table(n: int) -> np.ndarray:
-    """log B(n, x*n) on the load grid x, by the recursion started where it has converged."""
-    table = _TABLES.get(n)
-    if table is None:
-        a = _GRID * n
-        start = max(0, n - int(17 * math.sqrt(n) + 30))  # earlier terms are forgotten (contraction)
-        b = np.ones_like(a)
-        for k in range(start + 1, n + 1):
-            ab = a * b
-            b = ab / (k + ab)
-        table = np.log(np.maximum(b, 1e-320))
-        if len(_TABLES) > 4096:
-            _TABLES.clear()
-        _TABLES[n] = table
-    return table
-
-
-def log_erlang_b(n: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """Elementwise log of Erlang B for ``n`` servers (integers >= 0) offered ``a`` Erlangs."""
-    n = np.asarray(n, dtype=np.int64)
-    a = np.asarray(a, dtype=float)
-    out = np.zeros(np.broadcast(n, a).shape)
-    if n.size and n.min() == n.max():  # one server count: one interpolation
-        value = int(n.flat[0])
-        if value > 0:
-            out[...] = np.interp(a / value, _GRID, _log_b_table(value))
-        return out
-    n, a = np.broadcast_to(n, out.shape), np.broadcast_to(a, out.shape)
-    for value in np.unique(n):
-        if value <= 0:
-            continue
-        mask = n == value
-        out[mask] = np.interp(a[mask] / value, _GRID, _log_b_table(int(value)))
-    return out
-
-
-# ----------------------------------------------------------------------------- queue state
-def _h(y_raw: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Mean and variance of the density ∝ exp(-eta x) on (0, t), y = eta*t (any sign)."""
-    y = np.clip(y_raw, -300, 300)
-    small = np.abs(y) < 1e-3
-    ys = np.where(small, 1.0, y_raw)
-    yc = np.where(small, 1.0, y)
-    mean = np.where(small, t * (0.5 - y / 12.0), t / ys - t / np.expm1(yc))
-    with np.errstate(over="ignore"):
-        var = np.where(small, t * t * (1 / 12.0 - y * y / 240.0),
-                       t * t / (ys * ys) - t * t / (4 * np.sinh(yc / 2) ** 2))
-    return np.maximum(mean, 0.0), np.maximum(var, 0.0)
-
-
-def patience_queue(lam, c, mu, g, patience):
-    """(timed-out fraction, mean wait, wait variance) of served requests; arrays, ``c >= 1``.
-
-    Where ``eta*T >= 40`` the time-outs are below e^-40 and the formulas reduce to Erlang C with the
-    Allen–Cunneen factor (no exponentials needed); elsewhere the full M/M/c+D expressions apply.
-    """
-    lam, c, mu, g, t = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (lam, c, mu, g, patience)))
-    g = np.maximum(g, 1e-3)
-    eta = (c * mu - lam) / g
-    y_raw = eta * t
-    log_b = log_erlang_b(c.astype(np.int64) - 1, lam / mu)
-    lost, p_wait, m1, v1 = (np.zeros(lam.shape) for _ in range(4))
-    fast = y_raw >= 40.0
-    if fast.any():
-        f = fast
-        a0 = np.exp(np.minimum(-log_b[f], 300.0))
-        i1 = lam[f] / (c[f] * mu[f] - lam[f])
-        p_wait[f] = i1 / (a0 + i1)
-        m1[f] = 1.0 / eta[f]
-        v1[f] = m1[f] * m1[f]
-    if not fast.all():
-        s = ~fast
-        yr, ts, ls = y_raw[s], t[s], lam[s]
-        y = np.clip(yr, -300, 300)
-        a0 = np.exp(np.clip(-log_b[s] + np.minimum(y, 0.0), -300, 300))
-        small = np.abs(yr) < 1e-12
-        rel = np.where(small, 1.0, -np.expm1(-y) / np.where(small, 1.0, yr))
-        i1 = ls / g[s] * ts * rel * np.exp(np.minimum(y, 0.0))
-        i2 = ls / (c[s] * mu[s]) * np.exp(-np.maximum(y, 0.0))
-        lost[s] = i2 / (a0 + i1 + i2)
-        p_wait[s] = i1 / (a0 + i1)
-        m1[s], v1[s] = _h(yr, ts)
-    mean = p_wait * m1
-    var = np.maximum(p_wait * (v1 + m1 * m1) - mean * mean, 0.0)
-    return lost, mean, var
-
-
-@dataclass
-class StationParams:
-    """Per-tick parameters of one queueing station (arrays of the timeline's length)."""
-
-    servers_per_replica: np.ndarray
-    service_s: np.ndarray
-    service_cv: np.ndarray
-    ca2: np.ndarray
-    error_rate: np.ndarray
-    timeout_s: np.ndarray  #: inf when none
-    queue_capacity: np.ndarray  #: inf when unbounded
-    batch_max: np.ndarray | None = None  #: set for batching stations
-    batch_base_s: np.ndarray | None = None
-    batch_item_s: np.ndarray | None = None
-    batch_window_s: np.ndarray | None = None
-
-
-@dataclass
-class StationState:
-    loss: np.ndarray  #: fraction of arrivals shed (timed out, queue full, no capacity)
-    wait_s: np.ndarray  #: mean wait of served requests
-    sojourn_s: np.ndarray  #: mean time in the station of served requests
-    sojourn_var: np.ndarray
-    busy: np.ndarray  #: busy fraction of the ready servers
-    queue: np.ndarray  #: mean requests waiting (Little)
-
-    def p95_s(self) -> np.ndarray:
-        """95th percentile of the station's sojourn, from a moment-matched lognormal."""
-        mean = np.maximum(self.sojourn_s, 1e-9)
-        s2 = np.log1p(self.sojourn_var / (mean * mean))
-        return np.exp(np.log(mean) - s2 / 2 + Z95 * np.sqrt(s2))
-
-
-def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
-                  cold_wait_s: np.ndarray | None = None) -> StationState:
-    """The queue of a pool with ``replicas`` ready replicas offered ``lam`` requests/s, tick by tick.
-
-    With no ready server, requests wait for the first replica still starting (``cold_wait_s``,
-    inf if none is coming): they are served after that wait unless the station's timeout is
-    shorter or its waiting room overflows, and shed otherwise.
-    """
-    lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
-    c = np.floor(np.asarray(replicas, dtype=float) * p.servers_per_replica + 1e-9)
-    live = c >= 1
-    cc = np.maximum(c, 1.0)
-    cs2 = p.service_cv ** 2
-    if p.batch_max is not None:
-        bmax = np.maximum(p.batch_max, 1.0)
-        tau_full = np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
-        mu = bmax / tau_full
-        lam_s = lam / cc
-        window = np.minimum(p.batch_window_s, (bmax - 1) / np.maximum(lam_s, 1e-12))
-        w_light = (window + lam_s * window * window / 2) / (1 + lam_s * window)
-        light_b = 1 + lam_s * window
-        la = lam_s * p.batch_item_s
-        fluid_b = np.where(la < 1, lam_s * p.batch_base_s / np.maximum(1 - la, 1e-12), bmax)
-        b = np.minimum(bmax, np.maximum(light_b, fluid_b))
-        service = p.batch_base_s + p.batch_item_s * b
-        busy_raw = np.minimum(1.0, lam_s * service / b)
-        server_wait = busy_raw * np.maximum(0.0, 0.5 * (1 + cs2) * service - w_light)
-        rho = np.minimum(lam / (cc * mu), 1.0)
-        g = (p.ca2 + rho * bmax * cs2) / 2
-        extra_mean, extra_var = w_light + server_wait, w_light ** 2 / 3 + server_wait ** 2
-    else:
-        service = np.maximum(p.service_s, 1e-9)
-        mu = 1.0 / service
-        g = (p.ca2 + cs2) / 2
-        extra_mean = extra_var = 0.0
-    drain = np.where(np.isfinite(p.queue_capacity), p.queue_capacity / (cc * mu), np.inf)
-    patience = np.minimum(p.timeout_s, drain)
-    patience = np.where(np.isfinite(patience), patience, DEFAULT_PATIENCE_S)
-    lost, q_mean, q_var = patience_queue(lam, cc, mu, g, patience)
-    wait = extra_mean + q_mean
-    var = extra_var + q_var + (p.service_cv * service) ** 2
-    served = lam * (1 - lost)
-    busy = np.minimum(1.0, served / (cc * mu)) if p.batch_max is None else np.where(lost > 0, np.maximum(
-        busy_raw, np.minimum(1.0, served / (cc * mu))), busy_raw)
-    if not np.all(live):
-        cold = np.full(lam.shape, np.inf) if cold_wait_s is None else np.asarray(cold_wait_s, dtype=float)
-        ok = np.isfinite(cold) & (cold <= p.timeout_s)
-        arriving = np.maximum(lam * np.where(ok, cold, 0.0), 1e-12)
-        fits = np.minimum(1.0, np.where(np.isfinite(p.queue_capacity), p.queue_capacity, arriving) / arriving)
-        dead = ~live
-        lost = np.where(dead, np.where(ok, 1 - fits, 1.0), lost)
-        wait = np.where(dead, np.where(ok, cold, 0.0), wait)
-        var = np.where(dead, 0.0, var)
-        busy = np.where(dead, 0.0, busy)
-        service = np.where(dead, np.where(ok, service, 0.0), service)
-        lost = np.where(dead & (lam <= 0), 0.0, lost)
-    lost = np.fmin(np.fmax(np.where(np.isnan(lost), 1.0, lost), 0.0), 1.0)
-    wait = np.fmin(np.fmax(wait, 0.0), 1e7)
-    var = np.fmin(np.fmax(var, 0.0), 1e14)
-    return StationState(lost, wait, wait + service, var, np.fmin(np.fmax(busy, 0.0), 1.0), lam * (1 - lost) * wait)
 
 
 # ----------------------------------------------------------------------------- the autoscaler

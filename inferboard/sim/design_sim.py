@@ -12,12 +12,12 @@ from typing import Any, Sequence
 
 from inferboard.model.design import Design
 from inferboard.sim.analytic import NetworkResult, solve
-from inferboard.sim.compile import Compiled, compile_design
+from inferboard.sim.compile import Compiled, DesignStructure, compile_design
 from inferboard.sim.explain import Figure, fmt
 from inferboard.sim.faults import Fault
 from inferboard.sim.hardware import POOL_KINDS
 
-__all__ = ["DesignResult", "Fault", "NodeResult", "evaluate"]
+__all__ = ["DesignResult", "DesignStructure", "Fault", "NodeResult", "evaluate"]
 
 
 def _finite(value: float | None) -> float | None:
@@ -193,9 +193,13 @@ class DesignResult:
         return "\n".join(lines)
 
 
-def evaluate(design: Design, rps: float | None = None, faults: Sequence[Fault] = ()) -> DesignResult:
-    """Steady state of ``design`` at ``rps`` (default: the requirements' mean) with ``faults`` in force."""
-    compiled = compile_design(design, rps, faults)
+def evaluate(design: Design, rps: float | None = None, faults: Sequence[Fault] = (),
+             structure: DesignStructure | None = None) -> DesignResult:
+    """Steady state of ``design`` at ``rps`` (default: the requirements' mean) with ``faults`` in force.
+
+    Pass the same ``structure`` (``DesignStructure(design)``) to several evaluations of one design
+    revision to compile the rate-independent parts once (it is rebuilt if the design changed)."""
+    compiled = compile_design(design, rps, faults, structure=structure)
     return result_from(design, compiled, solve(compiled.network), tuple(faults))
 
 

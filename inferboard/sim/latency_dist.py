@@ -47,10 +47,15 @@ _CF_LOG_EPS = 30.0
 _CF_MIN_SHAPE = 3.0
 #: Points whose mass comes from the exact gamma CDF (see ``gamma_pmf``).
 _EXACT_BINS = 4
+#: ``gamma_pmf`` evaluates that CDF by its power series up to this x (in units of the gamma scale).
+_SERIES_MAX_X = 12.0
 #: Work budget: stations-on-paths × covering bins (see the module docstring).
 FFT_BUDGET = 60_000
 MIN_BINS = 256
 MAX_BINS = 8192
+#: Transform lengths from which ``_zpow`` uses two short lookups, and the length of the short one.
+_ZPOW_SPLIT_MIN = 1024
+_ZPOW_BLOCK = 64
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,12 @@ class Grid:
     table: np.ndarray  #: exp(-2*pi*i*j/m), j = 0..m-1 (powers of z by table lookup)
     sinc: np.ndarray  #: transform of the rounding kernel, sinc(k/m)
     omega: np.ndarray  #: angular frequencies 2*pi*k/(m*dt)
+    #: sin(2*pi*k/m) and sin(pi*k/m)**2, for transforms evaluated in real arithmetic
+    sin: np.ndarray | None = None
+    half_sin2: np.ndarray | None = None
+    #: k = k_hi + k_lo split for ``_zpow`` on long grids (k_hi multiples of len(k_lo)); None on short ones
+    k_hi: np.ndarray | None = None
+    k_lo: np.ndarray | None = None
 
 
 _GRID_CACHE: dict[tuple[float, int], Grid] = {}
@@ -81,7 +92,13 @@ def choose_grid(horizon_s: float, n_stations: int) -> Grid:
         m = 3 * n // 2
         k = np.arange(m // 2 + 1)
         table = np.exp(-2j * np.pi * np.arange(m) / m)
-        grid = Grid(dt, n, m, k, table[k], table, np.sinc(k / m), 2 * np.pi * k / (m * dt))
+        k_hi = k_lo = None
+        if k.size >= _ZPOW_SPLIT_MIN:
+            k_lo = np.arange(_ZPOW_BLOCK)
+            k_hi = np.arange(-(-k.size // _ZPOW_BLOCK)) * _ZPOW_BLOCK
+        phi = 2 * np.pi * k / m
+        grid = Grid(dt, n, m, k, table[k], table, np.sinc(k / m), phi / dt, np.sin(phi), np.sin(0.5 * phi) ** 2,
+                    k_hi, k_lo)
         if len(_GRID_CACHE) > 64:
             _GRID_CACHE.clear()
         _GRID_CACHE[key] = grid
@@ -89,8 +106,17 @@ def choose_grid(horizon_s: float, n_stations: int) -> Grid:
 
 
 def _zpow(grid: Grid, n: np.ndarray) -> np.ndarray:
-    """``z**n`` for integer column vector n (shape (G, 1)) by table lookup, shape (G, K)."""
-    return grid.table[(n % grid.m) * grid.k % grid.m]
+    """``z**n`` for integer column vector n (shape (G, 1)) by table lookup, shape (G, K). On long
+    grids ``z^(n*k)`` is ``z^(n*k_hi) * z^(n*k_lo)`` from two short lookups (an outer product), which
+    avoids an integer modulo per element; the two agree to a few ulps."""
+    m = grid.m
+    n = n % m
+    if grid.k_hi is None:
+        return grid.table[n * grid.k % m]
+    g, size = n.shape[0], grid.k.shape[0]
+    hi = grid.table[n * grid.k_hi % m]
+    lo = grid.table[n * grid.k_lo % m]
+    return (hi[:, :, None] * lo[:, None, :]).reshape(g, -1)[:, :size]
 
 
 def shift_factor(grid: Grid, d: np.ndarray) -> np.ndarray:
@@ -101,6 +127,18 @@ def shift_factor(grid: Grid, d: np.ndarray) -> np.ndarray:
     return _zpow(grid, n.astype(np.int64)[:, None]) * ((1.0 - f) + f * grid.z)
 
 
+def _geometric(grid: Grid, r: np.ndarray, om: np.ndarray, scale: np.ndarray, offset) -> np.ndarray:
+    """``offset + scale * r z / (1 - r z)`` for columns r (``om = 1 - r``, computed accurately),
+    shape (G, K), in real arithmetic: with z = e^{-i phi} and ``S = sin^2(phi/2)``,
+    ``r z / (1 - r z) = r (om - 2 S) / D - i r sin(phi) / D`` where ``D = |1 - r z|^2 = om^2 + 4 r S``
+    (no cancellation near phi = 0 or r = 1)."""
+    inv = (scale * r) / (om * om + (4.0 * r) * grid.half_sin2)
+    out = np.empty(inv.shape, dtype=complex)
+    out.real = inv * (om - 2.0 * grid.half_sin2) + offset
+    out.imag = inv * -grid.sin
+    return out
+
+
 def atom_exp_factor(grid: Grid, p0: np.ndarray, mean: np.ndarray, trunc: np.ndarray | None = None) -> np.ndarray:
     """Atom at 0 (prob ``p0``) + exponential of mean ``mean`` (prob ``1 - p0``), each optionally
     truncated at ``trunc`` seconds (inf = none) and renormalised. Shapes (G,) → (G, K)."""
@@ -108,21 +146,23 @@ def atom_exp_factor(grid: Grid, p0: np.ndarray, mean: np.ndarray, trunc: np.ndar
     mean = np.maximum(np.asarray(mean, dtype=float), 1e-300)[:, None]
     h = np.maximum(grid.dt / mean, 1e-9)
     r = np.exp(-h)
+    om = -np.expm1(-h)
     q0 = -np.expm1(-0.5 * h)
     amp = 2.0 * np.sinh(np.minimum(0.5 * h, 350.0))
-    rz = r * grid.z
+    base = p0 + (1.0 - p0) * q0
     if trunc is None:
-        geo = amp * rz / (1.0 - rz)
-        return p0 + (1.0 - p0) * (q0 + geo)
+        return _geometric(grid, r, om, (1.0 - p0) * amp, base)
     tn = np.asarray(trunc, dtype=float)[:, None]
     nt = np.where(np.isfinite(tn), np.floor(np.minimum(tn, 1e9 * grid.dt) / grid.dt + 0.5), -1.0)
     finite = nt >= 0
     ntc = np.where(finite, nt, 0).astype(np.int64)
     rn = np.where(finite, r ** np.where(finite, ntc, 0), 0.0)
-    cut = np.where(finite, rn * _zpow(grid, ntc), 0.0)
-    geo = amp * rz * (1.0 - cut) / (1.0 - rz)
-    total = p0 + (1.0 - p0) * (q0 + amp * r * (1.0 - rn) / (1.0 - r))
-    return (p0 + (1.0 - p0) * (q0 + geo)) / total
+    total = p0 + (1.0 - p0) * (q0 + amp * r * (1.0 - rn) / om)
+    out = _geometric(grid, r, om, (1.0 - p0) * amp / total, 0.0)
+    if finite.any():  # the cut: times (1 - r^n z^n) on the geometric part
+        out *= 1.0 - np.where(finite, rn, 0.0) * _zpow(grid, ntc)
+    out += base / total
+    return out
 
 
 def uniform_factor(grid: Grid, a: np.ndarray) -> np.ndarray:
@@ -183,7 +223,9 @@ def gamma_factor(grid: Grid, mean: np.ndarray, cv: np.ndarray) -> np.ndarray:
             block = np.zeros((r.size, kk), dtype=complex)
             mod = np.exp((-0.5 * ks) * np.log1p(w * w))
             arg = -ks * np.arctan(w)
-            block[:, :top] = mod * (np.cos(arg) + 1j * np.sin(arg)) * grid.sinc[:top]
+            part, sinc = block[:, :top], grid.sinc[:top]
+            part.real = mod * np.cos(arg) * sinc
+            part.imag = mod * np.sin(arg) * sinc
             out[r] = block
     return out
 
@@ -202,26 +244,49 @@ def gamma_pmf(grid: Grid, mean, cv) -> np.ndarray:
     j = min(_EXACT_BINS, m)
     pmf = np.empty((mean.size, m))
     edges = (np.arange(j) + 0.5) * grid.dt / theta[:, None]  # upper edges of the first j points
-    if edges.max() <= 2.0:  # power series P(k, x) = x^k e^-x / Γ(k+1) Σ x^n / ((k+1)...(k+n)), 40 terms
-        term, total = np.ones_like(edges), np.ones_like(edges)
-        for n in range(1, 40):
-            term = term * edges / (shape[:, None] + n)
-            total += term
-        lg1 = np.array([math.lgamma(a + 1.0) for a in shape])[:, None]
-        head = total * np.exp(shape[:, None] * np.log(edges) - edges - lg1)
-    else:
-        head = np.array([[gamma_p(shape[i], x) for x in edges[i]] for i in range(mean.size)])
+    head = np.empty_like(edges)
+    reach = edges.max(axis=1)
+    series = reach <= _SERIES_MAX_X
+    if series.any():  # power series P(k, x) = x^k e^-x / Γ(k+1) Σ x^n / ((k+1)...(k+n))
+        x, a = edges[series], shape[series][:, None]
+        # 40 terms reach 1e-16 up to x = 2; 90 terms up to x = 12 (the largest term is near n = x).
+        # All terms at once: term_n = Π_{i<=n} x / (k + i), a cumulative product along n.
+        terms = 40 if reach[series].max() <= 2.0 else 90
+        ratios = x[:, :, None] / (a[:, :, None] + np.arange(1.0, terms))
+        total = 1.0 + np.cumprod(ratios, axis=2).sum(axis=2)
+        lg1 = np.array([math.lgamma(v + 1.0) for v in shape[series]])[:, None]
+        head[series] = total * np.exp(a * np.log(x) - x - lg1)
+    for i in np.flatnonzero(~series):  # rows reaching further: the scalar routine (continued fraction)
+        head[i] = [gamma_p(shape[i], x) for x in edges[i]]
     pmf[:, :j] = np.diff(head, axis=1, prepend=0.0)
     if m > j:
-        x = np.arange(2 * j - 1, 2 * m) * (0.5 * grid.dt) / theta[:, None]  # bin edges and midpoints
+        # density at the bin edges and midpoints x_i = i * step (i = 2j-1 .. 2m-1), with
+        # log x_i = log i + log step (log i from a table: one transcendental per point, not two)
+        step = (0.5 * grid.dt) / theta[:, None]
+        points, log_points = _half_points(j, m)
+        x = points * step
         lg = np.array([math.lgamma(a) for a in shape])[:, None]
-        f = np.exp((shape[:, None] - 1.0) * np.log(x) - x - lg)
+        f = np.exp((shape[:, None] - 1.0) * (log_points + np.log(step)) - x - lg)
         h = (grid.dt / theta)[:, None]
         pmf[:, j:] = h / 6.0 * (f[:, 0:-1:2] + 4.0 * f[:, 1::2] + f[:, 2::2])
     total = pmf.sum(axis=1)
     pmf[:, -1] += np.maximum(1.0 - total, 0.0)
     pmf /= np.maximum(total, 1.0)[:, None]
     return pmf[0] if scalar else pmf
+
+
+_HALF_POINTS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _half_points(j: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``i`` and ``log i`` for i = 2j-1 .. 2m-1 (cached: they depend on the grid length only)."""
+    found = _HALF_POINTS.get((j, m))
+    if found is None:
+        points = np.arange(2 * j - 1, 2 * m, dtype=float)
+        if len(_HALF_POINTS) > 16:
+            _HALF_POINTS.clear()
+        found = _HALF_POINTS[(j, m)] = (points, np.log(points))
+    return found
 
 
 def to_pmf(grid: Grid, transform: np.ndarray) -> np.ndarray:
@@ -261,18 +326,24 @@ def reflected_exp_factor(grid: Grid, rate: np.ndarray, trunc: np.ndarray) -> np.
 
 
 def _truncated_gamma_rows(grid: Grid, mean: np.ndarray, cv: np.ndarray, trunc: np.ndarray) -> np.ndarray:
+    """Gamma(mean, cv) cut at ``trunc`` and renormalised, shape (G, K); all rows at once."""
     rows = np.empty((mean.shape[0], grid.k.shape[0]), dtype=complex)
-    for i in range(mean.shape[0]):
-        if cv[i] * mean[i] < 2.0 * grid.dt:  # narrower than the bins: a point at the (cut) mean
-            rows[i] = shift_factor(grid, np.array([min(mean[i], trunc[i])]))[0]
-            continue
-        pmf = gamma_pmf(grid, float(mean[i]), float(cv[i]))
-        nt = int(math.floor(trunc[i] / grid.dt + 0.5)) if math.isfinite(trunc[i]) else grid.m
-        pmf[nt + 1:] = 0.0
-        total = pmf.sum()
-        if total <= 0:
-            pmf[min(nt, grid.m - 1)] = total = 1.0
-        rows[i] = np.fft.rfft(pmf / total)
+    narrow = cv * mean < 2.0 * grid.dt  # narrower than the bins: a point at the (cut) mean
+    if narrow.any():
+        rows[narrow] = shift_factor(grid, np.minimum(mean[narrow], trunc[narrow]))
+    wide = np.flatnonzero(~narrow)
+    if wide.size:
+        pmf = gamma_pmf(grid, mean[wide], cv[wide])
+        tw = trunc[wide]
+        nt = np.where(np.isfinite(tw), np.floor(np.where(np.isfinite(tw), tw, 0.0) / grid.dt + 0.5), grid.m)
+        pmf[np.arange(grid.m) > nt[:, None]] = 0.0
+        total = pmf.sum(axis=1)
+        empty = total <= 0
+        if empty.any():  # everything beyond the cut: all mass on the cut point
+            for i in np.flatnonzero(empty):
+                pmf[i, min(int(nt[i]), grid.m - 1)] = 1.0
+            total[empty] = 1.0
+        rows[wide] = np.fft.rfft(pmf / total[:, None], axis=1)
     return rows
 
 
@@ -342,56 +413,168 @@ class SojournSpec:
         return mean, var, q
 
 
+#: Spec fields a transform row depends on (all but the shift), in ``_row_key`` order after ``kind``.
+_ROW_FIELDS = ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc", "service_mean", "service_cv", "p_first", "window",
+               "follower_wait", "p_busy", "server_wait")
+_COL = {name: i for i, name in enumerate(_ROW_FIELDS)}
+
+
+def _row_key(sp: SojournSpec) -> tuple:
+    """Everything a station's transform row depends on (all but the shift)."""
+    return (sp.kind, sp.p0, sp.wait_rate, sp.wait_mean, sp.wait_cv, sp.trunc, sp.service_mean, sp.service_cv,
+            sp.p_first, sp.window, sp.follower_wait, sp.p_busy, sp.server_wait)
+
+
+def dedupe(specs: list[SojournSpec]) -> tuple[list[tuple], np.ndarray]:
+    """The distinct ``_row_key`` tuples of ``specs`` and, per spec, the index of its key."""
+    index: dict[tuple, int] = {}
+    inverse = np.empty(len(specs), dtype=np.int64)
+    keys: list[tuple] = []
+    for i, sp in enumerate(specs):
+        key = _row_key(sp)
+        j = index.get(key)
+        if j is None:
+            j = index[key] = len(keys)
+            keys.append(key)
+        inverse[i] = j
+    return keys, inverse
+
+
+def key_table(keys: list[tuple]) -> np.ndarray:
+    """The float fields of ``_row_key`` tuples as a matrix, columns in ``_ROW_FIELDS`` order."""
+    return np.array([key[1:] for key in keys], dtype=float).reshape(len(keys), len(_ROW_FIELDS))
+
+
+def row_moments(keys: list[tuple], table: np.ndarray | None = None) -> np.ndarray:
+    """``SojournSpec.moments`` for shift-free specs given by ``_row_key`` tuples, vectorised; shape
+    (U, 4): mean, variance, rough 99.9th percentile minus the mean, and 1.0 where the row has a
+    random part (service, wait or batching), else 0.0."""
+    t = key_table(keys) if table is None else table
+    c = _COL
+    kind = np.array([k[0] for k in keys], dtype=object)
+    p0, rate, wmean, wcv, trunc = (t[:, c[n]] for n in ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc"))
+    smean, scv = t[:, c["service_mean"]], t[:, c["service_cv"]]
+    out = np.zeros((len(keys), 4))
+    mean = smean.copy()
+    sd_s = scv * smean
+    var = sd_s * sd_s
+    q = mean + sd_s * np.maximum(6.0, 3.0 + 3.0 * scv)
+    pw = 1.0 - p0
+    finite = np.isfinite(trunc)
+    is_batch = kind == "batch"
+    expo = (pw > 0) & ((kind == "exp") | is_batch) & ((rate > 0) | finite)
+    if expo.any():
+        down = rate > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            m = np.where(down, 1.0 / np.where(down, rate, 1.0), 0.0)
+            tail = np.where(down, m * np.log(np.maximum(pw / 1e-3, 1.0)), trunc)
+            w1 = np.where(down, pw * m, pw * np.where(finite, trunc, 0.0))
+            w2 = np.where(down, 2.0 * pw * m * m, pw * np.where(finite, trunc, 0.0) ** 2)
+        tail = np.where(finite, np.minimum(tail, trunc), tail)
+        mean = np.where(expo, mean + w1, mean)
+        var = np.where(expo, var + np.maximum(w2 - w1 * w1, 0.0), var)
+        q = np.where(expo, q + tail, q)
+    gam = ~expo & (pw > 0) & (kind == "gamma")
+    if gam.any():
+        sd = wcv * wmean
+        w1, w2 = pw * wmean, pw * (sd * sd + wmean ** 2)
+        mean = np.where(gam, mean + w1, mean)
+        var = np.where(gam, var + np.maximum(w2 - w1 * w1, 0.0), var)
+        q = np.where(gam, q + np.minimum(trunc, wmean + sd * np.maximum(6.0, 3.0 + 3.0 * wcv)), q)
+    if is_batch.any():
+        pf, window = t[:, c["p_first"]], t[:, c["window"]]
+        a = 2.0 * t[:, c["follower_wait"]]
+        busy, server = t[:, c["p_busy"]], t[:, c["server_wait"]]
+        w1 = pf * window + (1 - pf) * a / 2
+        w2 = pf * window ** 2 + (1 - pf) * a * a / 3
+        b1, b2 = busy * server, busy * 4 * server ** 2 / 3
+        mean = np.where(is_batch, mean + (w1 + b1), mean)
+        var = np.where(is_batch, var + (np.maximum(w2 - w1 * w1, 0.0) + np.maximum(b2 - b1 * b1, 0.0)), var)
+        q = np.where(is_batch, q + (np.maximum(window, a) + 2.0 * server), q)
+    out[:, 0], out[:, 1], out[:, 2] = mean, var, q - mean
+    out[:, 3] = (smean > 0) | (p0 < 1.0) | is_batch
+    return out
+
+
+def unique_transforms(grid: Grid, specs: list[SojournSpec], keys: list[tuple] | None = None,
+                      inverse: np.ndarray | None = None,
+                      table: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``build_transforms`` with equal rows computed once: ``(rows (U, K), random (U,), inverse (S,))``
+    where station i's row is ``rows[inverse[i]]``. Designs repeat stations (a region copied per
+    location, identical pools behind one balancer), so U is often much smaller than S. ``keys``
+    and ``inverse`` (from ``dedupe``) and ``table`` (from ``key_table``) may be passed if known."""
+    if keys is None or inverse is None:
+        keys, inverse = dedupe(specs)
+    rows, random = _transforms(grid, keys, table)
+    return rows, random, inverse
+
+
 def build_transforms(grid: Grid, specs: list[SojournSpec]) -> tuple[np.ndarray, np.ndarray]:
     """Transforms of the station sojourn times WITHOUT their deterministic shift, vectorised by
     building block: ``(rows (S, K), random)`` where ``random[i]`` is False for stations whose row is
     identically 1 (pure delays). Shifts are applied once per path (``mixture_pmf``)."""
-    def pick(cond):
-        return [i for i, sp in enumerate(specs) if cond(sp)]
+    rows, random, inverse = unique_transforms(grid, specs)
+    if inverse.size == rows.shape[0] and np.array_equal(inverse, np.arange(inverse.size)):
+        return rows, random
+    return rows[inverse], random[inverse]
 
-    def arr(rows, name):
-        return np.array([getattr(specs[i], name) for i in rows], dtype=float)
 
-    out = np.ones((len(specs), grid.k.shape[0]), dtype=complex)
-    random = np.zeros(len(specs), dtype=bool)
-    service = pick(lambda sp: sp.service_mean > 0)
-    if service:
-        out[service] = gamma_factor(grid, arr(service, "service_mean"), arr(service, "service_cv"))
-        random[service] = True
-    waiting = lambda sp: sp.p0 < 1.0  # noqa: E731
-    down = pick(lambda sp: waiting(sp) and sp.kind in ("exp", "batch") and sp.wait_rate > 0)
-    for group in ([i for i in down if math.isfinite(specs[i].trunc)],
-                  [i for i in down if not math.isfinite(specs[i].trunc)]):
-        if group:
-            trunc = arr(group, "trunc")
-            out[group] *= atom_exp_factor(grid, arr(group, "p0"), 1.0 / arr(group, "wait_rate"),
-                                          trunc if np.isfinite(trunc[0]) else None)
-    up = pick(lambda sp: waiting(sp) and sp.kind in ("exp", "batch") and sp.wait_rate <= 0
-              and math.isfinite(sp.trunc))
-    if up:
-        p0 = arr(up, "p0")[:, None]
-        out[up] *= p0 + (1.0 - p0) * reflected_exp_factor(grid, arr(up, "wait_rate"), arr(up, "trunc"))
-    gam = pick(lambda sp: waiting(sp) and sp.kind == "gamma" and sp.wait_mean > 0)
-    plain = [i for i in gam if not math.isfinite(specs[i].trunc)]
-    exp_cut = [i for i in gam if math.isfinite(specs[i].trunc) and abs(specs[i].wait_cv - 1.0) <= 1e-9]
-    cut = [i for i in gam if math.isfinite(specs[i].trunc) and abs(specs[i].wait_cv - 1.0) > 1e-9]
-    for group, make in ((plain, lambda g: gamma_factor(grid, arr(g, "wait_mean"), arr(g, "wait_cv"))),
-                        (exp_cut, lambda g: atom_exp_factor(grid, np.zeros(len(g)), arr(g, "wait_mean"),
-                                                            arr(g, "trunc"))),
-                        (cut, lambda g: _truncated_gamma_rows(grid, arr(g, "wait_mean"), arr(g, "wait_cv"),
-                                                              arr(g, "trunc")))):
-        if group:
-            p0 = arr(group, "p0")[:, None]
-            out[group] *= p0 + (1.0 - p0) * make(group)
-    batch = pick(lambda sp: sp.kind == "batch")
-    if batch:
-        pf = arr(batch, "p_first")[:, None]
-        first = shift_factor(grid, arr(batch, "window"))
-        follow = uniform_factor(grid, 2.0 * arr(batch, "follower_wait"))
-        pb = arr(batch, "p_busy")[:, None]
-        busy = uniform_factor(grid, 2.0 * arr(batch, "server_wait"))
+def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows for ``_row_key`` tuples, each building block computed for all rows that have it at once."""
+    count = len(keys)
+    out = np.ones((count, grid.k.shape[0]), dtype=complex)
+    random = np.zeros(count, dtype=bool)
+    if not count:
+        return out, random
+    kinds = [key[0] for key in keys]
+    if table is None:
+        table = key_table(keys)
+
+    def col(name: str, rows=None) -> np.ndarray:
+        values = table[:, _COL[name]]
+        return values if rows is None else values[rows]
+
+    p0, trunc = col("p0"), col("trunc")
+    finite = np.isfinite(trunc)
+    waiting = p0 < 1.0
+    exp_like = np.array([k == "exp" or k == "batch" for k in kinds])
+    is_batch = np.array([k == "batch" for k in kinds])
+    is_gamma = np.array([k == "gamma" for k in kinds])
+    rate = col("wait_rate")
+    service = np.flatnonzero(col("service_mean") > 0)
+    down_cut = np.flatnonzero(waiting & exp_like & (rate > 0) & finite)  # atom + exponential, cut at T
+    down = np.flatnonzero(waiting & exp_like & (rate > 0) & ~finite)  # atom + exponential
+    up = np.flatnonzero(waiting & exp_like & (rate <= 0) & finite)  # atom + increasing exponential on (0, T)
+    gam = waiting & is_gamma & (col("wait_mean") > 0)
+    plain = np.flatnonzero(gam & ~finite)  # gamma waits
+    exp_wait = gam & finite & (np.abs(col("wait_cv") - 1.0) <= 1e-9)
+    exp_cut = np.flatnonzero(exp_wait)  # exponential waits cut at T
+    cut = np.flatnonzero(gam & finite & ~exp_wait)  # gamma waits cut at T
+    batch = np.flatnonzero(is_batch)
+
+    if service.size:
+        out[service] = gamma_factor(grid, col("service_mean", service), col("service_cv", service))
+    for group, cut_at in ((down_cut, True), (down, False)):
+        if group.size:
+            out[group] *= atom_exp_factor(grid, p0[group], 1.0 / rate[group], trunc[group] if cut_at else None)
+    if up.size:
+        q = p0[up][:, None]
+        out[up] *= q + (1.0 - q) * reflected_exp_factor(grid, rate[up], trunc[up])
+    for group, make in ((plain, lambda g: gamma_factor(grid, col("wait_mean", g), col("wait_cv", g))),
+                        (exp_cut, lambda g: atom_exp_factor(grid, np.zeros(g.size), col("wait_mean", g), trunc[g])),
+                        (cut, lambda g: _truncated_gamma_rows(grid, col("wait_mean", g), col("wait_cv", g),
+                                                              trunc[g]))):
+        if group.size:
+            q = p0[group][:, None]
+            out[group] *= q + (1.0 - q) * make(group)
+    if batch.size:
+        pf = col("p_first", batch)[:, None]
+        first = shift_factor(grid, col("window", batch))
+        follow = uniform_factor(grid, 2.0 * col("follower_wait", batch))
+        pb = col("p_busy", batch)[:, None]
+        busy = uniform_factor(grid, 2.0 * col("server_wait", batch))
         out[batch] *= (pf * first + (1.0 - pf) * follow) * ((1.0 - pb) + pb * busy)
-    for group in (down, up, gam, batch):
+    for group in (service, down_cut, down, up, plain, exp_cut, cut, batch):
         random[group] = True
     return out, random
 

@@ -13,7 +13,7 @@ the two tail functions, which also accept numpy arrays for ``t``.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -23,6 +23,14 @@ __all__ = [
     "mmc_wait_tail", "mmck", "mmck_blocking", "pk_mean_wait", "qna_departure_scv",
     "MMCPatience", "mmc_patience", "mmck_wait_cut", "trunc_exp_mean", "gamma_p",
 ]
+
+
+def _new(cls, *values):
+    """An instance of the frozen dataclass ``cls`` from all its field values in order, without the
+    generated ``__init__`` (one ``object.__setattr__`` per field costs more than the formulas)."""
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "__dict__", dict(zip(cls._names, values)))
+    return obj
 
 
 def erlang_b(c: int, a: float) -> float:
@@ -196,8 +204,12 @@ class MMCK:
     mean_wait: float  #: E[Wq] of admitted arrivals
     wait_scv: float  #: squared CV of the wait of admitted arrivals that wait (1 when m is large, rho < 1)
 
+MMCK._names = tuple(f.name for f in fields(MMCK))
+
 
 _MAX_TERMS = 1 << 18
+#: Sums over fewer terms than this are done in plain Python (numpy's per-call overhead dominates).
+_SMALL = 48
 
 
 def _queue_sums(rho: float, m: int) -> tuple[float, float, float, float, float]:
@@ -218,6 +230,19 @@ def _queue_sums(rho: float, m: int) -> tuple[float, float, float, float, float]:
         return m * lr, s0, 1.0, a * s0 - sk, a * (a + 1.0) * s0 - (2.0 * a + 1.0) * sk + skk
     span = m if abs(lr) < 1e-300 else min(m, int(math.ceil(45.0 / abs(lr))))
     span = min(span, _MAX_TERMS)
+    if span < _SMALL:  # a few terms: plain Python beats numpy's per-call overhead
+        js = range(m - span, m + 1) if lr > 0 else range(0, span + 1)
+        logs = [j * lr for j in js]
+        top = max(logs)
+        ws = [math.exp(v - top) for v in logs]
+        if js[-1] == m:
+            ws.pop()
+        s0 = s1 = s2 = 0.0
+        for j, w in zip(js, ws):
+            s0 += w
+            s1 += (j + 1.0) * w
+            s2 += (j + 1.0) * (j + 2.0) * w
+        return top, s0, math.exp(m * lr - top), s1, s2
     j = np.arange(m - span, m + 1, dtype=float) if lr > 0 else np.arange(0, span + 1, dtype=float)
     logw = j * lr
     shift = float(logw.max())
@@ -240,9 +265,9 @@ def mmck(lam: float, mu: float, c: int, queue_capacity: int) -> MMCK:
     ``m = 0`` returns the Erlang B loss system.
     """
     if lam <= 0.0:
-        return MMCK(0.0, 0.0, 0.0, 1.0)
+        return _new(MMCK, 0.0, 0.0, 0.0, 1.0)
     if c <= 0 or mu <= 0.0:
-        return MMCK(1.0, 0.0, 0.0, 1.0)
+        return _new(MMCK, 1.0, 0.0, 0.0, 1.0)
     a = lam / mu
     rho = a / c
     m = max(int(queue_capacity), 0)
@@ -263,7 +288,20 @@ def mmck(lam: float, mu: float, c: int, queue_capacity: int) -> MMCK:
     cmu = c * mu
     mean_wait = (s1 / z) / admitted / cmu
     scv = max(s2 * s_wait / (s1 * s1) - 1.0, 0.0) if s_wait > 0 and s1 > 0 else 1.0  # E[W²]/E[W]² - 1
-    return MMCK(blocking, p_wait, mean_wait, scv)
+    return _new(MMCK, blocking, p_wait, mean_wait, scv)
+
+
+_LOG_FACTORIALS: list[float] = []
+_LOG_FACTORIALS_ARRAY = np.zeros(0)
+
+
+def _log_factorials(n: int) -> np.ndarray:
+    """``[lgamma(v + 1) for v in range(n)]`` (a growing table of a pure function, so never stale)."""
+    global _LOG_FACTORIALS_ARRAY
+    if len(_LOG_FACTORIALS) < n:
+        _LOG_FACTORIALS.extend(math.lgamma(v + 1.0) for v in range(len(_LOG_FACTORIALS), max(n, 64)))
+        _LOG_FACTORIALS_ARRAY = np.array(_LOG_FACTORIALS)
+    return _LOG_FACTORIALS_ARRAY[:n]
 
 
 def mmck_wait_cut(lam: float, mu: float, c: int, queue_capacity: int, t: float) -> tuple[float, float]:
@@ -275,17 +313,39 @@ def mmck_wait_cut(lam: float, mu: float, c: int, queue_capacity: int, t: float) 
         return 0.0, 0.0
     lr = math.log(lam / cmu)
     span = min(m, _MAX_TERMS) if abs(lr) < 1e-300 else min(m, int(math.ceil(45.0 / abs(lr))), _MAX_TERMS)
+    x = cmu * t
+    if lr <= 0 and span < _SMALL:  # a few terms: plain Python beats numpy's per-call overhead
+        return _wait_cut_small(lr, span, cmu, x, t)
     j = np.arange(m - span, m, dtype=float) if lr > 0 else np.arange(0, span, dtype=float)
     w = np.exp(j * lr - float((j * lr).max()))
-    x = cmu * t
     i = np.arange(int(j[-1]) + 2, dtype=float)
-    pois = np.cumsum(np.exp(i * math.log(x) - x - np.array([math.lgamma(v + 1.0) for v in i]))) if x > 0 \
-        else np.ones_like(i)
+    pois = np.cumsum(np.exp(i * math.log(x) - x - _log_factorials(i.size))) if x > 0 else np.ones_like(i)
     jj = j.astype(np.int64)
     p_out = float((w * pois[jj]).sum() / w.sum())
     below = float((w * (j + 1.0) / cmu * np.maximum(1.0 - pois[jj + 1], 0.0)).sum() / w.sum())
     p_out = min(max(p_out, 0.0), 1.0)
     return p_out, (below / (1.0 - p_out) if p_out < 1.0 else t)
+
+
+def _wait_cut_small(lr: float, span: int, cmu: float, x: float, t: float) -> tuple[float, float]:
+    """``mmck_wait_cut`` for rho <= 1 and a short window of j (0..span-1), in plain Python."""
+    ws = [math.exp(j * lr) for j in range(span)]  # the largest weight is j = 0
+    if x > 0:
+        _log_factorials(span + 1)
+        lx, acc, pois = math.log(x), 0.0, []
+        for v in range(span + 1):
+            acc += math.exp(v * lx - x - _LOG_FACTORIALS[v])
+            pois.append(acc)
+    else:
+        pois = [1.0] * (span + 1)
+    total = out = below = 0.0
+    for j, w in enumerate(ws):
+        total += w
+        out += w * pois[j]
+        rest = 1.0 - pois[j + 1]
+        below += w * (j + 1.0) / cmu * (rest if rest > 0.0 else 0.0)
+    p_out = min(max(out / total, 0.0), 1.0)
+    return p_out, ((below / total) / (1.0 - p_out) if p_out < 1.0 else t)
 
 
 @dataclass(frozen=True)
@@ -296,6 +356,8 @@ class MMCPatience:
     p_wait: float  #: P(a served request waited at all)
     mean_wait: float  #: mean wait of served requests
     rate: float  #: eta: the served wait given it waited has density ∝ exp(-eta*x) on (0, T); may be <= 0
+
+MMCPatience._names = tuple(f.name for f in fields(MMCPatience))
 
 
 def trunc_exp_mean(eta: float, t: float) -> float:
@@ -343,7 +405,7 @@ def mmc_patience(lam: float, mu: float, c: int, patience: float, variability: fl
         i2 = lam / (c * mu)
     z = a0 + i1 + i2
     served = a0 + i1
-    return MMCPatience(i2 / z, i1 / served, (i1 / served) * trunc_exp_mean(eta, t), eta)
+    return _new(MMCPatience, i2 / z, i1 / served, (i1 / served) * trunc_exp_mean(eta, t), eta)
 
 
 def mmck_blocking(lam: float, mu: float, c: int, queue_capacity: int) -> float:
@@ -381,6 +443,8 @@ class BatchStation:
     light_batch: float  #: light-load batch size 1 + E[min(N(D), B-1)]
     fluid_batch: float  #: fluid fixed point lam_s*tau0/(1 - lam_s*alpha), capped at B
 
+BatchStation._names = tuple(f.name for f in fields(BatchStation))
+
 
 def _window_sums(nu: float, batch_max: int) -> tuple[float, float]:
     """For N ~ Poisson(nu): ``(E[min(N, B-1)], sum_{k=1}^{B-2} k*P(N >= k+1))`` (log-space pmf
@@ -388,6 +452,17 @@ def _window_sums(nu: float, batch_max: int) -> tuple[float, float]:
     n = batch_max - 1
     if n <= 0 or nu <= 0.0:
         return 0.0, 0.0
+    if nu < 700.0:  # e^-nu is a normal float: the pmf by the plain recurrence p_{k+1} = p_k nu/(k+1)
+        p, cdf, s0, s1 = math.exp(-nu), 0.0, 0.0, 0.0
+        for k in range(n):
+            cdf += p
+            surv = 1.0 - cdf if cdf < 1.0 else 0.0
+            if surv < 1e-15 and k > nu:
+                break
+            s0 += surv
+            s1 += k * surv
+            p *= nu / (k + 1.0)
+        return s0, s1
     log_nu, log_p = math.log(nu), -nu
     cdf = s0 = s1 = 0.0
     for k in range(n):  # k = 0..B-2
@@ -452,8 +527,5 @@ def batch_station(lam: float, c: int, batch_max: int, tau0: float, alpha: float,
     extra = max(0.0, 0.5 * (1.0 + cs2) * tau_b - w_light)  # residual service beyond the window
     rho = lam / cap if math.isfinite(cap) and cap > 0 else 0.0
     cong = rho * rho * (ca2 + rho * B * cs2) / (2.0 * lam * (1.0 - rho)) if lam > 0 and rho > 0 else 0.0
-    return BatchStation(
-        batching_wait=w_light, queue_wait=busy * extra + cong, mean_batch=b, busy_fraction=busy,
-        saturated=False, capacity_rps=cap, batch_service=tau_b, window=window,
-        follower_wait=follower_wait, p_first=1.0 / light_b, server_wait=extra, p_busy=busy,
-        congestion_wait=cong, light_batch=light_b, fluid_batch=max(fluid_b, 0.0))
+    return _new(BatchStation, w_light, busy * extra + cong, b, busy, False, cap, tau_b, window, follower_wait,
+                1.0 / light_b, extra, busy, cong, light_b, max(fluid_b, 0.0))

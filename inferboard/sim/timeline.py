@@ -9,9 +9,10 @@
    the global load balancer in front of it has passed; then the compile fails over.
 3. Each pool's replicas come from :func:`autoscaling.simulate_pool` (HPA/KEDA/Knative rules,
    provisioning, GPU shortage caps, spot reclaims). The autoscaler reads its metric from the pool's
-   own queue at the offered rate (before losses upstream), via per-replica-count tables over load.
+   own queue at the offered rate (before losses upstream), via per-replica-count tables over load
+   (:class:`tickqueue._MetricTable`).
 4. Each pool is a steady-state queue at the tick's arrival rate and ready servers
-   (:func:`autoscaling.station_state`): utilisation, mean wait, queue length (Little), requests shed
+   (:func:`tickqueue.station_state`): utilisation, mean wait, queue length (Little), requests shed
    by timeouts, a full waiting room or missing capacity. Stations are taken in topological order
    and each path's traffic is thinned by the losses and errors upstream. Caveat (references §1.2):
    a tick is a steady state, valid when the tick is long against the relaxation time
@@ -20,9 +21,9 @@
    delays (load balancers, cache hits, network); its mean and variance are sums along the path
    (stations independent) and it is approximated by a moment-matched lognormal. The end-to-end
    distribution is the mixture of the paths' lognormals weighted by the traffic each serves;
-   p50/p95/p99 come from vectorised bisection on log t inside the bracket of the paths' own
-   quantiles. Per-hop percentiles are never added. This is an approximation for speed; the
-   steady-state solver's full convolution of the station distributions is the reference.
+   p50/p95/p99 come from vectorised bisection on log t (:func:`tickqueue.mixture_quantiles`).
+   Per-hop percentiles are never added. This is an approximation for speed; the steady-state
+   solver's full convolution of the station distributions is the reference.
 6. ``shed_rate`` = shed at routers + timed out / rejected at pools; ``error_rate`` = lost to dead
    regions or unrouted + failed by servers; both fractions of the offered traffic. Percentiles
    are over served requests and 0 in a tick where nothing is served.
@@ -42,20 +43,19 @@ most one hour.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-import networkx as nx
 import numpy as np
 
 from inferboard.model.design import Design
-from inferboard.sim.autoscaling import (PoolPlanOverTime, StationParams, autoscaler_for, simulate_pool,
-                                        station_state)
-from inferboard.sim.compile import Compiled, compile_design
+from inferboard.sim.autoscaling import PoolPlanOverTime, autoscaler_for, simulate_pool
+from inferboard.sim.compile import DesignStructure, compile_design
 from inferboard.sim.faults import FAULT_KINDS, Fault, TimedFault
 from inferboard.sim.hardware import POOL_KINDS, plan_pool
+from inferboard.sim.tickqueue import (_MetricTable, _Tables, mixture_cdf, mixture_lognormal, mixture_quantiles,
+                                      station_state)
 from inferboard.sim.traffic import traffic_series
 
 MAX_TICKS = 2_000_000
@@ -66,9 +66,6 @@ SHED_ON, SHED_OFF = 1e-3, 5e-4
 MAX_LATENCY_MS = 3.6e6
 MAX_VALUE = 1e15
 PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
-R_BLOCK = 16  #: replica counts per metric-table block
-QUANTILE_STEPS = 11  #: bisection steps: the bracket shrinks 2048-fold (about 0.5% on t)
-_PARAMS = ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax", "base", "item", "window")
 
 
 @dataclass(frozen=True)
@@ -140,177 +137,6 @@ def _regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray):
     return regime, keys
 
 
-# ----------------------------------------------------------------------------- compiled tables
-class _Tables:
-    """The union over regimes of queueing stations and paths, with per-regime parameters."""
-
-    def __init__(self, design: Design, compiled: list[Compiled], base_spr: dict[str, float]):
-        order = list(nx.lexicographical_topological_sort(design.request_graph()))
-        queueing = {s for c in compiled for s, st in c.network.stations.items() if not st.delay_only and s in c.plans}
-        self.stations = [n for n in order if n in queueing]
-        self.index = {s: i for i, s in enumerate(self.stations)}
-        path_index: dict[tuple, int] = {}
-        columns: list[list[float]] = []
-        self.path_stations: list[tuple[int, ...]] = []
-        self.path_delay: list[float] = []
-        for r, c in enumerate(compiled):
-            for path in c.network.paths:  # merged by (queueing stations, total fixed delay)
-                stations = [c.network.stations[s] for s in path.stations]
-                queue = tuple(sorted(self.index[s.id] for s in stations if s.id in self.index))
-                delay = sum(s.fixed_delay_s for s in stations)
-                key = (queue, round(delay, 9))
-                if key not in path_index:
-                    path_index[key] = len(columns)
-                    columns.append([0.0] * len(compiled))
-                    self.path_stations.append(queue)
-                    self.path_delay.append(delay)
-                columns[path_index[key]][r] += path.share
-        self.weights = np.array(columns, dtype=float).reshape(len(columns), len(compiled))
-        self.members = [[p for p, sts in enumerate(self.path_stations) if j in sts] for j in range(len(self.stations))]
-        self.share = np.array([self.weights[rows].sum(axis=0) if rows else np.zeros(len(compiled))
-                               for rows in self.members]).reshape(len(self.stations), len(compiled))
-        self.params = [self._station_params(s, compiled, base_spr.get(s, 1.0)) for s in self.stations]
-
-    @staticmethod
-    def _station_params(sid: str, compiled: list[Compiled], base_spr: float) -> dict:
-        fallback = next(c.network.stations[sid] for c in compiled if sid in c.network.stations)
-        rows = []
-        for c in compiled:
-            st, plan = c.network.stations.get(sid, fallback), c.plans.get(sid)
-            spr = plan.servers / plan.replicas if plan is not None and plan.replicas > 0 else base_spr
-            spr = 0.0 if plan is not None and plan.memory_fit is False else spr
-            rows.append((spr, st.service_mean_s, st.service_cv, c.network.arrival_cv ** 2, st.error_rate,
-                         st.timeout_s or math.inf, math.inf if st.queue_capacity is None else st.queue_capacity,
-                         st.batch_max, st.batch_base_s, st.batch_item_s, st.batch_timeout_s))
-        out: dict = {k: np.array(v, dtype=float) for k, v in zip(_PARAMS, zip(*rows))}
-        out["batching"] = fallback.is_batching
-        # Regimes that leave this station alone share a signature (and the autoscaler's tables).
-        out["sig"] = np.array([sorted(set(rows), key=rows.index).index(row) for row in rows])
-        out["sig_regime"] = [rows.index(row) for row in sorted(set(rows), key=rows.index)]
-        return out
-
-    def station_params(self, j: int, index: np.ndarray) -> StationParams:
-        """The station's parameters per element, ``index`` giving each element's regime."""
-        p = self.params[j]
-        batch = dict(batch_max=p["bmax"][index], batch_base_s=p["base"][index], batch_item_s=p["item"][index],
-                     batch_window_s=p["window"][index]) if p["batching"] else {}
-        return StationParams(*(p[k][index] for k in _PARAMS[:7]), **batch)
-
-    def capacity_per_replica(self, j: int, g: int) -> float:
-        p = self.params[j]
-        per_server = p["bmax"][g] / max(p["base"][g] + p["item"][g] * p["bmax"][g], 1e-9) if p["batching"] \
-            else 1.0 / max(p["service"][g], 1e-9)
-        return p["spr"][g] * per_server
-
-
-class _MetricTable:
-    """The autoscaler's metric with r ready replicas at any tick: per (r, parameter signature) a table
-    over the load, dense around saturation, interpolated at the tick's arrival rate; cheap enough to
-    ask at every sync of the control loop. ``sig`` is the station's signature per tick."""
-
-    GRID = np.unique(np.concatenate([np.linspace(0, 0.8, 17), np.linspace(0.8, 1.2, 81), [1.5, 2, 3, 5, 10, 30, 100]]))
-
-    def __init__(self, metric: str, lam: np.ndarray, sig: np.ndarray, tables: _Tables, j: int | None,
-                 low: int = 0, high: int = 1 << 30):
-        self.metric, self.lam, self.sig, self.tables, self.j = metric, lam, sig, tables, j
-        self.low, self.high = low, high  #: replica counts the autoscaler can reach
-        self.cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self.lists: dict[tuple[int, int], tuple[list, list]] = {}
-        self.lam_l, self.sig_l = lam.tolist(), sig.tolist()
-        self.changes = (np.flatnonzero(np.diff(sig)) + 1).tolist()
-
-    def table(self, r: int, key: int) -> tuple[np.ndarray, np.ndarray]:
-        found = self.cache.get((r, key))
-        if found is None:  # a block of R_BLOCK replica counts in one vectorised call
-            g = self.tables.params[self.j]["sig_regime"][key]
-            counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
-            counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
-            replicas = np.repeat(counts, self.GRID.size)
-            capacity = np.maximum(replicas * self.tables.capacity_per_replica(self.j, g), 1e-9)
-            lam = np.tile(self.GRID, counts.size) * capacity
-            state = station_state(lam, replicas, self.tables.station_params(self.j, np.full(lam.size, g)))
-            values = state.queue if self.metric == "queue_depth" else (
-                state.p95_s() * 1000.0 if self.metric == "latency_p95" else state.busy)
-            for k, count in enumerate(counts.astype(int)):
-                part = slice(k * self.GRID.size, (k + 1) * self.GRID.size)
-                self.cache[(int(count), key)] = (lam[part], values[part])
-            found = self.cache[(r, key)]
-        return found
-
-    def __call__(self, r: int, lo: int, hi: int) -> np.ndarray | list[float]:
-        if self.metric == "rps" or self.j is None:
-            return self.lam[lo:hi]
-        if hi - lo == 1:  # one tick (a sync of the control loop): plain Python interpolation
-            key, x = (r, self.sig_l[lo]), self.lam_l[lo]
-            found = self.lists.get(key)
-            if found is None:
-                found = self.lists[key] = tuple(v.tolist() for v in self.table(*key))
-            grid, values = found
-            k = min(max(bisect_right(grid, x), 1), len(grid) - 1)
-            share = min(max((x - grid[k - 1]) / (grid[k] - grid[k - 1]), 0.0), 1.0) if grid[k] > grid[k - 1] else 0.0
-            return [values[k - 1] + share * (values[k] - values[k - 1])]
-        lam, sig = self.lam[lo:hi], self.sig[lo:hi]
-        if bisect_right(self.changes, lo) == bisect_right(self.changes, hi - 1):  # one signature throughout
-            return np.interp(lam, *self.table(r, self.sig_l[lo]))
-        out = np.empty(hi - lo)
-        for g in np.unique(sig):
-            mask = sig == g
-            out[mask] = np.interp(lam[mask], *self.table(r, int(g)))
-        return out
-
-
-# ----------------------------------------------------------------------------- percentiles
-def _probit(p: float) -> float:
-    lo, hi = -10.0, 10.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if 0.5 * math.erfc(-mid / math.sqrt(2)) < p else (lo, mid)
-    return (lo + hi) / 2
-
-
-def mixture_lognormal(weights: np.ndarray, mean: np.ndarray, var: np.ndarray):
-    """Normalised weights and float32 lognormal (mu, 1/sigma) per row, moment-matched; (paths, ticks)."""
-    total = weights.sum(axis=0)
-    w = weights / np.where(total > 0, total, 1.0)
-    m = np.maximum(mean, 1e-7)
-    s2 = np.log1p(var / (m * m))
-    sigma = np.sqrt(np.maximum(s2, 1e-10))
-    return w.astype(np.float32), (np.log(m) - s2 / 2).astype(np.float32), sigma.astype(np.float32), total > 0
-
-
-def mixture_cdf(y: np.ndarray, w: np.ndarray, mu: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """F(y) for rows of log-times ``y`` (k, ticks): sum over paths of w·Phi((y - mu)/sigma), with the
-    logistic approximation Phi(x) ≈ 1/(1 + exp(-1.5976x - 0.070565x³)) (Bowling et al., J. Industrial
-    Engineering and Management 2(1), 2009; absolute error < 1.4e-4), in float32 for speed."""
-    x = y[:, None, :] - mu[None]
-    x /= sigma
-    u = x * x
-    u *= np.float32(-0.070565)
-    u += np.float32(-1.5976)
-    u *= x
-    with np.errstate(over="ignore"):
-        np.exp(u, out=u)
-    u += 1
-    np.reciprocal(u, out=u)
-    return np.einsum("kpt,pt->kt", u, w)
-
-
-def mixture_quantiles(w, mu, sigma, probs: Sequence[float], steps: int = QUANTILE_STEPS) -> np.ndarray:
-    """Per tick the mixture's quantiles (rows follow ``probs``), by bisection on log t inside the
-    bracket of the components' own quantiles (a mixture's p-quantile lies between them)."""
-    used = w > 0
-    lo = np.stack([np.where(used, mu + np.float32(_probit(p)) * sigma, np.inf).min(axis=0) for p in probs])
-    hi = np.stack([np.where(used, mu + np.float32(_probit(p)) * sigma, -np.inf).max(axis=0) for p in probs])
-    lo = np.where(np.isfinite(lo), lo, 0).astype(np.float32)
-    hi = np.maximum(np.where(np.isfinite(hi), hi, 0).astype(np.float32), lo)
-    target = np.asarray(probs, dtype=np.float32)[:, None]
-    for _ in range(steps):
-        mid = (lo + hi) * np.float32(0.5)
-        below = mixture_cdf(mid, w, mu, sigma) < target
-        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-    return np.exp(0.5 * (lo.astype(float) + hi.astype(float)))
-
-
 # ----------------------------------------------------------------------------- the run
 def _tick_of(times: np.ndarray, t: float) -> int:
     """The first tick at or after ``t`` (the tick a fault starting at t first shows in)."""
@@ -350,7 +176,9 @@ def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, patt
     regime, keys = _regimes(design, timed, times)
     reference = mean if mean > 0 else 1.0
     override = {pid: max(1, n) for pid, n in initial.items() if scalers[pid] is not None}
-    compiled = [compile_design(design, reference, sorted(k[0], key=repr), override, sorted(k[1])) for k in keys]
+    structure = DesignStructure(design)  # one rate-independent compile shared by the regimes
+    compiled = [compile_design(design, reference, sorted(k[0], key=repr), override, sorted(k[1]), structure=structure)
+                for k in keys]
     base_spr = {p.id: float(plan_pool(p, design.catalog, req, (), {p.id: 1}).servers) for p in pools}
     tables = _Tables(design, compiled, base_spr)
     offered = _finite(base * np.array([c.offered_rps / reference for c in compiled])[regime])

@@ -5,9 +5,15 @@ Every value is the mean request rate over one tick ``[t, t + dt)`` (dt from the 
 whatever the tick length; the smooth diurnal curve is sampled at the middle of each tick.
 
 - ``steady``: ``mean_rps`` throughout.
-- ``diurnal``: a daily cosine, highest (= ``peak_rps``) at 16:00 of each simulated day, floored at
-  5% of the mean; its level is solved so that the daily average is exactly ``mean_rps`` even where
-  the floor cuts the trough (without the floor the curve is ``mean + (peak - mean) cos``).
+- ``diurnal``: a smooth daily curve, highest (= ``peak_rps``) at 16:00 of each simulated day and
+  lowest at 04:00, whose daily average is exactly ``mean_rps`` for any peak >= mean:
+  ``floor + (peak - floor) * u**k`` with ``u = cos²(π (h - 16)/24)`` (h the hour of the day). The
+  trough is ``floor = max(2 mean - peak, 15% of mean)`` and ``k`` solves
+  ``floor + (peak - floor) M(k) = mean``, ``M(k) = Γ(k + ½)/(√π Γ(k + 1))`` being the daily mean of
+  ``u**k``. Up to peak = 1.85 × mean this is k = 1, the plain cosine ``mean + (peak - mean) cos``;
+  beyond, the night stays at 15% of the mean (never clipped flat, never zero) and the day's hump
+  narrows (k > 1) so the average still comes out at the mean. Where a tick is coarse against that
+  hump (a very high peak-to-mean ratio) the tick's value averages a few points inside it.
 - ``step``: ``mean_rps``, then ``peak_rps`` from one third of the horizon on.
 - ``spike``: ``mean_rps`` with a 10-minute spike to ``peak_rps`` starting at 40% of the horizon.
 - ``bursty``: a seeded two-state Markov-modulated rate: a normal level and a burst level
@@ -31,6 +37,11 @@ import numpy as np
 PATTERNS = ("steady", "diurnal", "step", "spike", "bursty", "replay")
 DAY_S = 86400.0
 PEAK_HOUR = 16.0
+#: the diurnal trough never goes below this share of the mean (see ``diurnal``)
+DIURNAL_FLOOR_SHARE = 0.15
+#: most points the diurnal curve is evaluated at (ticks × points per tick)
+MAX_DIURNAL_SAMPLES = 20_000_000
+#: the bursty pattern's normal level never goes below this share of the mean
 FLOOR_SHARE = 0.05
 SPIKE_S = 600.0
 BURSTY_NORMAL_S = 1200.0
@@ -58,37 +69,44 @@ def _step_average(breaks: np.ndarray, values: np.ndarray, edges: np.ndarray) -> 
     return np.diff(integral) / np.diff(edges)
 
 
-def _diurnal_level(mean: float, peak: float, floor: float) -> float:
-    """The level b of ``max(floor, b + (peak - b) cos)`` whose average over a day is ``mean``."""
+def _log_hump_mean(k: float) -> float:
+    """log M(k), M(k) = Γ(k + ½)/(√π Γ(k + 1)): the mean over a day of ``cos²(π (h - 16)/24)**k``."""
+    if k < 1e7:
+        return math.lgamma(k + 0.5) - math.lgamma(k + 1.0) - 0.5 * math.log(math.pi)
+    # Γ(k + ½)/Γ(k + 1) = k^-½ (1 - 1/(8k) + 1/(128k²) + ...), where the lgamma difference cancels
+    return -0.5 * math.log(math.pi * k) + math.log1p(-1.0 / (8.0 * k) + 1.0 / (128.0 * k * k))
 
-    def average(b: float) -> float:
-        amplitude = peak - b
-        if amplitude <= 0:
-            return max(b, floor)
-        x = (floor - b) / amplitude
-        if x <= -1:
-            return b
-        theta = math.acos(min(1.0, x))
-        return (b * theta + amplitude * math.sin(theta) + floor * (math.pi - theta)) / math.pi
 
-    low, high = -1000.0 * max(peak, 1.0), mean
+def diurnal_shape(mean: float, peak: float) -> tuple[float, float]:
+    """(floor, k) of the diurnal curve ``floor + (peak - floor) * u**k`` (see the module docstring)."""
+    floor = max(2.0 * mean - peak, DIURNAL_FLOOR_SHARE * mean)
+    target = (mean - floor) / (peak - floor)  # M(k), in (0, 1/2]
+    if target >= 0.5:
+        return floor, 1.0
+    log_target = math.log(target)
+    low, high = 0.0, 60.0  # log k; M(e^60) ≈ 1e-13, far below any useful peak/mean ratio
     for _ in range(200):
         mid = 0.5 * (low + high)
-        if average(mid) > mean:
-            high = mid
-        else:
+        if _log_hump_mean(math.exp(mid)) > log_target:
             low = mid
-    return 0.5 * (low + high)
+        else:
+            high = mid
+    return floor, math.exp(0.5 * (low + high))
 
 
 def _diurnal(mean: float, peak: float, edges: np.ndarray) -> np.ndarray:
-    middle = 0.5 * (edges[:-1] + edges[1:])
-    floor = FLOOR_SHARE * mean
-    if peak <= mean:
-        return np.full(middle.size, mean)
-    level = _diurnal_level(mean, peak, floor)
-    phase = 2 * math.pi * (middle / DAY_S - PEAK_HOUR / 24.0)
-    return np.maximum(floor, level + (peak - level) * np.cos(phase))
+    ticks = edges.size - 1
+    if peak <= mean or mean <= 0:
+        return np.full(ticks, mean)
+    floor, k = diurnal_shape(mean, peak)
+    widths = np.diff(edges)
+    # points per tick: one (the middle) unless the tick is wide against the hump's width ~ 1/sqrt(k) rad
+    per_tick = int(math.ceil(2.0 * math.sqrt(k) * 2.0 * math.pi * float(widths.max()) / DAY_S))
+    per_tick = max(1, min(per_tick, max(1, MAX_DIURNAL_SAMPLES // ticks)))
+    at = edges[:-1, None] + widths[:, None] * ((np.arange(per_tick) + 0.5) / per_tick)
+    half_phase = math.pi * (at / DAY_S - PEAK_HOUR / 24.0)
+    rate = floor + (peak - floor) * (np.cos(half_phase) ** 2) ** k
+    return rate.mean(axis=1) if per_tick > 1 else rate[:, 0]
 
 
 def bursty_levels(mean: float, peak: float) -> tuple[float, float, float]:

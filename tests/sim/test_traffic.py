@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim.traffic import PATTERNS, ReplayCsvError, load_replay_csv, traffic_series
+from inferboard.sim.traffic import PATTERNS, ReplayCsvError, diurnal_shape, load_replay_csv, traffic_series
 
 DAY = 86400.0
 
@@ -36,6 +36,71 @@ def test_diurnal_without_floor_is_the_plain_cosine():
     middle = times + 300
     expected = 100 + 80 * np.cos(2 * math.pi * (middle / DAY - 16 / 24))
     assert np.allclose(rate, expected, rtol=1e-6)
+
+
+RATIOS = [1.0, 1.3, 1.85, 2.0, 2.5, 3.0, 5.0, 10.0, 40.0]
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_diurnal_keeps_the_daily_mean_and_peaks_at_the_peak_for_any_ratio(ratio):
+    mean = 120.0
+    peak = ratio * mean
+    # 30-second ticks shifted so that a tick's middle falls exactly on 16:00 of each day
+    times = np.arange(2 * 2880) * 30.0 - 15.0
+    rate = traffic_series("diurnal", mean, peak, times)
+    days = rate.reshape(2, -1)
+    assert np.allclose(days.mean(axis=1), mean, rtol=1e-6)  # the daily average, numerically
+    assert rate.max() == pytest.approx(peak, rel=1e-12)
+    middles = times + 15.0
+    for day in range(2):
+        top = middles[day * 2880 + int(np.argmax(days[day]))] % DAY
+        assert top == 16 * 3600 or ratio == 1.0
+
+
+@pytest.mark.parametrize("ratio", RATIOS)
+def test_diurnal_night_stays_positive_and_is_never_clipped(ratio):
+    mean = 80.0
+    peak = ratio * mean
+    times = ticks(24, 60)
+    rate = traffic_series("diurnal", mean, peak, times)
+    floor = max(2 * mean - peak, 0.15 * mean)
+    assert rate.min() > 0
+    assert rate.min() >= floor * (1 - 1e-12)
+    if ratio == 1.0:
+        return
+    # the closed-form curve everywhere: nothing is clamped
+    shape_floor, k = diurnal_shape(mean, peak)
+    hour = (times + 30) / 3600
+    curve = shape_floor + (peak - shape_floor) * (np.cos(math.pi * (hour - 16) / 24) ** 2) ** k
+    assert shape_floor == pytest.approx(floor)
+    assert np.allclose(rate, curve, rtol=1e-12, atol=0)
+    # smooth: rising from 04:00 to 16:00 and falling back, strictly wherever it is above the floor
+    rising = rate[(hour > 4) & (hour < 16)]
+    later = (hour > 16) | (hour < 4)
+    falling = rate[later][np.argsort((hour[later] - 16) % 24)]
+    for values, sign in ((rising, 1), (falling, -1)):
+        step = sign * np.diff(values)
+        assert np.all(step >= 0)
+        above = values[1:] - floor > 1e-9 * mean
+        assert np.all(step[above] > 0)
+
+
+@pytest.mark.parametrize("ratio", [2.5, 5.0, 10.0, 40.0])
+@pytest.mark.parametrize("tick_s", [600.0, 900.0, 3600.0])
+def test_diurnal_mean_holds_with_coarse_ticks(ratio, tick_s):
+    rate = traffic_series("diurnal", 50.0, ratio * 50.0, ticks(72, tick_s))
+    assert np.allclose(rate.reshape(3, -1).mean(axis=1), 50.0, rtol=1e-6)
+    assert rate.max() <= ratio * 50.0 * (1 + 1e-12)
+
+
+def test_diurnal_shape_parameters():
+    assert diurnal_shape(100.0, 185.0) == pytest.approx((15.0, 1.0))  # the plain cosine up to 1.85x
+    floor, k = diurnal_shape(100.0, 250.0)
+    assert floor == pytest.approx(15.0) and k > 1
+    # the daily mean of cos^2k(x/2) is Gamma(k + 1/2) / (sqrt(pi) Gamma(k + 1))
+    hump = math.exp(math.lgamma(k + 0.5) - math.lgamma(k + 1) - 0.5 * math.log(math.pi))
+    assert floor + (250.0 - floor) * hump == pytest.approx(100.0, rel=1e-12)
+    assert diurnal_shape(100.0, 500.0)[1] > k  # a higher peak narrows the hump
 
 
 def test_steady_and_unknown_pattern():
