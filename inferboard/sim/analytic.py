@@ -40,7 +40,7 @@ from functools import cached_property
 
 import numpy as np
 
-from inferboard.sim import explain, latency_dist as ld, queueing as q
+from inferboard.sim import explain, latency_dist as ld, queueing as q, sojourn as sj
 from inferboard.sim.network import Network, Station
 
 #: Latency given to requests served by an overloaded station with an unbounded queue and no time-out.
@@ -341,7 +341,7 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         info.update(case="overload")
     calc.util = min(calc.served_pre / cap, 1.0) if cap > 0 else 0.0
     calc.cd2 = q.qna_departure_scv(calc.util, ca2, cs2, c)
-    calc.spec = ld.SojournSpec(shift, kind, p0, rate, wmean, wcv, trunc, s, cv)
+    calc.spec = sj.SojournSpec(shift, kind, p0, rate, wmean, wcv, trunc, s, cv)
     return calc
 
 
@@ -368,7 +368,7 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
         else:
             d = _overload(calc, st, admitted, cap)
         calc.p_wait, calc.wait = 1.0, d
-        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + d, service_mean=tau_b, service_cv=st.service_cv)
+        calc.spec = sj.SojournSpec(shift=st.fixed_delay_s + d, service_mean=tau_b, service_cv=st.service_cv)
         info.update(case="overload", rho=lam / cap)
         return calc
     bs = q.batch_station(admitted, c, bmax, st.batch_base_s, st.batch_item_s, st.batch_timeout_s,
@@ -381,10 +381,10 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
     queue_wait = bs.p_busy * bs.server_wait + cong
     calc.wait = bs.batching_wait + queue_wait
     calc.p_wait = 1.0 if st.batch_timeout_s > 0 or bs.p_busy > 0 or cong > 0 else 0.0
-    calc.spec = ld.SojournSpec(st.fixed_delay_s, "batch", 1.0 - pc, pc / cong if cong > 0 else 1.0, 0.0, 1.0,
+    calc.spec = sj.SojournSpec(st.fixed_delay_s, "batch", 1.0 - pc, pc / cong if cong > 0 else 1.0, 0.0, 1.0,
                                math.inf, bs.batch_service, st.service_cv, bs.p_first, bs.window, bs.follower_wait,
                                bs.p_busy, bs.server_wait)
-    p_out = ld.wait_tail(calc.spec, t) if t is not None else 0.0
+    p_out = sj.wait_tail(calc.spec, t) if t is not None else 0.0
     calc.timeout_f = (1.0 - calc.shed_f) * p_out
     calc.served_pre = admitted * (1.0 - p_out)
     info.update(case="batch", rho=rho, light_batch=bs.light_batch, fluid_batch=bs.fluid_batch,
@@ -410,14 +410,14 @@ def _station(st: Station, lam: float, ca2: float, category: str | None = None) -
     if category == "delay":
         calc = _Calc("delay", math.inf)
         calc.served_pre, calc.cd2 = lam, ca2
-        calc.spec = ld.SojournSpec(shift=st.fixed_delay_s)
+        calc.spec = sj.SojournSpec(shift=st.fixed_delay_s)
         return calc
     calc = _Calc("no servers", 0.0)
     if st.queue_capacity is not None:
         calc.shed_f, calc.saturated = (1.0, True) if lam > 0 else (0.0, False)
     else:
         calc.wait = _overload(calc, st, lam, 0.0)
-    calc.spec = ld.SojournSpec(shift=st.fixed_delay_s + calc.wait)
+    calc.spec = sj.SojournSpec(shift=st.fixed_delay_s + calc.wait)
     return calc
 
 
@@ -513,9 +513,9 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
     if served > 0:
         on_path, row_of, pad = plan.layout(net, tuple(served_paths))
         specs = [calcs[s].spec for s in on_path]
-        keys, inverse = ld.dedupe(specs)
-        table = ld.key_table(keys)
-        moments = ld.row_moments(keys, table)
+        keys, inverse = sj.dedupe(specs)
+        table = sj.key_table(keys)
+        moments = sj.row_moments(keys, table)
         shift_of = [sp.shift for sp in specs]
         # per station (plus a padding entry): mean, variance, spread of the rough 99.9th percentile
         station_mean = np.append(np.array(shift_of) + moments[inverse, 0], 0.0)
@@ -526,7 +526,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
                       float(np.max(mu_p + station_spread[pad].max(axis=1))))
         n_random = int(moments[inverse, 3].sum())
         grid = ld.choose_grid(horizon * 1.05, n_random)
-        rows, random, row_index = ld.unique_transforms(grid, specs, keys, inverse, table)
+        rows, random, row_index = sj.unique_transforms(grid, specs, keys, inverse, table)
         # Paths whose random rows (as a multiset) and total shift agree have the same latency
         # distribution: they are mixed once, with their flows added.
         unique_row = np.append(np.where(random[inverse], inverse, -1), -1)[pad]
@@ -544,7 +544,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
                 shifts.append(shift)
             else:
                 weights[at] += flow[k]
-        pmf = ld.mixture_pmf(grid, rows, idx, weights, shifts)
+        pmf = sj.mixture_pmf(grid, rows, idx, weights, shifts)
         pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
     shed, timed_out = lost["shed"] + net.unrouted_share * lam0, lost["timeout"] + lost["backlog"]
     # fractions of the offered rate, kept in [0, 1]: with a subnormal arrival rate the absolute
