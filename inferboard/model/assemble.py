@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping
 
-import networkx as nx
-
 from inferboard.catalog import Catalog
 from inferboard.errors import Problem
 from inferboard.model.design import ID_PATTERN, REQUEST_SIGNAL, Design
@@ -59,7 +57,6 @@ def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges:
         node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), raw.get("region"),
                     raw.get("label", ""), width, height)
         design._insert(design._nodes, node_id, node, None)
-        design._graph.add_node(node_id)
         if node.region is not None:
             regions.append((node_id, node.region))
     for node_id, region in regions:
@@ -77,7 +74,7 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
     seen_endpoints: set[tuple[str, str, str, str]] = set()
     used_out: Counter = Counter()
     used_in: Counter = Counter()
-    request_graph = nx.DiGraph()
+    onward: dict[str, list[tuple[str, str]]] = {}
     for raw in edges:
         edge = Edge(raw["id"], raw["source"], raw["source_port"], raw["target"], raw["target_port"])
         item = f"edge '{edge.id}'"
@@ -105,14 +102,41 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
         used_out[edge.source, edge.source_port] += 1
         used_in[edge.target, edge.target_port] += 1
         if out_port.signal == REQUEST_SIGNAL:
-            request_graph.add_edge(edge.source, edge.target, id=edge.id)
+            onward.setdefault(edge.source, []).append((edge.target, edge.id))
         design._insert(design._edges, edge.id, edge, None)
-        design._graph.add_edge(edge.source, edge.target, key=edge.id)
-    cycle = []
-    if not nx.is_directed_acyclic_graph(request_graph):
-        cycle = nx.find_cycle(request_graph)
+    cycle = find_request_loop(onward)
     if cycle:
-        ids = [request_graph.edges[u, v]["id"] for u, v in cycle]
-        problems.append(Problem(f"edge '{ids[-1]}'", "", "requests loop back: " + " -> ".join(
-            [cycle[0][0], *[v for _, v in cycle]])))
+        nodes = [cycle[0][0], *[target for _, target, _ in cycle]]
+        problems.append(Problem(f"edge '{cycle[-1][2]}'", "", "requests loop back: " + " -> ".join(nodes)))
     return problems
+
+
+def find_request_loop(onward: Mapping[str, list[tuple[str, str]]]) -> list[tuple[str, str, str]]:
+    """One loop of (source, target, edge id) steps in a request graph, or [] when there is none
+    (iterative depth-first search, so deep designs cannot exhaust the stack)."""
+    state: dict[str, int] = {}  # 1 on the current path, 2 finished
+    for root in list(onward):
+        if state.get(root):
+            continue
+        path: list[tuple[str, str, str]] = []
+        stack = [(root, iter(onward.get(root, ())))]
+        state[root] = 1
+        while stack:
+            node, children = stack[-1]
+            step = next(children, None)
+            if step is None:
+                state[node] = 2
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            target, edge_id = step
+            if state.get(target) == 1:
+                start = next(i for i, (source, _, _) in enumerate(path + [(node, target, edge_id)])
+                             if source == target)
+                return (path + [(node, target, edge_id)])[start:]
+            if not state.get(target):
+                state[target] = 1
+                path.append((node, target, edge_id))
+                stack.append((target, iter(onward.get(target, ()))))
+    return []

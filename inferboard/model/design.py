@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Any, Iterable, Iterator, Mapping
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 from inferboard.catalog import Catalog, default_catalog
 from inferboard.catalog.loader import ParamValueError, coerce_param
@@ -20,6 +18,9 @@ from inferboard.model.elements import Edge, Node
 from inferboard.model.errors import (ConnectionRefused, DuplicateId, EditRefused, ParamRefused, RegionRefused,
                                      UnknownEdge, UnknownNode)
 from inferboard.model.requirements import Requirements
+
+if TYPE_CHECKING:  # networkx is imported when a graph is first asked for (it is slow to import)
+    import networkx as nx
 
 ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 REQUEST_SIGNAL = "requests"
@@ -34,7 +35,7 @@ class Design:
         self.events = ev.EventHub()
         self._nodes: dict[str, Node] = {}
         self._edges: dict[str, Edge] = {}
-        self._graph = nx.MultiDiGraph()
+        self._graph: "nx.MultiDiGraph | None" = None  # built on demand, dropped on structural edits
         self._requirements = requirements or Requirements()
         self._metadata: dict[str, str] = dict(metadata or {"title": "Untitled design", "notes": ""})
 
@@ -56,8 +57,15 @@ class Design:
         return dict(self._metadata)
 
     @property
-    def graph(self) -> nx.MultiDiGraph:
+    def graph(self) -> "nx.MultiDiGraph":
         """A read-only networkx view: nodes are node ids, edges are keyed by edge id."""
+        if self._graph is None:
+            import networkx as nx
+
+            graph = nx.MultiDiGraph()
+            graph.add_nodes_from(self._nodes)
+            graph.add_edges_from((e.source, e.target, e.id) for e in self._edges.values())
+            self._graph = graph
         return self._graph.copy(as_view=True)
 
     def node(self, node_id: str) -> Node:
@@ -86,8 +94,10 @@ class Design:
         port = kind.port(edge.source_port, "out") if kind else None
         return port.signal if port else ""
 
-    def request_graph(self) -> nx.DiGraph:
+    def request_graph(self) -> "nx.DiGraph":
         """The request flow only: a DiGraph over node ids with an edge per request wire."""
+        import networkx as nx
+
         graph = nx.DiGraph()
         graph.add_nodes_from(self._nodes)
         for edge in self._edges.values():
@@ -170,10 +180,25 @@ class Design:
         used_out = sum(1 for e in existing if e.source == source and e.source_port == source_port)
         used_in = sum(1 for e in existing if e.target == target and e.target_port == target_port)
         self._check_capacity(source, source_port, out_port, used_out, target, target_port, in_port, used_in)
-        if out_port.signal == REQUEST_SIGNAL:
-            graph = self.request_graph()
-            if nx.has_path(graph, target, source):
-                raise ConnectionRefused(f"requests would loop: '{target}' already sends requests to '{source}'")
+        if out_port.signal == REQUEST_SIGNAL and self._requests_reach(target, source):
+            raise ConnectionRefused(f"requests would loop: '{target}' already sends requests to '{source}'")
+
+    def _requests_reach(self, start: str, goal: str) -> bool:
+        """Whether requests flow from ``start`` to ``goal`` along request wires."""
+        onward: dict[str, list[str]] = {}
+        for edge in self._edges.values():
+            if self.signal_of(edge) == REQUEST_SIGNAL:
+                onward.setdefault(edge.source, []).append(edge.target)
+        seen, stack = {start}, [start]
+        while stack:
+            node = stack.pop()
+            if node == goal:
+                return True
+            for nxt in onward.get(node, ()):
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+        return False
 
     def _check_ports(self, source: str, source_port: str, target: str, target_port: str):
         """The checks that depend only on the two ends: nodes, ports, signals, accepted kinds."""
@@ -260,7 +285,7 @@ class Design:
         node = node.with_changes(params=self.checked_params(node.id, node.kind, params))
         self._check_region(node.id, node.kind, node.region)
         index = self._insert(self._nodes, node.id, node, op.index)
-        self._graph.add_node(node.id)
+        self._graph = None
         self.events.emit(ev.NodeAdded(node, index))
         return ops.RemoveNode(node.id)
 
@@ -290,7 +315,7 @@ class Design:
             restore.append(ops.SetRegion(member.id, node.id))
             self._set_region(member.id, None)
         del self._nodes[node.id]
-        self._graph.remove_node(node.id)
+        self._graph = None
         self.events.emit(ev.NodeRemoved(node))
         # Restore the node first, then its members and edges, edges in their original order.
         restore.sort(key=lambda o: (isinstance(o, ops.AddEdge), getattr(o, "index", 0) or 0))
@@ -304,7 +329,7 @@ class Design:
             raise DuplicateId("edge", edge.id)
         self.check_connect(*edge.endpoints())
         self._insert(self._edges, edge.id, edge, op.index)
-        self._graph.add_edge(edge.source, edge.target, key=edge.id)
+        self._graph = None
         self.events.emit(ev.EdgeAdded(edge))
         return ops.RemoveEdge(edge.id)
 
@@ -316,7 +341,7 @@ class Design:
 
     def _remove_edge(self, edge: Edge) -> None:
         del self._edges[edge.id]
-        self._graph.remove_edge(edge.source, edge.target, key=edge.id)
+        self._graph = None
         self.events.emit(ev.EdgeRemoved(edge))
 
     def _apply_SetParams(self, op: ops.SetParams) -> ops.Op:

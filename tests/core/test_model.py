@@ -173,3 +173,27 @@ def test_request_graph_holds_only_request_wires():
     graph = design.request_graph()
     assert set(graph.edges) == {("users", "lb"), ("lb", "batcher"), ("batcher", "gpus")}
     assert design.graph.number_of_edges() == 4
+
+
+def test_request_loop_search_returns_one_closed_loop():
+    from inferboard.model.assemble import find_request_loop
+
+    onward = {"x": [("a", "e0")], "a": [("b", "e1")], "b": [("c", "e2"), ("d", "e5")], "c": [("a", "e3")]}
+    loop = find_request_loop(onward)
+    assert [edge for _, _, edge in loop] == ["e1", "e2", "e3"]
+    assert loop[0][0] == loop[-1][1] == "a"
+    assert find_request_loop({"x": [("a", "e0")], "a": [("b", "e1")]}) == []
+
+
+def test_networkx_is_only_imported_when_a_graph_is_asked_for():
+    import subprocess
+    import sys
+
+    code = ("import sys; from tests.core.helpers import serving_chain; d = serving_chain();"
+            "assert 'networkx' not in sys.modules, 'imported too early';"
+            "g = d.graph; assert 'networkx' in sys.modules and g.has_edge('lb', 'batcher', key='e2')")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
