@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QApplication
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import desktop.compat  # noqa: E402,F401  (PySide6 6.12 on Python 3.11: see desktop/compat.py)
+from tests.desktop.conftest import make_window  # noqa: E402,F401  (the editor's window fixture, shared)
 
 
 class FakeClock:
@@ -56,28 +57,6 @@ def history(data_folder):
     history = open_history()
     yield history
     history.close()
-
-
-@pytest.fixture
-def make_window(qtbot, data_folder):
-    from desktop.main_window import MainWindow
-
-    windows = []
-
-    def make(evaluate=False):
-        window = MainWindow(data_folder, evaluate=evaluate, restore_layout=False, theme_mode="light")
-        window.resize(1400, 900)
-        window.show()
-        qtbot.waitExposed(window)
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        window.files.ask_unsaved = lambda: "discard"
-        window.close()
-        window.deleteLater()
-    QApplication.processEvents()
 
 
 @pytest.fixture
