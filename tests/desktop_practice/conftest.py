@@ -13,19 +13,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import desktop.compat  # noqa: E402,F401  (PySide6 6.12 on Python 3.11: see desktop/compat.py)
 from tests.desktop.conftest import make_window  # noqa: E402,F401  (the editor's window fixture, shared)
-
-
-class FakeClock:
-    """A clock the test moves by hand: ``clock.advance(60)`` is one minute later."""
-
-    def __init__(self, t: float = 5000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
+from tests.fakes import FakeClock  # noqa: E402,F401
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +28,7 @@ def data_folder(tmp_path, monkeypatch):
 
 @pytest.fixture
 def clock() -> FakeClock:
-    return FakeClock()
+    return FakeClock(5000.0)
 
 
 @pytest.fixture

@@ -8,22 +8,10 @@ from pathlib import Path
 import pytest
 
 from inferboard.practice.library import ScenarioLibrary, shipped_pack_dir
+from tests.fakes import FakeClock
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = shipped_pack_dir()
-
-
-class FakeClock:
-    """A clock the test moves by hand: ``clock.t = 120`` is two minutes in."""
-
-    def __init__(self, t: float = 1000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,8 @@ import pytest
 
 from inferboard.practice.history import DB_NAME, History
 from inferboard.practice.session import PracticeSession
-from tests.practice.conftest import ROOT, FakeClock
+from tests.fakes import FakeClock
+from tests.practice.conftest import ROOT
 
 
 def run_attempt(entry, history, clock, submit=True):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -105,9 +106,12 @@ def _shingles(text: str, size: int = 8) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + size]) for i in range(len(words) - size + 1)}
 
 
-@pytest.mark.skipif(not SEED.is_file(), reason="the seed notes are not on this machine")
 @pytest.mark.parametrize("scenario_id", IDS)
 def test_scenarios_are_written_in_our_own_words(scenario_id):
+    if not SEED.is_file():
+        # CI always has the notes beside the checkout; only a developer's copy may lack them.
+        assert not os.environ.get("CI"), f"the interview notes are missing: expected {SEED}"
+        pytest.skip("the interview notes are not beside this checkout")
     seed = _shingles(SEED.read_text(encoding="utf-8"))
     text = (SHIPPED / scenario_id / "scenario.yaml").read_text(encoding="utf-8")
     copied = seed & _shingles(text)
