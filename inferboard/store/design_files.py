@@ -65,12 +65,12 @@ def parse_json(data: bytes, source: str) -> dict[str, Any]:
         raw = json.loads(text, parse_constant=_reject_constant)
     except RecursionError:
         raise _fail(source, f"nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as error:
-        where = f" (line {error.lineno}, column {error.colno})" if hasattr(error, "lineno") else ""
-        hint = " - the file may be truncated" if "Expecting" in str(error) and error.__class__.__name__ == \
-            "JSONDecodeError" and getattr(error, "pos", 0) >= len(text.rstrip()) else ""
-        message = error.msg if hasattr(error, "msg") else str(error)
-        raise _fail(source, f"not valid JSON{where}: {message}{hint}") from None
+    except json.JSONDecodeError as error:
+        truncated = error.msg.startswith("Expecting") and error.pos >= len(text.rstrip())
+        hint = " - the file may be truncated" if truncated else ""
+        raise _fail(source, f"not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}{hint}") from None
+    except ValueError as error:  # a NaN or Infinity constant, refused by _reject_constant
+        raise _fail(source, f"not valid JSON: {error}") from None
     if not isinstance(raw, dict):
         raise _fail(source, "a design file must hold a JSON object")
     return raw
