@@ -36,8 +36,10 @@ CRASHING_SESSION = textwrap.dedent("""
 def test_autosave_timer_writes_only_unsaved_changes(make_window, data_folder, qtbot):
     window = make_window(demo_design(), autosave_ms=30)
     autosave = window.autosaver.design_file
-    qtbot.wait(100)
-    assert not autosave.exists()  # nothing unsaved yet
+    ticks = []
+    window.autosaver.timer.timeout.connect(lambda: ticks.append(autosave.exists()))
+    qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=3000)
+    assert ticks[:3] == [False, False, False]  # the timer ran three times: nothing unsaved yet
     window.document.execute(ops.SetLabel("gpus", "edited"), "label")
     qtbot.waitUntil(autosave.exists, timeout=3000)
     assert parse_design(autosave.read_bytes()).node("gpus").label == "edited"
