@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 
 from inferboard.model import ops
@@ -126,17 +126,27 @@ def test_stale_results_are_dropped(make_window, qtbot):
 def test_evaluation_never_blocks_the_gui_thread(make_window, qtbot):
     window = make_window(demo_design(), evaluate=True)
 
-    def very_slow(design, settings):
-        time.sleep(1.0)
+    started, release = threading.Event(), threading.Event()
+
+    def blocked(design, settings):
+        started.set()
+        release.wait(30)
         return None
 
-    window.evaluator.steps = (("probe", very_slow),)
+    window.evaluator.steps = (("probe", blocked),)
     window.document.execute(ops.SetLabel("gpus", "x"), "label")
-    qtbot.wait(50)
-    start = time.perf_counter()
-    qtbot.wait(100)  # the event loop keeps turning while the worker sleeps
-    assert time.perf_counter() - start < 0.5
-    assert window.evaluator.busy()
+    qtbot.waitUntil(started.is_set, timeout=WAIT_MS)
+    ticks = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(window.evaluator.busy()))
+    timer.start(5)
+    try:  # the GUI thread's event loop keeps turning while the worker is held
+        qtbot.waitUntil(lambda: len(ticks) >= 5, timeout=WAIT_MS)
+    finally:
+        timer.stop()
+        release.set()
+    assert all(ticks[:5])  # all of that happened while the evaluation was still running
+    qtbot.waitUntil(lambda: not window.evaluator.busy(), timeout=WAIT_MS)
 
 
 class FakeSummary(SimpleNamespace):
