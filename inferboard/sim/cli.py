@@ -25,6 +25,8 @@ def register(subparsers) -> None:
     p.add_argument("--pattern", help="traffic pattern for the timeline (default: the requirements')")
     p.add_argument("--load-test", type=int, metavar="N", help="run a request-level simulation of N requests")
     p.add_argument("--seed", type=int, default=0, help="random seed of the load test and bursty traffic")
+    p.add_argument("--precision", type=float, default=5.0, metavar="PERCENT",
+                   help="load test: warn when a 95%% interval is wider than +/- PERCENT of its value (default 5)")
     p.set_defaults(func=cmd_simulate)
 
 
@@ -87,7 +89,11 @@ def _load_test(design, args, rps, faults) -> int:
     if args.load_test < 1 or args.load_test > 50_000_000:
         print("--load-test N must be between 1 and 50,000,000", file=sys.stderr)
         return 2
-    summary = run_design_load_test(design, args.load_test, seed=args.seed, rps=rps, faults=faults)
+    if not 0 < args.precision < 100:
+        print("--precision must be a percentage between 0 and 100", file=sys.stderr)
+        return 2
+    summary = run_design_load_test(design, args.load_test, seed=args.seed, rps=rps, faults=faults,
+                                   target_precision=args.precision / 100.0)
     if args.json:
         print(json.dumps(summary.to_dict(), indent=2))
     else:

@@ -12,7 +12,7 @@ import numpy as np
 from inferboard.model.design import Design
 from inferboard.sim.compile import compile_design
 from inferboard.sim.faults import Fault
-from inferboard.sim.loadtest import LoadTestResult, run_load_test
+from inferboard.sim.loadtest import TARGET_PRECISION, LoadTestResult, run_load_test
 
 
 def _ms(value: float) -> float | None:
@@ -43,6 +43,8 @@ class DesignLoadTest:
     #: node id -> {"arrivals", "utilisation", "mean_queue_len", "max_queue_len", "mean_wait_ms"}
     nodes: dict[str, dict[str, float]] = field(default_factory=dict)
     raw: LoadTestResult | None = field(default=None, repr=False)
+    #: the run is too short for the requested precision, e.g. "p99 ±9%: run 4.0M requests for ±5%"
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,7 +55,7 @@ class DesignLoadTest:
             "histogram_counts": [int(x) for x in self.histogram_counts],
             "served": self.served, "shed": self.shed, "timed_out": self.timed_out, "errors": self.errors,
             "in_flight": self.in_flight, "throughput_rps": self.throughput_rps, "cancelled": self.cancelled,
-            "wall_time_s": self.wall_time_s, "nodes": self.nodes,
+            "wall_time_s": self.wall_time_s, "nodes": self.nodes, "warnings": list(self.warnings),
         }
 
     def table(self) -> str:
@@ -66,6 +68,7 @@ class DesignLoadTest:
         for key in ("p50", "p95", "p99", "mean"):
             low, high = self.ci_ms.get(key, (None, None))
             lines.append(f"  {key:<5} {num(getattr(self, key + '_ms')):>10} ms   95% CI [{num(low)}, {num(high)}]")
+        lines.extend(f"  warning: {text}" for text in self.warnings)
         lines.append("")
         lines.append(f"{'node':<24} {'arrivals':>10} {'util':>6} {'mean queue':>10} {'max queue':>9}")
         for node_id, stats in self.nodes.items():
@@ -77,10 +80,13 @@ class DesignLoadTest:
 def run_design_load_test(design: Design, n_requests: int, seed: int = 0,
                          progress: Callable[[float], None] | None = None,
                          cancel: Callable[[], bool] | None = None, rps: float | None = None,
-                         faults: Sequence[Fault] = ()) -> DesignLoadTest:
-    """Simulate ``n_requests`` individual requests through ``design`` (seeded, cancellable)."""
+                         faults: Sequence[Fault] = (), target_precision: float = TARGET_PRECISION) -> DesignLoadTest:
+    """Simulate ``n_requests`` individual requests through ``design`` (seeded, cancellable).
+    ``target_precision``: relative half-width of the 95% intervals above which a warning asks for
+    a longer run."""
     compiled = compile_design(design, rps, [f for f in faults if getattr(f, "start_s", 0.0) <= 0])
-    raw = run_load_test(compiled.network, n_requests, seed=seed, progress=progress, cancel=cancel)
+    raw = run_load_test(compiled.network, n_requests, seed=seed, progress=progress, cancel=cancel,
+                        target_precision=target_precision)
     ci = {}
     for key in ("p50", "p95", "p99", "mean"):
         estimate = getattr(raw, f"{key}_s")
@@ -97,4 +103,5 @@ def run_design_load_test(design: Design, n_requests: int, seed: int = 0,
     return DesignLoadTest(
         n_requests, compiled.offered_rps, _ms(raw.p50_s.value), _ms(raw.p95_s.value), _ms(raw.p99_s.value),
         _ms(raw.mean_s.value), ci, raw.histogram_edges_ms, raw.histogram_counts, raw.served, raw.shed,
-        raw.timed_out, raw.errors, raw.in_flight, raw.throughput_rps, raw.cancelled, raw.wall_time_s, nodes, raw)
+        raw.timed_out, raw.errors, raw.in_flight, raw.throughput_rps, raw.cancelled, raw.wall_time_s, nodes, raw,
+        list(raw.warnings))

@@ -29,10 +29,12 @@ Semantics (per station, see :class:`~inferboard.sim.network.Station`):
 Statistics: counts cover all requests (``offered = served + shed + timed_out + errors +
 in_flight``; ``in_flight`` is 0 unless cancelled); so do station utilisation and mean queue
 length. Latency figures and station mean waits cover requests after the first
-``warmup_fraction`` of arrivals. Confidence intervals are 95% batch-means intervals: served
-post-warm-up latencies, in arrival order, are cut into 20 consecutive batches (10 below 2,000
-samples, none below 100); the interval is the full-sample estimate +- t * sd(batch estimates) /
-sqrt(batches). Unlike order-statistic intervals, this allows for the autocorrelation of delays.
+``warmup_fraction`` of arrivals. Confidence intervals are 95% intervals that allow for the
+autocorrelation of delays (``intervals.py``): batch means with the batch size doubled until the
+batch means are uncorrelated, applied to the latencies for the mean and to the indicator series
+``1{latency <= q}`` for a quantile q (mapped back through the empirical quantile function). None
+below 100 samples. ``warnings`` says when the run is too short for ``target_precision`` (relative
+half-width) and how many requests would reach it.
 
 Cancellation: ``cancel()`` is polled every ~1% of the work (at most 32k requests apart). When
 it returns True the run stops and a partial result comes back with ``cancelled=True``: requests
@@ -52,6 +54,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from inferboard.sim import intervals as iv
 from inferboard.sim.network import Network, Station
 
 #: Outcome codes (per request, in :class:`LoadTrace` and internally).
@@ -60,7 +63,8 @@ SERVED, SHED, TIMED_OUT, ERROR, IN_FLIGHT = 0, 1, 2, 3, 4
 _CHUNK = 1 << 15  # most requests between progress/cancel polls
 _GEN_COST, _POST_COST = 0.1, 0.15  # work per request of drawing, of a station's bookkeeping
 _HIST_BINS = 60
-_T975 = {10: 2.262, 20: 2.093}  # Student t 97.5% quantile for (batches - 1) degrees of freedom
+#: Default relative half-width of the 95% intervals below which no warning is given.
+TARGET_PRECISION = 0.05
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,8 @@ class LoadTestResult:
     cancelled: bool
     wall_time_s: float
     trace: LoadTrace | None = None
+    #: when the run is too short for the requested precision, e.g. "p99 ±9%: run 4.0M requests for ±5%"
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         """Plain JSON-ready values (NaN becomes None; the trace is left out)."""
@@ -136,6 +142,7 @@ class LoadTestResult:
         for key in ("mean_s", "p50_s", "p95_s", "p99_s"):
             out[key] = asdict(out[key])
         out["stations"] = {k: asdict(v) for k, v in self.stations.items()}
+        out["warnings"] = list(self.warnings)
         return clean(out)
 
 
@@ -390,18 +397,41 @@ def _queue_stats(a: np.ndarray, start: np.ndarray, out: np.ndarray,
     return total_wait, max(int(waiting.max()), 0)
 
 
-def _estimates(lat: np.ndarray) -> tuple[Estimate, ...]:
-    """Mean, p50, p95, p99 with batch-means 95% intervals (see the module docstring)."""
-    nan, n, qs = math.nan, len(lat), (0.5, 0.95, 0.99)
-    if n == 0:
-        return (Estimate(nan, nan, nan),) * 4
-    point = [float(lat.mean())] + [float(v) for v in np.quantile(lat, qs)]
-    k = 20 if n >= 2000 else 10 if n >= 100 else 0
-    if not k:
-        return tuple(Estimate(v, nan, nan) for v in point)
-    per_batch = np.array([[b.mean(), *np.quantile(b, qs)] for b in np.array_split(lat, k)])
-    half = _T975[k] * per_batch.std(axis=0, ddof=1) / math.sqrt(k)
-    return tuple(Estimate(v, v - float(hw), v + float(hw)) for v, hw in zip(point, half))
+def _estimates(lat: np.ndarray) -> tuple[iv.Interval, ...]:
+    """Mean, p50, p95, p99 with 95% intervals that allow for autocorrelation (``intervals.py``)."""
+    nan = math.nan
+    if len(lat) == 0:
+        return (iv.Interval(nan, nan, nan, False, 0),) * 4
+    ordered = np.sort(lat)
+    return (iv.mean_interval(lat), *(iv.quantile_interval(lat, ordered, p) for p in (0.5, 0.95, 0.99)))
+
+
+def _count(n: int) -> str:
+    return f"{n / 1e6:.1f}M" if n >= 1_000_000 else f"{n / 1e3:.0f}k" if n >= 10_000 else f"{n:,}"
+
+
+def _precision_warnings(found: tuple[iv.Interval, ...], samples: int, n_requests: int,
+                        target: float) -> tuple[str, ...]:
+    """One line per figure whose interval is wider than ``target`` (relative half-width) or could
+    not be trusted, with the run length that would reach ``target``."""
+    if samples == 0:
+        return ()
+    out = []
+    per_sample = n_requests / samples
+    for name, est in zip(("mean", "p50", "p95", "p99"), found):
+        half = iv.relative_half_width(est)
+        need = max(int(iv.samples_for(est, samples, target) * per_sample), n_requests)
+        if samples < iv.MIN_SAMPLES:
+            out.append(f"{name}: only {samples} latency samples, no interval; run at least "
+                       f"{_count(int(iv.MIN_SAMPLES * per_sample) + 1)} requests")
+        elif not est.reliable:
+            shown = f"±{half:.0%}" if math.isfinite(half) else "interval open-ended"
+            out.append(f"{name} {shown} but unreliable (successive latencies still correlated over the "
+                       f"longest batches, or too few tail samples): run more than {_count(max(need, 4 * n_requests))} "
+                       f"requests")
+        elif half > target:
+            out.append(f"{name} ±{half:.0%}: run {_count(need)} requests for ±{target:.0%}")
+    return tuple(out)
 
 
 def _histogram(lat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -419,13 +449,15 @@ def _histogram(lat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def run_load_test(network: Network, n_requests: int, seed: int = 0,
                   progress: Callable[[float], None] | None = None,
                   cancel: Callable[[], bool] | None = None,
-                  warmup_fraction: float = 0.1, *, keep_trace: bool = False) -> LoadTestResult:
+                  warmup_fraction: float = 0.1, *, keep_trace: bool = False,
+                  target_precision: float = TARGET_PRECISION) -> LoadTestResult:
     """Simulate ``n_requests`` arrivals through ``network`` (see the module docstring).
 
     ``progress(fraction)`` is called about every 0.5% of the work and with 1.0 at the end;
     ``cancel()`` returning True stops the run with a partial, ``cancelled=True`` result. With
     ``keep_trace`` the result carries per-request arrays (:class:`LoadTrace`). A network with
-    no arrivals (rate 0) yields an empty result.
+    no arrivals (rate 0) yields an empty result. ``target_precision`` is the relative half-width of
+    the 95% intervals above which ``warnings`` asks for a longer run.
     """
     wall0 = time.perf_counter()
     if not 0.0 <= warmup_fraction < 1.0 or n_requests < 0:
@@ -500,7 +532,9 @@ def run_load_test(network: Network, n_requests: int, seed: int = 0,
     sel[:n_warm] = False
     lat = t_cur[sel] - arrival[sel]
     del sel
-    mean_e, p50_e, p95_e, p99_e = _estimates(lat)
+    found = _estimates(lat)
+    mean_e, p50_e, p95_e, p99_e = (Estimate(e.value, e.low, e.high) for e in found)
+    warnings = _precision_warnings(found, len(lat), n, target_precision) if n else ()
     edges, hist = _histogram(lat)
 
     stations = {}
@@ -527,4 +561,4 @@ def run_load_test(network: Network, n_requests: int, seed: int = 0,
         histogram_edges_ms=edges, histogram_counts=hist, stations=stations, sim_time_s=sim_time,
         throughput_rps=float(counts[SERVED]) / sim_time if sim_time > 0 else 0.0,
         cancelled=work.cancelled, wall_time_s=time.perf_counter() - wall0,
-        trace=LoadTrace(arrival, t_cur, status, path_idx) if keep_trace else None)
+        trace=LoadTrace(arrival, t_cur, status, path_idx) if keep_trace else None, warnings=warnings)
