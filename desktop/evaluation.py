@@ -104,9 +104,6 @@ class EvalJob(QRunnable):
             start = time.perf_counter()
             try:
                 value = step(design, self.settings)
-            except ImportError as error:
-                self.signals.failed.emit(name, self.token, f"not available in this build ({error})")
-                continue
             except Exception:
                 self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
                 continue

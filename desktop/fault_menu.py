@@ -24,25 +24,17 @@ FAULT_TARGETS = {
 
 def fault_kinds() -> dict[str, tuple[str, str]]:
     """kind -> (title, target description)."""
-    try:
-        from inferboard.sim.faults import FAULT_KINDS
-    except ImportError:
-        return {}
-    out = {}
-    for kind, info in FAULT_KINDS.items():
-        if isinstance(info, (tuple, list)):
-            out[kind] = (str(info[0]), str(info[1]) if len(info) > 1 else "")
-        else:
-            out[kind] = (str(info), "")
-    return out
+    from inferboard.sim.faults import FAULT_KINDS
+
+    return {kind: (title, targets) for kind, (title, targets, _magnitude) in FAULT_KINDS.items()}
 
 
 def fill_fault_menu(menu: QMenu, design: Any, add_fault: Callable[[str, str], Any]) -> None:
     """Rebuild ``menu`` for ``design``; choosing an entry calls ``add_fault(kind, target)``."""
     menu.clear()
     kinds = fault_kinds()
-    if design is None or not kinds:
-        menu.addAction("Fault injection is not available").setEnabled(False)
+    if design is None:
+        menu.addAction("Open a design to inject faults").setEnabled(False)
         return
     for kind, (title, description) in kinds.items():
         sub = menu.addMenu(title)

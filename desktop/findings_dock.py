@@ -31,7 +31,7 @@ def severity_icon(colour: str) -> QIcon:
 
 
 def _explanation(finding) -> str:
-    text = getattr(finding, "explanation", "") or ""
+    text = finding.explanation
     if not text:
         try:
             from inferboard.rules import explain_rule
@@ -180,7 +180,7 @@ class FindingsPanel(QWidget):
     def detail_html(self, finding) -> str:
         colour = self.theme.severity.get(finding.severity, self.theme.muted)
         where = ", ".join(finding.node_ids) or "the design as a whole"
-        details = "".join(f"<li>{html.escape(d)}</li>" for d in getattr(finding, "details", ()) or ())
+        details = "".join(f"<li>{html.escape(d)}</li>" for d in finding.details)
         explanation = html.escape(_explanation(finding)).replace("\n\n", "<p>").replace("\n", " ")
         return (f"<h3 style='margin:0'>{html.escape(finding.title)}</h3>"
                 f"<p><b style='color:{colour}'>{finding.severity}</b> · {html.escape(finding.rule_id)} · "

@@ -48,9 +48,6 @@ class LoadTestJob(QRunnable):
         try:
             design = parse_design(self.data, "<snapshot>")
             summary = self.runner(design, self.n_requests, self.seed, self._progress, self.cancel_flag.is_set)
-        except ImportError as error:
-            self.signals.failed.emit(f"The load test is not available in this build ({error}).")
-            return
         except Exception:
             self.signals.failed.emit(traceback.format_exc(limit=4))
             return

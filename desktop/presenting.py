@@ -7,7 +7,6 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from desktop.readouts_dock import value_of
 
 if TYPE_CHECKING:
     from desktop.main_window import MainWindow
@@ -70,7 +69,7 @@ class Presenter:
             self._behaviour_ids = _behaviour_rule_ids()
         kept = [f for f in self.full_report.findings if f.rule_id in self._behaviour_ids]
         merged = type(report)(list(report.findings) + kept, self.full_report.scores, self.full_report.overall,
-                              self.full_report.grade, list(getattr(report, "skipped", [])), True)
+                              self.full_report.grade, list(report.skipped), True)
         self.window.findings.show_report(merged, pending_behaviour=True)
 
     def on_report(self, report) -> None:
@@ -100,18 +99,15 @@ class Presenter:
         design = w.document.design
         req = design.requirements
         badges = {}
-        nodes = getattr(result, "nodes", {}) or {}
-        for node_id, node_result in nodes.items():
+        for node_id, node_result in result.nodes.items():
             if node_id not in design.nodes:
                 continue
-            u = value_of(getattr(node_result, "utilisation", None))
-            capacity = value_of(getattr(node_result, "capacity_rps", None))
+            u, capacity = node_result.utilisation, node_result.capacity_rps
             if u is None or capacity is None:
                 continue
             tip = self.explain(result, f"nodes.{node_id}.utilisation")
-            badges[node_id] = ((f"{u * 100:.0f}%", level_for_utilisation(u, bool(getattr(node_result, "saturated",
-                                                                                          False)))), tip)
-        p99 = value_of(getattr(result, "p99_ms", None))
+            badges[node_id] = ((f"{u * 100:.0f}%", level_for_utilisation(u, node_result.saturated)), tip)
+        p99 = result.p99_ms
         if p99 is not None:
             slo = req.slo_p99_ms
             level = "ok" if slo is None or p99 <= slo else "bad"
@@ -137,7 +133,7 @@ class Presenter:
         if len(node_ids) != 1 or result is None:
             w.inspector.set_live("")
             return
-        node_result = (getattr(result, "nodes", {}) or {}).get(node_ids[0])
+        node_result = result.nodes.get(node_ids[0])
         if node_result is None:
             w.inspector.set_live("")
             return
@@ -146,13 +142,13 @@ class Presenter:
                                         ("utilisation", "Utilisation", "%", 100),
                                         ("replicas", "Replicas", "", 1), ("capacity_rps", "Capacity", "req/s", 1),
                                         ("queue_ms", "Queueing", "ms", 1)):
-            value = value_of(getattr(node_result, key, None))
+            value = getattr(node_result, key)
             if value is None:
                 continue
             tip = self.explain(result, f"nodes.{node_ids[0]}.{key}")
             rows.append(f"<tr><td title='{tip}'>{title}</td><td align='right' title='{tip}'>"
                         f"<b>{value * scale:,.1f}</b> {unit}</td></tr>")
-        fit = getattr(node_result, "memory_fit", None)
+        fit = node_result.memory_fit
         if fit is not None:
             rows.append(f"<tr><td>Memory</td><td align='right'><b>{'fits' if fit else 'does not fit'}</b></td></tr>")
         w.inspector.set_live("<p><b>Simulated</b> (hover a figure for its working)</p><table width='100%'>"
@@ -170,7 +166,7 @@ class Presenter:
     def on_load_finished(self, summary) -> None:
         w = self.window
         w.readouts.show_load_result(summary)
-        state = "cancelled" if getattr(summary, "cancelled", False) else "finished"
+        state = "cancelled" if summary.cancelled else "finished"
         w.show_message(f"Load test {state}.")
 
     def on_load_failed(self, message: str) -> None:

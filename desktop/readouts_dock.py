@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QMen
 from desktop.fault_menu import fill_fault_menu
 from desktop.theme import LIGHT, Theme
 
-PATTERN_FALLBACK = ("steady", "diurnal", "step", "spike", "bursty")
 #: tile key -> (title, unit, SLO field of the requirements or None)
 TILES = {
     "p50_ms": ("p50 latency", "ms", "slo_p50_ms"),
@@ -76,18 +75,13 @@ def figure_text(key: str, unit: str, value: float | None, limit: float | None) -
 
 
 def patterns() -> tuple[str, ...]:
-    """The simulator's traffic patterns if it is loaded already, else the requirements' list (the
-    simulator is not imported just for this: it would slow the start)."""
-    import sys
+    """The traffic patterns a timeline can run from the requirements (``replay`` needs a recorded CSV,
+    so it is not offered here)."""
     import typing
 
-    for name in ("inferboard.sim.timeline", "inferboard.sim.traffic"):
-        module = sys.modules.get(name)
-        if module is not None and getattr(module, "PATTERNS", None):
-            return tuple(p for p in module.PATTERNS if p != "replay")  # replay needs a recorded CSV
     from inferboard.model.requirements import TrafficPattern
 
-    return tuple(typing.get_args(TrafficPattern)) or PATTERN_FALLBACK
+    return typing.get_args(TrafficPattern)
 
 
 class Tile(QToolButton):
@@ -271,7 +265,11 @@ class ReadoutsPanel(QWidget):
 
     def show_steady(self, result) -> None:
         self.steady = result
-        self.status.hide()
+        if result.load_note:  # no traffic figures declared: the tiles are at an assumed load
+            self.status.setText(f"<i>{html.escape(result.load_note)}</i>")
+            self.status.show()
+        else:
+            self.status.hide()
         self.refresh_tiles()
         req = self.requirements()
         if req is not None and self.plots is not None:
@@ -281,8 +279,8 @@ class ReadoutsPanel(QWidget):
     def refresh_tiles(self) -> None:
         req = self.requirements()
         for key, tile in self.tiles.items():
-            value = value_of(getattr(self.steady, key, None)) if self.steady is not None else None
-            limit = getattr(req, tile.limit_field, None) if (req is not None and tile.limit_field) else None
+            value = value_of(getattr(self.steady, key)) if self.steady is not None else None
+            limit = getattr(req, tile.limit_field) if (req is not None and tile.limit_field) else None
             tile.show_value(value, limit, self.theme)
             tile.explanation = self.explain(key)
             tip = tile.explanation.strip()
@@ -290,7 +288,7 @@ class ReadoutsPanel(QWidget):
                             if tip else tile.title)
 
     def explain(self, key: str) -> str:
-        if self.steady is None or not hasattr(self.steady, "explain"):
+        if self.steady is None:
             return ""
         try:
             return str(self.steady.explain(key))
@@ -348,7 +346,7 @@ class ReadoutsPanel(QWidget):
             unit = {"offered_rps": " req/s", "throughput_rps": " req/s", "p99_ms": " ms",
                     "cost_per_hour": " $/h"}.get(key, " %")
             parts.append(f"{label} {fmt(key, value)}{unit}")
-        events = [e for e in getattr(result, "events", []) or []
+        events = [e for e in result.events
                   if abs(e.time_s - t) <= max(60.0, float(result.times_s[-1]) / 200)]
         event_text = f" — {events[0].message}" if events else ""
         text = f"At {hours_label(t / 3600.0)}: " + ", ".join(parts) + event_text
@@ -446,15 +444,15 @@ class ReadoutsPanel(QWidget):
     def show_load_result(self, summary) -> None:
         self.load_summary = summary
         self.set_load_running(False)
-        pct = {k: value_of(getattr(summary, k, None)) for k in ("p50_ms", "p95_ms", "p99_ms")}
-        self.ensure_plots().show_histogram(getattr(summary, "histogram_edges_ms", []),
-                                           getattr(summary, "histogram_counts", []),
-                                  pct)
-        counts = ", ".join(f"{name} {int(getattr(summary, name, 0) or 0):,}"
-                           for name in ("served", "shed", "timed_out", "errors") if hasattr(summary, name))
-        state = " (cancelled: partial results)" if getattr(summary, "cancelled", False) else ""
+        pct = {"p50_ms": summary.p50_ms, "p95_ms": summary.p95_ms, "p99_ms": summary.p99_ms}
+        self.ensure_plots().show_histogram(summary.histogram_edges_ms, summary.histogram_counts, pct)
+        counts = (f"served {summary.served:,}, shed {summary.shed:,}, timed_out {summary.timed_out:,}, "
+                  f"errors {summary.errors:,}")
+        state = " (cancelled: partial results)" if summary.cancelled else ""
+        note = f" · {summary.load_note}" if summary.load_note else ""
         self.at_label.setText(f"Load test{state}: p50 {fmt('p50_ms', pct['p50_ms'])} ms, p95 "
-                              f"{fmt('p95_ms', pct['p95_ms'])} ms, p99 {fmt('p99_ms', pct['p99_ms'])} ms · {counts}")
+                              f"{fmt('p95_ms', pct['p95_ms'])} ms, p99 {fmt('p99_ms', pct['p99_ms'])} ms · {counts}"
+                              + note)
 
     def show_load_failed(self, message: str) -> None:
         self.set_load_running(False)

@@ -165,7 +165,7 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
                 curve.colour = POOL_COLOURS[index % len(POOL_COLOURS)]
                 self.pool_curves[node_id] = curve
             curve.setData(times_h, np.asarray(series[f"utilisation:{node_id}"], dtype=float) * 100.0)
-        events = list(getattr(result, "events", []) or [])
+        events = list(result.events)
         if events and "throughput_rps" in series and len(times_h):
             served = np.asarray(series["throughput_rps"], dtype=float)
             xs = np.array([e.time_s / 3600.0 for e in events])

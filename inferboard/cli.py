@@ -1,11 +1,10 @@
 """The ``inferboard`` command line (Qt-free): validate, catalog, new, and the subcommands that the
-simulator, rules and practice packages register."""
+simulator, rules and practice packages register (each module imports its heavy parts only when its
+command runs)."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import os
 import sys
@@ -16,11 +15,12 @@ from inferboard import __version__
 from inferboard.catalog import CatalogError, default_catalog
 from inferboard.errors import InferboardError
 from inferboard.paths import data_dir
+from inferboard.practice import cli as practice_cli
+from inferboard.rules import cli as rules_cli
+from inferboard.sim import cli as sim_cli
 from inferboard.store import DesignFileError, read_design, save_design
 from inferboard.store.atomic import SaveFailed
 
-#: Packages that add subcommands through a ``register(subparsers)`` function, when installed.
-COMMAND_MODULES = ("inferboard.sim.cli", "inferboard.rules.cli", "inferboard.practice.cli")
 
 BLANK_TEMPLATE = "blank"
 
@@ -99,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="inferboard", description="Inferboard: a whiteboard trainer for "
                                      "ML-inference system design. With no command, opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"inferboard {__version__}")
+    parser.set_defaults(func=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("validate", help="check design files; exit 1 if any is invalid")
@@ -116,16 +117,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(func=cmd_new)
 
-    for module_name in COMMAND_MODULES:
-        if importlib.util.find_spec(module_name.rsplit(".", 1)[0]) and importlib.util.find_spec(module_name):
-            importlib.import_module(module_name).register(sub)
+    for module in (sim_cli, rules_cli, practice_cli):  # each adds its subcommands
+        module.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
+    if args.func is None:
         parser.print_help()
         return 2
     try:

@@ -1,39 +1,42 @@
 """Behaviour leaves: conditions answered by the simulator (``inferboard.sim.design_sim``).
 
-The simulator is imported here, lazily, so a structural check never loads it. Within one check
-each (load, faults) pair is simulated once and shared by every behaviour rule, and the design's
-rate-independent compile (``DesignStructure``) is built once and shared by those simulations.
+The simulator always ships with the core. It is imported when the first behaviour leaf runs (not at
+module import), so a structural check never pays for loading it. Within one check each (load,
+faults) pair is simulated once and shared by every behaviour rule, and the design's rate-independent
+compile (``DesignStructure``) is built once and shared by those simulations.
+
+The leaves read the typed result of ``design_sim.evaluate`` (``DesignResult`` and its
+``NodeResult`` per node) by attribute, never with a default: a renamed field fails loudly.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from inferboard.errors import InferboardError
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
 from inferboard.rules.leaves import Result, _ev
 
+if TYPE_CHECKING:
+    from inferboard.sim.design_sim import DesignResult, NodeResult
+    from inferboard.sim.faults import Fault
+
 
 class NotEvaluable(InferboardError):
-    """A behaviour leaf cannot be answered for this design (simulator missing or failed, or a
-    figure it needs is not declared). The engine reports the rule as skipped with this reason."""
+    """A behaviour leaf cannot be answered for this design (the simulator failed on it, or a figure
+    it needs is not declared). The engine reports the rule as skipped with this reason."""
 
 
-def _sim():
-    try:
-        from inferboard.sim import design_sim
-    except ImportError as error:
-        raise NotEvaluable(f"the simulator is not available ({error})") from None
+def _sim() -> ModuleType:
+    from inferboard.sim import design_sim
+
     return design_sim
 
 
-def _fault(kind: str, target: str) -> Any:
-    module = _sim()
-    fault_type = getattr(module, "Fault", None)
-    if fault_type is None:
-        from inferboard.sim.faults import Fault as fault_type  # type: ignore[no-redef]
-    return fault_type(kind, target)
+def _fault(kind: str, target: str) -> "Fault":
+    return _sim().Fault(kind, target)
 
 
 def load_rps(index: DesignIndex, load: str) -> float:
@@ -46,31 +49,19 @@ def load_rps(index: DesignIndex, load: str) -> float:
     return float(value)
 
 
-def _structure(index: DesignIndex, module: Any) -> Any:
-    """The design's rate-independent compile (request graph, order, pool plans...), built once per
-    check and shared by its simulations; it lives on this check's index and goes with it. None if
-    the simulator offers no ``DesignStructure`` (then each simulation compiles on its own)."""
-    structure = getattr(index, "_sim_structure", None)
-    if structure is None:
-        make = getattr(module, "DesignStructure", None)
-        if make is None:
-            return None
-        structure = make(index.design)
-        index._sim_structure = structure  # type: ignore[attr-defined]
-    return structure
-
-
-def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> Any:
-    """One simulator run, cached for the rest of this check."""
+def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> "DesignResult":
+    """One simulator run, cached for the rest of this check. The design's rate-independent compile
+    (request graph, order, pool plans...) is built once per check and shared by its simulations."""
     key = (rps, faults)
     if key not in index.sim_cache:
         if index.sim_error is not None:
             raise NotEvaluable(index.sim_error)
         module = _sim()
         try:
-            shared = _structure(index, module)
-            extra = {"structure": shared} if shared is not None else {}
-            index.sim_cache[key] = module.evaluate(index.design, rps=rps, faults=faults, **extra)
+            if index.sim_structure is None:
+                index.sim_structure = module.DesignStructure(index.design)
+            index.sim_cache[key] = module.evaluate(index.design, rps=rps, faults=faults,
+                                                   structure=index.sim_structure)
         except Exception as error:  # noqa: BLE001 - a simulator fault must not take the checker down
             detail = str(error) if isinstance(error, (InferboardError, ValueError)) else \
                 f"{type(error).__name__}: {error}"
@@ -79,22 +70,22 @@ def simulate(index: DesignIndex, rps: float, faults: tuple = ()) -> Any:
     return index.sim_cache[key]
 
 
-def _node_results(result: Any) -> dict[str, Any]:
-    return getattr(result, "nodes", {}) or {}
+def _node_results(result: "DesignResult") -> "dict[str, NodeResult]":
+    return result.nodes
 
 
-def _saturated(result: Any) -> list[str]:
-    return [node_id for node_id, nr in _node_results(result).items() if getattr(nr, "saturated", False)]
+def _saturated(result: "DesignResult") -> list[str]:
+    return [node_id for node_id, nr in result.nodes.items() if nr.saturated]
 
 
-def _bottleneck(result: Any) -> list[str]:
+def _bottleneck(result: "DesignResult") -> list[str]:
     saturated = _saturated(result)
     if saturated:
         return saturated
-    named = getattr(result, "bottleneck", None)
-    if named and named in _node_results(result):
+    named = result.bottleneck
+    if named and named in result.nodes:
         return [named]
-    queued = [(getattr(nr, "queue_ms", 0.0) or 0.0, node_id) for node_id, nr in _node_results(result).items()]
+    queued = [(nr.queue_ms, node_id) for node_id, nr in result.nodes.items() if nr.queue_ms is not None]
     queued = [q for q in queued if q[0] > 0]
     return [max(queued)[1]] if queued else []
 
@@ -111,8 +102,8 @@ def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
     for label, slo in (("p95", req.slo_p95_ms), ("p99", req.slo_p99_ms)):
         if slo is None:
             continue
-        value = getattr(result, f"{label}_ms", None)
-        if value is None or value > slo:
+        value = result.p95_ms if label == "p95" else result.p99_ms
+        if value > slo:
             over.append(f"{label} {_ms(value)} at {rps:,.0f} rps against an SLO of {slo:,.0f} ms")
     if not over:
         return Result(True)
@@ -129,7 +120,9 @@ def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
         if nr is None:
             continue
         checked.append(node.id)
-        utilisation = getattr(nr, "utilisation", 0.0) or 0.0
+        if nr.utilisation is None:  # not a pool: nothing to be busy
+            continue
+        utilisation = nr.utilisation
         if utilisation > limit:
             over.append(node.id)
             details.append(f"'{node.id}' runs at {utilisation:.0%} at {rps:,.0f} rps")
@@ -153,12 +146,14 @@ def idle(leaf: c.Idle, index: DesignIndex) -> Result:
         nr = _node_results(result).get(node.id)
         if nr is None or (leaf.skip_canary and _canary_only(index, node.id)):
             continue
+        if nr.utilisation is None:
+            continue
         checked.append(node.id)
-        utilisation = getattr(nr, "utilisation", 0.0) or 0.0
+        utilisation = nr.utilisation
         if utilisation < leaf.max_utilisation:
             idle_ids.append(node.id)
             details.append(f"'{node.id}' is {utilisation:.0%} busy at {rps:,.0f} rps "
-                           f"with {getattr(nr, 'replicas', '?')} replicas")
+                           f"with {nr.replicas} replicas")
     if idle_ids:
         return Result(True, _ev(idle_ids, details=details))
     return Result(False, neg=_ev(checked))
@@ -171,24 +166,24 @@ def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
     rps = load_rps(index, leaf.load)
     result = simulate(index, rps)
     details = []
-    per_1k, per_hour = getattr(result, "cost_per_1k", None), getattr(result, "cost_per_hour", None)
+    per_1k, per_hour = result.cost_per_1k, result.cost_per_hour
     if req.budget_per_1k is not None and (per_1k is None or per_1k > req.budget_per_1k):
         shown = "undefined (nothing served)" if per_1k is None else f"${per_1k:.4f}"
         details.append(f"cost per 1k requests {shown} against a budget of ${req.budget_per_1k:.4f}")
-    if req.budget_per_hour is not None and per_hour is not None and per_hour > req.budget_per_hour:
+    if req.budget_per_hour is not None and per_hour > req.budget_per_hour:
         details.append(f"cost per hour ${per_hour:,.2f} against a budget of ${req.budget_per_hour:,.2f}")
     if details:
         return Result(False, neg=_ev((p.id for p in index.serving_pools()), details=details))
     return Result(True)
 
 
-def _largest_region(index: DesignIndex, base: Any) -> list[str]:
+def _largest_region(index: DesignIndex, base: "DesignResult") -> list[str]:
     capacity: dict[str, float] = {}
     for pool in index.serving_pools():
         if pool.region is None:
             continue
-        nr = _node_results(base).get(pool.id)
-        capacity[pool.region] = capacity.get(pool.region, 0.0) + float(getattr(nr, "capacity_rps", 0.0) or 0.0)
+        nr = base.nodes[pool.id]
+        capacity[pool.region] = capacity.get(pool.region, 0.0) + (nr.capacity_rps or 0.0)
     return sorted(capacity, key=lambda r: (-capacity[r], index.order[r]))
 
 
@@ -218,11 +213,11 @@ def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Re
     return Result(False, neg=_ev([*spot, *_saturated(result)], details=[detail]))
 
 
-def _served(result: Any, rps: float) -> float:
-    offered = getattr(result, "offered_rps", None) or rps
+def _served(result: "DesignResult", rps: float) -> float:
+    offered = result.offered_rps
     if offered <= 0:
         return 1.0
-    return min(1.0, float(getattr(result, "throughput_rps", 0.0) or 0.0) / offered)
+    return min(1.0, result.throughput_rps / offered)
 
 
 LEAF_FUNCTIONS = {
@@ -232,13 +227,5 @@ LEAF_FUNCTIONS = {
 }
 
 
-def evaluate_leaf(leaf: Any, index: DesignIndex) -> Result:
+def evaluate_leaf(leaf: c.Condition, index: DesignIndex) -> Result:
     return LEAF_FUNCTIONS[leaf.type](leaf, index)
-
-
-def simulator_available() -> bool:
-    try:
-        _sim()
-    except NotEvaluable:
-        return False
-    return True

@@ -117,6 +117,8 @@ class DesignIndex:
         #: (rps, faults) -> simulator result, filled by behaviour leaves during this check.
         self.sim_cache: dict[tuple, Any] = {}
         self.sim_error: str | None = None
+        #: the design's rate-independent compile, shared by this check's simulations
+        self.sim_structure: Any = None
 
     def _signal_table(self) -> dict[tuple[str, str], str]:
         catalog = self.design.catalog

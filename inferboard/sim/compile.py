@@ -36,6 +36,19 @@ SAME_CONTINENT_RTT_S = 0.025
 CROSS_RTT_S = {frozenset({"us", "eu"}): 0.08, frozenset({"us", "ap"}): 0.15, frozenset({"eu", "ap"}): 0.2}
 FALLBACK_THRESHOLD = 0.95
 MAX_PATHS = 4000
+#: Offered load assumed when the requirements declare neither ``mean_rps`` nor ``peak_rps``.
+ASSUMED_RPS = 100.0
+
+
+def default_load(req) -> tuple[float, str]:
+    """The offered rps to evaluate when the caller names none, and a note saying where it came from
+    when it is not the declared mean (empty when it is)."""
+    if req.mean_rps is not None:
+        return float(req.mean_rps), ""
+    if req.peak_rps is not None:
+        return float(req.peak_rps), f"requirements.mean_rps is not declared: evaluated at peak_rps ({req.peak_rps:g} rps)"
+    return ASSUMED_RPS, (f"no traffic figures declared (requirements.mean_rps, peak_rps): evaluated at an assumed "
+                         f"{ASSUMED_RPS:g} rps")
 
 
 @dataclass
@@ -55,6 +68,8 @@ class Compiled:
     down: set[str]
     notes: list[str] = field(default_factory=list)
     path_nodes: list[tuple[tuple[str, ...], float]] = field(default_factory=list)
+    #: set when no rps was asked for and the requirements' mean was not there to use (see ``default_load``)
+    load_note: str = ""
 
 
 def location_of(design: Design, node_id: str) -> str | None:
@@ -431,7 +446,8 @@ class _Compiler:
 def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fault] = (),
                    replicas: Mapping[str, int] | None = None, undetected_regions: Sequence[str] = (),
                    structure: DesignStructure | None = None) -> Compiled:
-    """Compile ``design`` at ``rps`` offered requests per second (default: the requirements' mean).
+    """Compile ``design`` at ``rps`` offered requests per second (default: ``default_load``, the
+    requirements' mean; a design without it says so in ``load_note`` and in its notes).
 
     ``undetected_regions`` are regions that are down (as if in a region outage) but whose failure
     the load balancers have not detected yet: routers keep sending them their usual share, which is
@@ -440,11 +456,13 @@ def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fa
     ``structure`` (from :class:`DesignStructure`) saves redoing the rate-independent work when the
     same design revision is compiled several times; it is rebuilt if it no longer matches.
     """
-    req = design.requirements
+    load_note = ""
     if rps is None:
-        rps = req.mean_rps if req.mean_rps is not None else 100.0
+        rps, load_note = default_load(design.requirements)
     rps = max(0.0, float(rps))
     c = _Compiler(design, rps, faults, replicas, undetected_regions, structure)
+    if load_note:
+        c.notes.append(load_note)
     s = c.s
     weights = {sid: float(s.params[sid]["share"]) for sid in s.sources}
     for fault in faults:
@@ -469,7 +487,9 @@ def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fa
         if s.kind[node_id] == "generation_pool":
             c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
     c._capacity.clear()
-    return _build(c, source_rates, offered, order)
+    compiled = _build(c, source_rates, offered, order)
+    compiled.load_note = load_note
+    return compiled
 
 
 def _propagate(c: _Compiler, order: list[str], source_rates: dict[str, float]) -> dict[str, float]:

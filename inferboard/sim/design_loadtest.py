@@ -45,6 +45,8 @@ class DesignLoadTest:
     raw: LoadTestResult | None = field(default=None, repr=False)
     #: the run is too short for the requested precision, e.g. "p99 ±9%: run 4.0M requests for ±5%"
     warnings: list[str] = field(default_factory=list)
+    #: non-empty when the load was not the declared mean (no traffic figures declared)
+    load_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +58,7 @@ class DesignLoadTest:
             "served": self.served, "shed": self.shed, "timed_out": self.timed_out, "errors": self.errors,
             "in_flight": self.in_flight, "throughput_rps": self.throughput_rps, "cancelled": self.cancelled,
             "wall_time_s": self.wall_time_s, "nodes": self.nodes, "warnings": list(self.warnings),
+            "notes": [self.load_note] if self.load_note else [],
         }
 
     def table(self) -> str:
@@ -65,6 +68,8 @@ class DesignLoadTest:
         lines = [f"load test: {self.n_requests:,} requests at {self.offered_rps:,.1f} rps"
                  + (" (cancelled)" if self.cancelled else "") + f", {self.wall_time_s:.2f} s wall",
                  f"served {self.served:,}  shed {self.shed:,}  timed out {self.timed_out:,}  errors {self.errors:,}"]
+        if self.load_note:
+            lines.append(f"note: {self.load_note}")
         for key in ("p50", "p95", "p99", "mean"):
             low, high = self.ci_ms.get(key, (None, None))
             lines.append(f"  {key:<5} {num(getattr(self, key + '_ms')):>10} ms   95% CI [{num(low)}, {num(high)}]")
@@ -104,4 +109,4 @@ def run_design_load_test(design: Design, n_requests: int, seed: int = 0,
         n_requests, compiled.offered_rps, _ms(raw.p50_s.value), _ms(raw.p95_s.value), _ms(raw.p99_s.value),
         _ms(raw.mean_s.value), ci, raw.histogram_edges_ms, raw.histogram_counts, raw.served, raw.shed,
         raw.timed_out, raw.errors, raw.in_flight, raw.throughput_rps, raw.cancelled, raw.wall_time_s, nodes, raw,
-        list(raw.warnings))
+        list(raw.warnings), compiled.load_note)

@@ -76,6 +76,8 @@ class DesignResult:
     nodes: dict[str, NodeResult]
     faults: tuple[Fault, ...] = ()
     notes: tuple[str, ...] = ()
+    #: non-empty when the load was not the declared mean (no traffic figures): every readout shows it
+    load_note: str = ""
     network: NetworkResult | None = field(default=None, repr=False)
     compiled: Compiled | None = field(default=None, repr=False)
 
@@ -166,7 +168,7 @@ class DesignResult:
             "cost_per_hour": _finite(self.cost_per_hour), "cost_per_1k": _finite(self.cost_per_1k),
             "saturated": self.saturated, "bottleneck": self.bottleneck,
             "faults": [{"kind": f.kind, "target": f.target, "magnitude": f.amount} for f in self.faults],
-            "notes": list(self.notes),
+            "notes": list(self.notes), "load_note": self.load_note,
             "nodes": {k: v.to_dict() for k, v in self.nodes.items()},
         }
 
@@ -237,4 +239,4 @@ def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: 
     cost_per_1k = cost / (served * 3600) * 1000 if served > 0 else None
     return DesignResult(offered, served, net.p50_s * 1000, net.p95_s * 1000, net.p99_s * 1000, net.mean_s * 1000,
                         shed_rate, error_rate, net.timeout_rate, cost, cost_per_1k, net.saturated,
-                        net.bottleneck, nodes, faults, tuple(compiled.notes), net, compiled)
+                        net.bottleneck, nodes, faults, tuple(compiled.notes), compiled.load_note, net, compiled)

@@ -51,7 +51,7 @@ import numpy as np
 
 from inferboard.model.design import Design
 from inferboard.sim.autoscaling import PoolPlanOverTime, autoscaler_for, simulate_pool
-from inferboard.sim.compile import DesignStructure, compile_design
+from inferboard.sim.compile import DesignStructure, compile_design, default_load
 from inferboard.sim.faults import FAULT_KINDS, Fault, TimedFault
 from inferboard.sim.hardware import POOL_KINDS, plan_pool
 from inferboard.sim.tickqueue import (_MetricTable, _Tables, mixture_cdf, mixture_lognormal, mixture_quantiles,
@@ -155,7 +155,7 @@ def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, patt
         raise ValueError(f"{count} ticks is more than the {MAX_TICKS} a timeline may have; use a longer tick")
     times = np.arange(count, dtype=float) * tick_s
     req = design.requirements
-    mean = float(req.mean_rps) if req.mean_rps is not None else 100.0
+    mean, load_note = (float(req.mean_rps), "") if req.mean_rps is not None else default_load(req)
     peak = float(req.peak_rps) if req.peak_rps is not None else 2.0 * mean
     pattern = pattern or ("replay" if replay_csv is not None else req.traffic_pattern)
     base = traffic_series(pattern, mean, peak, times, seed, replay_csv, horizon_s=hours * 3600.0)
@@ -213,7 +213,7 @@ def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, patt
               for k, v in series.items()}
     _fault_events(design, timed, times, series, emit)
     _threshold_events(req, times, tick_s, series, station_loss, compiled, regime, emit)
-    notes = sorted({n for c in compiled for n in c.notes})
+    notes = ([load_note] if load_note else []) + sorted({n for c in compiled for n in c.notes})
     return TimelineResult(times, series, [e for _, _, e in sorted(events, key=lambda x: x[:2])], notes)
 
 

@@ -8,11 +8,11 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
-import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 
 from inferboard.model import ops
+from inferboard.sim.design_sim import evaluate
 
 from desktop.evaluation import EvalSettings
 from tests.desktop.gestures import demo_design
@@ -20,12 +20,8 @@ from tests.desktop.gestures import demo_design
 WAIT_MS = 20_000
 
 
-def needs(module: str) -> None:
-    pytest.importorskip(module)
-
 
 def test_findings_appear_and_clicking_one_selects_and_highlights_its_nodes(make_window, qtbot):
-    needs("inferboard.rules")
     window = make_window(demo_design(), evaluate=True)
     panel = window.findings
     qtbot.waitUntil(lambda: any(i.data(0, Qt.ItemDataRole.UserRole + 1).node_ids for i in panel.finding_items()),
@@ -43,7 +39,6 @@ def test_findings_appear_and_clicking_one_selects_and_highlights_its_nodes(make_
 
 
 def test_findings_update_as_the_user_edits(make_window, qtbot):
-    needs("inferboard.rules")
     window = make_window(demo_design(), evaluate=True)
     qtbot.waitUntil(lambda: window.findings.report is not None, timeout=WAIT_MS)
 
@@ -59,7 +54,6 @@ def test_findings_update_as_the_user_edits(make_window, qtbot):
 
 
 def test_readouts_and_badges_change_after_an_edit(make_window, qtbot):
-    needs("inferboard.sim.design_sim")
     window = make_window(demo_design(), evaluate=True)
     qtbot.waitUntil(lambda: window.scene.nodes["gpus"].badge is not None, timeout=WAIT_MS)
     badge = window.scene.nodes["gpus"].badge
@@ -76,8 +70,19 @@ def test_readouts_and_badges_change_after_an_edit(make_window, qtbot):
     assert "p99" in window.readouts.working.toPlainText()
 
 
+def test_a_design_without_traffic_figures_says_so_in_the_readouts(make_window, qtbot):
+    design = demo_design()
+    design.apply(ops.SetRequirements(design.requirements.model_copy(update={"mean_rps": None, "peak_rps": None})))
+    window = make_window(design, evaluate=True)
+    status = window.readouts.status
+    qtbot.waitUntil(lambda: "no traffic figures declared" in status.text(), timeout=WAIT_MS)
+    assert status.isVisible() and "assumed 100 rps" in status.text()
+    window.document.execute(ops.SetRequirements(design.requirements.model_copy(update={"mean_rps": 200.0})),
+                            "traffic")
+    qtbot.waitUntil(lambda: not status.isVisible(), timeout=WAIT_MS)
+
+
 def test_timeline_plots_play_scrub_and_faults(make_window, qtbot):
-    needs("inferboard.sim.timeline")
     window = make_window(demo_design(), evaluate=True)
     readouts = window.readouts
     qtbot.waitUntil(lambda: readouts.timeline is not None and readouts.plots is not None, timeout=WAIT_MS)
@@ -109,7 +114,7 @@ def test_stale_results_are_dropped(make_window, qtbot):
     def slow_step(design, settings: EvalSettings):
         started.set()
         time.sleep(0.3)
-        return design.node("gpus").params["replicas"]
+        return evaluate(design)
 
     window.evaluator.steady_ready.connect(seen.append)
     window.evaluator.steps = (("steady", slow_step),)
@@ -120,7 +125,8 @@ def test_stale_results_are_dropped(make_window, qtbot):
     qtbot.waitUntil(started.is_set, timeout=WAIT_MS)
     window.document.execute(ops.SetParams("gpus", {"replicas": 5}), "five")  # while the worker runs
     qtbot.waitUntil(lambda: not window.evaluator.busy() and bool(seen), timeout=WAIT_MS)
-    assert seen == [5]  # the result for 3 replicas arrived late and was dropped
+    # the result for 3 replicas arrived late and was dropped
+    assert [result.nodes["gpus"].replicas for result in seen] == [5]
 
 
 def test_evaluation_never_blocks_the_gui_thread(make_window, qtbot):
@@ -154,7 +160,6 @@ class FakeSummary(SimpleNamespace):
 
 
 def test_load_test_progress_and_cancel_with_the_real_simulator(make_window, qtbot):
-    needs("inferboard.sim.design_loadtest")
     window = make_window(demo_design())
     readouts = window.readouts
     results = []
@@ -180,7 +185,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
             progress.append(i)
         return FakeSummary(p50_ms=10.0, p95_ms=20.0, p99_ms=30.0, histogram_edges_ms=np.array([0, 10, 20, 30, 40.0]),
                            histogram_counts=np.array([5, 10, 3, 1]), served=19, shed=0, timed_out=0, errors=0,
-                           cancelled=False)
+                           cancelled=False, load_note="")
 
     window.load_runner.runner = fake
     values = []
@@ -195,7 +200,6 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
 
 
 def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
-    needs("inferboard.sim.faults")
     from PySide6.QtWidgets import QMenu
 
     from desktop.fault_menu import fill_fault_menu

@@ -8,9 +8,6 @@ from inferboard.model import Design
 from inferboard.practice.scenario import parse_fault_spec
 from inferboard.practice.whatif import (compiled_readout, faults_for, primary_location, readout, resolve_targets,
                                         run_follow_ups, what_if)
-from inferboard.rules.behaviour import simulator_available
-
-needs_sim = pytest.mark.skipif(not simulator_available(), reason="inferboard.sim.design_sim is not installed")
 
 
 def test_selectors_resolve_against_the_candidates_own_ids(library):
@@ -43,7 +40,6 @@ def test_what_ifs_leave_the_design_untouched(library):
     assert all(r.verdict for r in results)
 
 
-@needs_sim
 @pytest.mark.parametrize("scenario_id, follow_up_id", [
     ("global-llm-chat", "region-down"),
     ("global-llm-chat", "eu-triples"),
@@ -62,7 +58,6 @@ def test_a_follow_up_changes_the_simulators_result(library, scenario_id, follow_
     assert result.unmatched == []
 
 
-@needs_sim
 def test_a_surge_hurts_a_design_without_headroom(library):
     entry = library.get("bursty-speech")
     design = entry.reference_design()
@@ -73,18 +68,6 @@ def test_a_surge_hurts_a_design_without_headroom(library):
     assert result.verdict.startswith("Struggles")
 
 
-def _sim_models_slow_canary() -> bool:
-    import inspect
-
-    import inferboard.sim.compile as compiled
-    import inferboard.sim.hardware as hardware
-
-    return "slow_canary" in inspect.getsource(compiled) + inspect.getsource(hardware)
-
-
-@needs_sim
-@pytest.mark.xfail(not simulator_available() or not _sim_models_slow_canary(), strict=False,
-                   reason="the steady-state simulator ignores slow_canary faults (reported to the sim owner)")
 def test_automatic_rollback_contains_a_slow_release(library):
     entry = library.get("p99-latency-spike")
     follow_up = entry.scenario.follow_up("deploy-regression")
@@ -96,7 +79,6 @@ def test_automatic_rollback_contains_a_slow_release(library):
     assert exposed.changed() and exposed.after.p99_ms > guarded.after.p99_ms
 
 
-@needs_sim
 def test_an_outage_in_a_single_region_design_loses_everything(library):
     entry = library.get("fraud-scoring-cpu")
     design = entry.reference_design()
@@ -119,8 +101,6 @@ def test_the_capacity_estimate_works_without_the_latency_model(library):
 
 
 def test_a_simulator_failure_falls_back_to_the_estimate(library, monkeypatch):
-    if not simulator_available():
-        pytest.skip("no simulator to break")
     from inferboard.sim import design_sim
 
     def broken(*args, **kwargs):
