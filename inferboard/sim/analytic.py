@@ -9,7 +9,9 @@ burstiness (squared CV) follows Whitt's QNA: splitting a stream with SCV c² by 
 Per station (all formulas in ``queueing.py``):
 
 * pure delay → a shift; no queue.
-* c servers, unbounded queue, no time-out → Erlang C / Allen–Cunneen (exact for M/M/c).
+* c servers, unbounded queue, no time-out → Erlang C / Allen–Cunneen (exact for M/M/c); with
+  non-Poisson arrivals P(wait) and the exponential shape of the wait come from GI/M/c (``gimc``;
+  exact for exponential service), the mean from Allen–Cunneen for other service times.
 * unbounded queue with time-out T → M/M/c+D (exact for Poisson/exponential, Allen–Cunneen scaled
   otherwise): time-outs, and the served requests' wait truncated at T. Continuous through ρ = 1.
 * bounded queue (m places) → G/G/c/K ≈ g × M/M/c/K' with room m/g, g = (ca² + cs²)/2 (diffusion
@@ -41,6 +43,7 @@ from functools import cached_property
 import numpy as np
 
 from inferboard.sim import explain, latency_dist as ld, queueing as q, sojourn as sj
+from inferboard.sim.gimc import gimc
 from inferboard.sim.network import Network, Station
 
 #: Latency given to requests served by an overloaded station with an unbounded queue and no time-out.
@@ -329,12 +332,25 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         calc.p_wait, calc.wait, p0, rate, trunc = pt.p_wait, pt.mean_wait, 1.0 - pt.p_wait, pt.rate, t
         calc.saturated = lam >= cap
         info.update(case="patience", pw=pt.p_wait)
-    elif lam < cap:
+    elif lam < cap and (poisson or lam <= 0.0):
         pw = q.erlang_c(c, lam / mu)
         # = q.allen_cunneen_mean_wait(c, lam, s, ca2, cs2), reusing Erlang C
         calc.wait = pw / (c * mu - lam) * 0.5 * (ca2 + cs2) if lam > 0.0 else 0.0
         calc.p_wait, p0, rate, calc.served_pre = pw, 1.0 - pw, (cap - lam) / g, lam
         info.update(case="erlang", pw=pw)
+    elif lam < cap:
+        # renewal arrivals: P(wait) and the exponential wait of GI/M/c (exact for exponential
+        # service); other service times keep the Allen–Cunneen mean, spread over those who wait
+        gi = gimc(lam, mu, c, ca2)
+        pw = gi.p_wait
+        markov = abs(cs2 - 1.0) < 1e-9
+        calc.wait = pw / gi.rate if markov else q.erlang_c(c, lam / mu) / (cap - lam) * g
+        if calc.wait <= 0.0:  # constant arrivals and service: nobody waits
+            pw = 0.0
+        rate = gi.rate if markov or calc.wait <= 0 else pw / calc.wait
+        calc.p_wait, p0, calc.served_pre = pw, 1.0 - pw, lam
+        info.update(case="gimc", pw=pw, sigma=gi.sigma, exact=gi.exact, markov=markov,
+                    erlang_pw=q.erlang_c(c, lam / mu))
     else:
         d = _overload(calc, st, lam, cap)
         calc.p_wait, calc.wait, shift = 1.0, d, shift + d
