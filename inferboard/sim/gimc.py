@@ -54,16 +54,7 @@ def gimc(lam: float, mu: float, c: int, ca2: float) -> GIMC:
     cmu = c * mu
     if lam <= 0.0:
         return GIMC(0.0, 0.0, cmu, True)
-    lo, hi = 0.0, 1.0  # A*(c mu (1 - s)) - s is > 0 at s = 0 and < 0 just below 1 when rho < 1
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if interarrival_lst(cmu * (1.0 - mid), lam, ca2) > mid:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo < 1e-16:
-            break
-    sigma = 0.5 * (lo + hi)
+    sigma = _sigma(lam, cmu, ca2)
     rate = cmu * (1.0 - sigma)
     if c == 1:
         return GIMC(sigma, sigma, rate, True)
@@ -72,12 +63,41 @@ def gimc(lam: float, mu: float, c: int, ca2: float) -> GIMC:
         beta = (1.0 - a / c) * math.sqrt(c)
         ratio = _halfin_whitt(beta / math.sqrt(0.5 * (1.0 + ca2))) / _halfin_whitt(beta)
         return GIMC(sigma, min(1.0, erlang_c(c, a) * ratio), rate, False)
-    if min(abs(c * (1.0 - sigma) - k) for k in range(1, c + 1)) < 1e-7:
+    pw = None
+    for step in (0.0, 1e-6, 1e-5, 1e-4):
+        if step == 0.0:
+            if _near_pole(c, sigma):
+                continue
+            pw = _gimc_p_wait(lam, mu, c, ca2, sigma)
+            break
         # sigma = 1 - k/c makes term k 0/0; P(wait) is smooth in lam: average the neighbours
-        pw = 0.5 * sum(_gimc_p_wait(lam * f, mu, c, ca2) for f in (1.0 - 1e-6, 1.0 + 1e-6))
-    else:
-        pw = _gimc_p_wait(lam, mu, c, ca2, sigma)
+        near = [(lam * f, _sigma(lam * f, cmu, ca2)) for f in (1.0 - step, 1.0 + step)]
+        if not any(_near_pole(c, sg) for _, sg in near):
+            pw = 0.5 * sum(_gimc_p_wait(x, mu, c, ca2, sg) for x, sg in near)
+            break
+    if pw is None:  # (not met in practice) fall back on Erlang C
+        pw = erlang_c(c, lam / mu)
     return GIMC(sigma, min(max(pw, 0.0), 1.0), rate, True)
+
+
+def _sigma(lam: float, cmu: float, ca2: float) -> float:
+    """The root in (0, 1) of ``s = A*(c*mu*(1 - s))`` by bisection: ``A*(c mu (1 - s)) - s`` is > 0
+    at s = 0 and < 0 just below 1 when rho < 1."""
+    lo, hi = 0.0, 1.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if interarrival_lst(cmu * (1.0 - mid), lam, ca2) > mid:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-16:
+            break
+    return 0.5 * (lo + hi)
+
+
+def _near_pole(c: int, sigma: float) -> bool:
+    k = round(c * (1.0 - sigma))
+    return 1 <= k <= c and abs(c * (1.0 - sigma) - k) < 1e-7
 
 
 def _halfin_whitt(x: float) -> float:
@@ -88,10 +108,8 @@ def _halfin_whitt(x: float) -> float:
 
 
 @lru_cache(maxsize=1024)
-def _gimc_p_wait(lam: float, mu: float, c: int, ca2: float, sigma: float | None = None) -> float:
+def _gimc_p_wait(lam: float, mu: float, c: int, ca2: float, sigma: float) -> float:
     """Kleinrock's P(wait) for GI/M/c in decimal arithmetic (see ``gimc``)."""
-    if sigma is None:
-        return gimc(lam, mu, c, ca2).p_wait
     log_ck, top = 0.0, 0.0
     for k in range(1, c + 1):  # size of the largest term, for the number of digits
         g = interarrival_lst(k * mu, lam, ca2)
