@@ -9,15 +9,15 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
-SK = QKeySequence.StandardKey
-
 
 @dataclass(frozen=True)
 class ActionSpec:
     id: str
     title: str
     menu: str
-    #: Keys: a portable string ("Ctrl+D"), a standard key, or a tuple of them; empty for none.
+    #: Keys as portable strings ("Ctrl+D"), the first one shown in menus; a tuple for alternates,
+    #: empty for none. Not Qt's standard keys: their bindings differ by platform (on X11 Delete
+    #: includes Ctrl+D and Redo lacks Ctrl+Y), so the clash test could not see every key.
     shortcut: Any = ()
     #: Name of the main-window method to call; None for keys handled by a widget (listed for help).
     handler: str | None = None
@@ -44,10 +44,10 @@ FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Hel
 PRACTICE = "&Practice"
 
 ACTIONS: tuple[ActionSpec, ...] = (
-    ActionSpec("file.new", "&New from Template…", FILE, SK.New, "new_design", "Start a design from a template"),
-    ActionSpec("file.open", "&Open…", FILE, SK.Open, "open_design", "Open a design file"),
-    ActionSpec("file.save", "&Save", FILE, SK.Save, "save_design", "Save the design"),
-    ActionSpec("file.save_as", "Save &As…", FILE, SK.SaveAs, "save_design_as", "Save under another name",
+    ActionSpec("file.new", "&New from Template…", FILE, "Ctrl+N", "new_design", "Start a design from a template"),
+    ActionSpec("file.open", "&Open…", FILE, "Ctrl+O", "open_design", "Open a design file"),
+    ActionSpec("file.save", "&Save", FILE, "Ctrl+S", "save_design", "Save the design"),
+    ActionSpec("file.save_as", "Save &As…", FILE, "Ctrl+Shift+S", "save_design_as", "Save under another name",
                separator_after=True),
     ActionSpec("file.export_png", "Export &PNG…", FILE, "Ctrl+E", "export_png", "Export the diagram as a PNG",
                arg=1),
@@ -56,15 +56,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Export the diagram as SVG (text stays text)", separator_after=True),
     ActionSpec("file.quit", "&Quit", FILE, "Ctrl+Q", "close", "Quit Inferboard"),
 
-    ActionSpec("edit.undo", "&Undo", EDIT, SK.Undo, "undo"),
-    ActionSpec("edit.redo", "&Redo", EDIT, SK.Redo, "redo", separator_after=True),
-    ActionSpec("edit.cut", "Cu&t", EDIT, SK.Cut, "cut"),
-    ActionSpec("edit.copy", "&Copy", EDIT, SK.Copy, "copy"),
-    ActionSpec("edit.paste", "&Paste", EDIT, SK.Paste, "paste"),
+    ActionSpec("edit.undo", "&Undo", EDIT, "Ctrl+Z", "undo"),
+    ActionSpec("edit.redo", "&Redo", EDIT, ("Ctrl+Shift+Z", "Ctrl+Y"), "redo", separator_after=True),
+    ActionSpec("edit.cut", "Cu&t", EDIT, ("Ctrl+X", "Shift+Del"), "cut"),
+    ActionSpec("edit.copy", "&Copy", EDIT, ("Ctrl+C", "Ctrl+Ins"), "copy"),
+    ActionSpec("edit.paste", "&Paste", EDIT, ("Ctrl+V", "Shift+Ins"), "paste"),
     ActionSpec("edit.duplicate", "D&uplicate", EDIT, "Ctrl+D", "duplicate"),
-    ActionSpec("edit.delete", "&Delete", EDIT, (SK.Delete, "Backspace"), "delete_selection",
+    ActionSpec("edit.delete", "&Delete", EDIT, ("Del", "Backspace"), "delete_selection",
                separator_after=True),
-    ActionSpec("edit.select_all", "Select &All", EDIT, SK.SelectAll, "select_all"),
+    ActionSpec("edit.select_all", "Select &All", EDIT, "Ctrl+A", "select_all"),
     ActionSpec("edit.add_component", "Add C&omponent…", EDIT, "Ctrl+Shift+A", "focus_palette",
                "Search the palette; Enter adds the component"),
     ActionSpec("edit.connect", "Co&nnect…", EDIT, "Ctrl+L", "connect_dialog",
@@ -75,8 +75,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
 
     ActionSpec("view.command_palette", "&Command Palette…", VIEW, "Ctrl+Shift+P", "command_palette",
                "Find and run any command", separator_after=True),
-    ActionSpec("view.zoom_in", "Zoom &In", VIEW, (SK.ZoomIn, "Ctrl+="), "zoom_in"),
-    ActionSpec("view.zoom_out", "Zoom &Out", VIEW, SK.ZoomOut, "zoom_out"),
+    ActionSpec("view.zoom_in", "Zoom &In", VIEW, ("Ctrl++", "Ctrl+="), "zoom_in"),
+    ActionSpec("view.zoom_out", "Zoom &Out", VIEW, "Ctrl+-", "zoom_out"),
     ActionSpec("view.reset_zoom", "&Reset Zoom", VIEW, "Ctrl+0", "reset_zoom"),
     ActionSpec("view.fit_all", "&Fit Everything", VIEW, "Shift+1", "fit_all"),
     ActionSpec("view.fit_selection", "Fit &Selection", VIEW, "Shift+2", "fit_selection", separator_after=True),
@@ -114,31 +114,46 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Open the candidate window and the interviewer console"),
     ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
                "Past attempts, scores over time, replays and reports"),
-    ActionSpec("help.shortcuts", "&Keyboard Shortcuts", HELP, SK.HelpContents, "show_shortcuts"),
+    ActionSpec("help.shortcuts", "&Keyboard Shortcuts", HELP, "F1", "show_shortcuts"),
     ActionSpec("help.about", "&About Inferboard", HELP, "", "show_about"),
 )
 
 
 def key_sequences(spec: ActionSpec) -> list[QKeySequence]:
-    out: list[QKeySequence] = []
-    for shortcut in spec.shortcuts():
-        if isinstance(shortcut, QKeySequence.StandardKey):
-            out.extend(QKeySequence.keyBindings(shortcut))
-        elif shortcut:
-            out.append(QKeySequence(shortcut))
+    """Every key of ``spec``, primary first, each a sequence that parsed (see ``unreadable_keys``)."""
     unique: list[QKeySequence] = []
-    for seq in out:
+    for shortcut in spec.shortcuts():
+        seq = QKeySequence(shortcut)
         if not seq.isEmpty() and seq not in unique:
             unique.append(seq)
     return unique
 
 
+def unreadable_keys(specs=ACTIONS) -> list[str]:
+    """Shortcut strings Qt does not read back as the same key (a typo would silently drop a key)."""
+    bad = []
+    for spec in specs:
+        for shortcut in spec.shortcuts():
+            if not isinstance(shortcut, str):
+                bad.append(f"{spec.id}: {shortcut!r} is not a portable key string")
+                continue
+            seq = QKeySequence(shortcut)
+            if seq.isEmpty() or seq.count() != 1 or QKeySequence(seq.toString()) != seq:
+                bad.append(f"{spec.id}: {shortcut!r}")
+    return bad
+
+
+def native_key(seq: QKeySequence) -> str:
+    return seq.toString(QKeySequence.SequenceFormat.NativeText)
+
+
 def shortcut_text(spec: ActionSpec) -> str:
-    return ", ".join(seq.toString(QKeySequence.SequenceFormat.NativeText) for seq in key_sequences(spec))
+    """The keys as the platform names them: "Ctrl+Shift+Z or Ctrl+Y"."""
+    return " or ".join(native_key(seq) for seq in key_sequences(spec))
 
 
 def clashes(specs=ACTIONS) -> dict[str, list[str]]:
-    """Keys bound to more than one action: portable key text -> action ids."""
+    """Keys bound to more than one action, alternates included: portable key text -> action ids."""
     seen: dict[str, list[str]] = {}
     for spec in specs:
         for seq in key_sequences(spec):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from inferboard.model import events as ev
 
@@ -20,6 +20,7 @@ from desktop.canvas.scene import DesignScene
 from desktop.canvas.view import CanvasView
 from desktop.document import DesignDocument
 from desktop.evaluation import Evaluator
+from desktop.field_undo import FieldUndoFilter
 from desktop.files import FileController
 from desktop.findings_dock import FindingsPanel
 from desktop.inspector import Inspector
@@ -60,6 +61,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.load_runner = LoadTestRunner(self)
         self._build_docks()
         self.actions_by_id = build_actions(self)
+        self._install_field_undo()
         self._build_menus()
         self._build_toolbar()
         self._build_status()
@@ -119,6 +121,11 @@ class MainWindow(WindowCommands, QMainWindow):
         self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
         self.resizeDocks([inspector, self.docks["findings"]], [380, 470], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["readouts"]], [360], Qt.Orientation.Vertical)
+
+    def _install_field_undo(self) -> None:
+        keys = [seq for action_id in ("edit.undo", "edit.redo") for seq in self.actions_by_id[action_id].shortcuts()]
+        self.field_undo = FieldUndoFilter(self, keys)
+        QApplication.instance().installEventFilter(self.field_undo)
 
     def _build_menus(self) -> None:
         bar = self.menuBar()

@@ -15,6 +15,7 @@ from desktop.command_palette import CommandPalette, ShortcutsDialog
 from desktop.connect_dialog import ConnectDialog
 from desktop.export import export_png as write_png
 from desktop.export import export_svg as write_svg
+from desktop.field_undo import run_step
 
 
 class WindowCommands:
@@ -82,10 +83,15 @@ class WindowCommands:
         return open_history(self)
 
     def undo(self) -> None:
+        """The focused field's own undo while it has one, else the design's."""
+        if run_step(self, "undo"):
+            return
         self.scene.interactions.cancel()
         self.document.undo_stack.undo()
 
     def redo(self) -> None:
+        if run_step(self, "redo"):
+            return
         self.scene.interactions.cancel()
         self.document.undo_stack.redo()
 

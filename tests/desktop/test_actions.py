@@ -5,15 +5,28 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import (QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QPlainTextEdit, QSlider,
+from PySide6.QtWidgets import (QApplication, QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QPlainTextEdit, QSlider,
                                QTextBrowser, QAbstractItemView, QWidget, QHeaderView)
 
-from desktop.actions import ACTIONS, ActionSpec, clashes, key_sequences
+from desktop.actions import ACTIONS, ActionSpec, clashes, key_sequences, shortcut_text, unreadable_keys
 from desktop.command_palette import CommandPalette, ShortcutsDialog
 
 
-def test_no_two_actions_share_a_key(qapp):
+def test_no_two_actions_share_a_key_alternates_included(qapp):
+    assert unreadable_keys() == []
     assert clashes() == {}
+    # Every key of every action counts, not only the first: the alternates are where Delete and
+    # Duplicate once both took Ctrl+D.
+    every_key = [seq.toString() for spec in ACTIONS for seq in key_sequences(spec)]
+    assert len(every_key) == len(set(every_key))
+    assert "Ctrl+D" in every_key and "Ctrl+Y" in every_key and "Backspace" in every_key
+
+
+def test_keys_are_the_same_on_every_platform(qapp):
+    """Qt's standard keys differ by platform (X11's Delete includes Ctrl+D), so the table spells
+    every key out and the check above sees them all."""
+    assert all(isinstance(key, str) for spec in ACTIONS for key in spec.shortcuts())
+    assert unreadable_keys((ActionSpec("a.typo", "Typo", "&File", "Ctrl+Shfit+Q", "x"),)) != []
 
 
 def test_the_clash_check_catches_a_shared_key(qapp):
@@ -80,6 +93,74 @@ def test_shortcut_help_is_built_from_the_table(window):
     assert rows["Fit Everything"] == QKeySequence("Shift+1").toString(QKeySequence.SequenceFormat.NativeText)
     assert "Nudge selection" in rows
     dialog.deleteLater()
+
+
+def native(key: str) -> str:
+    return QKeySequence(key).toString(QKeySequence.SequenceFormat.NativeText)
+
+
+def test_shortcut_lists_show_native_names_not_raw_sequences(window):
+    """Menus, the palette and the help show the keys a person presses ("Ctrl+Shift+Z or Ctrl+Y"),
+    never Qt's raw list of bindings ("Ctrl+Z, F14, Undo")."""
+    redo = next(spec for spec in ACTIONS if spec.id == "edit.redo")
+    assert shortcut_text(redo) == f"{native('Ctrl+Shift+Z')} or {native('Ctrl+Y')}"
+    raw_names = ("F14", "F16", "F18", "F20", "Undo", "Redo", "Copy", "Paste", "Cut", "Help", "Zoom In")
+    dialog = ShortcutsDialog(window)
+    keys = [dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())]
+    for text in keys:
+        assert not any(part.strip() in raw_names for part in text.split(" or ")), text
+    palette = CommandPalette(window.actions_by_id, window)
+    texts = [palette.list.item(i).text() for i in range(palette.list.count())]
+    assert f"Edit: Undo\t{native('Ctrl+Z')}" in texts
+    assert window.actions_by_id["edit.undo"].shortcut().toString() == "Ctrl+Z"  # the menu shows the first key
+    dialog.deleteLater()
+    palette.deleteLater()
+
+
+def test_ctrl_d_duplicates_and_delete_deletes(window, qtbot):
+    window.view.setFocus()
+    window.scene.select_ids(["gpus"])
+    before = set(window.document.design.nodes)
+    qtbot.keyClick(window.view, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
+    added = set(window.document.design.nodes) - before
+    assert len(added) == 1 and "gpus" in window.document.design.nodes
+    qtbot.keyClick(window.view, Qt.Key.Key_Backspace)
+    assert set(window.document.design.nodes) == before
+
+
+def test_undo_and_redo_from_a_focused_field(window, qtbot):
+    """In a field, Ctrl+Z first undoes the field's own typing; once the field has nothing left to
+    undo, the same key undoes the design; Ctrl+Y and Ctrl+Shift+Z redo."""
+    design = window.document.design
+    window.scene.select_ids(["gpus"])
+    window.focus_inspector()
+    field = window.inspector.label_edit
+    qtbot.waitUntil(field.hasFocus)
+    field.selectAll()
+    qtbot.keyClicks(field, "Serving")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: design.node("gpus").label == "Serving")
+    field = window.inspector.label_edit
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    while field.isUndoAvailable():  # the field's own history first
+        qtbot.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert design.node("gpus").label == "Serving"
+    qtbot.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # then the design's
+    assert design.node("gpus").label != "Serving"
+    field = window.inspector.label_edit
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    qtbot.keyClick(field, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert design.node("gpus").label == "Serving"
+    window.scene.select_ids(["gpus"])
+    spin = next(iter(window.inspector.editors.values()))
+    spin.setFocus()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert design.node("gpus").label != "Serving"
+    focus = QApplication.focusWidget()
+    qtbot.keyClick(focus, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert design.node("gpus").label == "Serving"
 
 
 def test_view_menu_shows_and_hides_docks(window):
