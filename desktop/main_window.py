@@ -266,8 +266,13 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def _on_replaced(self) -> None:
         self.update_title()
-        self.view.fit_all()
+        self.fit_opened_design()
         self.on_selection_changed()
+
+    def fit_opened_design(self) -> None:
+        if not self.view.fit_for_reading():
+            self.show_message(f"Shown at {self.view.zoom() * 100:.0f}% so the cards can be read; "
+                              "View > Fit Everything (Shift+1) shows the whole design.")
 
     def apply_theme(self, theme) -> None:
         self.theme_manager.apply_palette()
@@ -313,7 +318,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.focus_inspector()
 
     def add_component(self, kind_id: str) -> str | None:
-        node_id = self.editor.add_kind_at(kind_id, self.editor.free_spot(self.view.visible_centre()))
+        node_id = self.editor.add_kind_at(kind_id, self.view.visible_centre(), free=True)
         if node_id:
             self.view.setFocus()
         return node_id
@@ -335,7 +340,7 @@ class MainWindow(WindowCommands, QMainWindow):
             if not self._layout_restored:
                 self.default_dock_sizes()
             # After the first paint: fit the design to the real view size, then build the plots.
-            QTimer.singleShot(0, self.view.fit_all)
+            QTimer.singleShot(0, self.fit_opened_design)
             QTimer.singleShot(30, self.readouts.ensure_plots)
             QTimer.singleShot(60, self.evaluator.start_warmup)
 

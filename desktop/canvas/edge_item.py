@@ -1,4 +1,5 @@
-"""A wire between an output port and an input port, drawn as a curve with an arrowhead."""
+"""A wire between an output port and an input port, routed orthogonally around the cards (see
+routing.py) with rounded corners and an arrowhead."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from PySide6.QtWidgets import QGraphicsItem, QStyle
 
 from inferboard.model import Edge
 
+from desktop.canvas import routing
+from desktop.canvas.node_item import NODE_TYPE
 from desktop.theme import Theme
 
 EDGE_TYPE = QGraphicsItem.UserType + 4
@@ -17,12 +20,34 @@ DASHES = {"telemetry": Qt.PenStyle.DashLine, "control": Qt.PenStyle.DashDotLine,
           "alerts": Qt.PenStyle.DashLine, "triggers": Qt.PenStyle.DashDotDotLine}
 
 
-def wire_path(start: QPointF, end: QPointF) -> QPainterPath:
-    """A cubic curve leaving the output port to the right and entering the input port from the left."""
-    reach = max(40.0, abs(end.x() - start.x()) * 0.5, min(160.0, abs(end.y() - start.y()) * 0.4))
-    path = QPainterPath(start)
-    path.cubicTo(QPointF(start.x() + reach, start.y()), QPointF(end.x() - reach, end.y()), end)
+CORNER = 8.0
+
+
+def wire_path(start: QPointF, end: QPointF, points: list[tuple[float, float]] | None = None) -> QPainterPath:
+    """The wire through ``points`` (its corners, start and end included) with rounded corners;
+    without points, the plain forward route with one vertical run half-way."""
+    if points is None:
+        points = routing.route((start.x(), start.y()), (end.x(), end.y()), (start.x() - 1, start.y(), 0, 0),
+                               (end.x() + 1, end.y(), 0, 0))
+    path = QPainterPath(QPointF(*points[0]))
+    for index in range(1, len(points) - 1):
+        (ax, ay), (bx, by), (cx, cy) = points[index - 1], points[index], points[index + 1]
+        r = min(CORNER, math.hypot(bx - ax, by - ay) / 2, math.hypot(cx - bx, cy - by) / 2)
+        before = QPointF(bx - r * _sign(bx - ax), by - r * _sign(by - ay))
+        after = QPointF(bx + r * _sign(cx - bx), by + r * _sign(cy - by))
+        path.lineTo(before)
+        path.quadTo(QPointF(bx, by), after)
+    path.lineTo(QPointF(*points[-1]))
     return path
+
+
+def _sign(value: float) -> float:
+    return (value > 0) - (value < 0)
+
+
+def card_rect(item: QGraphicsItem) -> tuple[float, float, float, float]:
+    rect = item.mapRectToScene(item.rect())
+    return rect.x(), rect.y(), rect.width(), rect.height()
 
 
 def arrow_head(tip: QPointF, angle: float, size: float = 9.0) -> QPolygonF:
@@ -64,11 +89,31 @@ class EdgeItem(QGraphicsItem):
         start = self.source_port.anchor() + QPointF(4, 0)
         end = self.target_port.anchor() - QPointF(6, 0)
         self.prepareGeometryChange()
-        self._path = wire_path(start, end)
-        # The curve enters the input port horizontally, so the arrow always points right.
+        self.points = routing.route((start.x(), start.y()), (end.x(), end.y()),
+                                    card_rect(self.source_port.node_item), card_rect(self.target_port.node_item),
+                                    self.obstacles(start, end))
+        self._path = wire_path(start, end, self.points)
+        # The wire enters the input port horizontally, so the arrow always points right.
         self._arrow = ARROW.translated(end.x() + 3, end.y())
         self._shape = None
         self._bounds = self._path.controlPointRect().adjusted(-8, -8, 8, 8)
+
+    def path_in_scene(self) -> QPainterPath:
+        return self.mapToScene(self._path)
+
+    def obstacles(self, start: QPointF, end: QPointF) -> list[tuple[float, float, float, float]]:
+        """The other cards near the wire (regions are not obstacles: wires run inside them)."""
+        scene = self.scene()
+        if scene is None:
+            return []
+        ends = (self.source_port.node_item, self.target_port.node_item)
+        area = QRectF(start, end).normalized().adjusted(-400, -400, 400, 400)
+        return [card_rect(item) for item in scene.items(area) if item.type() == NODE_TYPE and item not in ends]
+
+    def itemChange(self, change, value):
+        if change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged and value is not None:
+            self.update_path()  # now the other cards can be seen
+        return super().itemChange(change, value)
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication
 
 from inferboard.model import Edge, EditRefused, ops
 
-from desktop.canvas import style
+from desktop.canvas import placement, style
 from desktop.canvas.scene import DesignScene
 from desktop.commands import NUDGE_MERGE_ID
 from desktop.document import DesignDocument
@@ -43,7 +43,6 @@ class CanvasEditor(QObject):
         super().__init__(parent)
         self.document = document
         self.scene = scene
-        self._paste_count = 0
         self._nudge_session = 0
         self._last_nudge: tuple | None = None
 
@@ -52,37 +51,40 @@ class CanvasEditor(QObject):
         return self.document.design
 
     # ------------------------------------------------------------------ adding
-    def add_kind_at(self, kind_id: str, pos: QPointF, select: bool = True) -> str | None:
-        """Add a component of ``kind_id`` centred at ``pos`` (in the region there, if any)."""
+    def add_kind_at(self, kind_id: str, pos: QPointF, select: bool = True, free: bool = False) -> str | None:
+        """Add a component of ``kind_id`` centred at ``pos`` (in the region there, if any); with
+        ``free``, at the free spot nearest ``pos`` instead, so it lands on no other card."""
         kind = self.design.catalog.kinds.get(kind_id)
         if kind is None:
             self.document.refused.emit(f"unknown component kind '{kind_id}'")
             return None
+        width, height = (360.0, 260.0) if kind.container else (style.CARD_WIDTH, style.card_height(kind))
         if kind.container:
             x, y = pos.x() - 180.0, pos.y() - 130.0
         else:
             x, y = pos.x() - style.CARD_WIDTH / 2, pos.y() - style.HEADER_HEIGHT / 2
-        if self.scene.snap_to_grid:
+        if free:
+            x, y = placement.free_position(width, height, x, y, placement.obstacles(self.design, kind.container))
+            pos = QPointF(x + width / 2, y + style.HEADER_HEIGHT / 2)
+        elif self.scene.snap_to_grid:
             x, y = style.snap(x), style.snap(y)
-        region = None if kind.container else self.scene.region_at(pos)
-        node = self.design.make_node(kind_id, x, y, region=region.node_id if region else None)
-        where = f" in {region.node_id}" if region else ""
+        region = None if kind.container else self.region_at(pos.x(), pos.y())
+        node = self.design.make_node(kind_id, x, y, region=region)
+        where = f" in {region}" if region else ""
         if not self.document.execute(ops.AddNode(node), f"Add {kind.title}{where}"):
             return None
         if select:
             self.scene.select_ids([node.id])
         return node.id
 
-    def free_spot(self, pos: QPointF) -> QPointF:
-        """``pos``, moved down-right until no card starts there (so repeated adds do not stack)."""
-        taken = {(round(n.x), round(n.y)) for n in self.design.nodes.values()}
-        for _ in range(50):
-            x = style.snap(pos.x() - style.CARD_WIDTH / 2)
-            y = style.snap(pos.y() - style.HEADER_HEIGHT / 2)
-            if not any(abs(x - tx) < 20 and abs(y - ty) < 20 for tx, ty in taken):
-                break
-            pos = pos + QPointF(PASTE_OFFSET, PASTE_OFFSET)
-        return pos
+    def region_at(self, x: float, y: float, exclude: Iterable[str] = ()) -> str | None:
+        """The region whose rectangle holds the point (the model's, not the scene's)."""
+        skip = set(exclude)
+        for node in reversed(list(self.design.nodes.values())):
+            if node.id not in skip and self.design.catalog.kind(node.kind).container and \
+                    placement.contains_point(placement.node_rect(self.design, node), x, y):
+                return node.id
+        return None
 
     # ------------------------------------------------------------------ removing
     def delete_selection(self) -> bool:
@@ -126,7 +128,6 @@ class CanvasEditor(QObject):
         mime.setData(FRAGMENT_MIME, data)
         mime.setText(data.decode("utf-8"))
         QApplication.clipboard().setMimeData(mime)
-        self._paste_count = 0
         return True
 
     def cut(self) -> bool:
@@ -140,16 +141,37 @@ class CanvasEditor(QObject):
             fragment = json.loads(bytes(mime.data(FRAGMENT_MIME)).decode("utf-8"))
         except (ValueError, UnicodeDecodeError):
             return False
-        self._paste_count += 1
-        return self.insert_fragment(fragment, PASTE_OFFSET * self._paste_count, "Paste")
+        return self.insert_fragment(fragment, self.free_offset(fragment), "Paste")
 
     def duplicate(self) -> bool:
         ids = self.scene.selected_node_ids()
         if not ids:
             return False
-        return self.insert_fragment(self.fragment(ids), PASTE_OFFSET, "Duplicate")
+        fragment = self.fragment(ids)
+        return self.insert_fragment(fragment, self.free_offset(fragment), "Duplicate")
 
-    def insert_fragment(self, fragment: dict[str, Any], offset: float, verb: str) -> bool:
+    def free_offset(self, fragment: dict[str, Any]) -> tuple[float, float]:
+        """How far to shift a pasted group so that it lands on no existing card: the free spot
+        nearest a little below and to the right of where it was copied from."""
+        rects = []
+        container = False
+        for raw in fragment.get("nodes", []):
+            kind = self.design.catalog.kinds.get(raw.get("kind"))
+            if kind is None:
+                continue
+            container = container or kind.container
+            if kind.container:
+                rects.append((raw["x"], raw["y"], raw.get("width") or 360.0, raw.get("height") or 260.0))
+            else:
+                rects.append((raw["x"], raw["y"], style.CARD_WIDTH, style.card_height(kind)))
+        if not rects:
+            return 0.0, 0.0
+        left, top, width, height = placement.bounds(rects)
+        x, y = placement.free_position(width, height, left + PASTE_OFFSET, top + PASTE_OFFSET,
+                                       placement.obstacles(self.design, container))
+        return x - left, y - top
+
+    def insert_fragment(self, fragment: dict[str, Any], offset: tuple[float, float], verb: str) -> bool:
         design = self.design
         taken_nodes = set(design.nodes)
         taken_edges = set(design.edges)
@@ -160,10 +182,14 @@ class CanvasEditor(QObject):
         try:
             for raw in raw_nodes:
                 mapping[raw["id"]] = fresh_id(raw["kind"], taken_nodes)
+            dx, dy = offset
             for raw in raw_nodes:
                 region = raw.get("region")
-                region = mapping.get(region, region if region in design.nodes else None)
-                node = design.make_node(raw["kind"], raw["x"] + offset, raw["y"] + offset, raw.get("params"),
+                if region in mapping:
+                    region = mapping[region]
+                else:  # a copied member without its region joins the region it lands in
+                    region = self.region_at(raw["x"] + dx + style.CARD_WIDTH / 2, raw["y"] + dy + style.HEADER_HEIGHT / 2)
+                node = design.make_node(raw["kind"], raw["x"] + dx, raw["y"] + dy, raw.get("params"),
                                         node_id=mapping[raw["id"]], region=region, label=raw.get("label", ""))
                 if raw.get("width") is not None:
                     node = node.with_changes(width=raw["width"], height=raw["height"])

@@ -12,6 +12,8 @@ from desktop.canvas.scene import DesignScene
 
 KIND_MIME = "application/x-inferboard-kind"
 MIN_ZOOM, MAX_ZOOM = 0.1, 4.0
+#: The least zoom a design opens at: card text (7.5-9 pt) stays at 8 px or more on screen.
+LEGIBLE_ZOOM = 0.8
 NUDGE_KEYS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1), Qt.Key.Key_Down: (0, 1)}
 
 
@@ -93,6 +95,25 @@ class CanvasView(QGraphicsView):
 
     def fit_all(self) -> None:
         self.fit_rect(self.design_scene().nodes_rect())
+
+    def fit_for_reading(self) -> bool:
+        """How a design opens: fitted when that keeps the cards legible; otherwise at the least
+        legible zoom, showing the design from its top-left corner (where the traffic enters).
+        True if everything is in view."""
+        rect = self.design_scene().nodes_rect()
+        if rect.isNull() or rect.isEmpty():
+            return True
+        self.fit_rect(rect)
+        if self.zoom() >= LEGIBLE_ZOOM - 1e-9:
+            return True
+        self.resetTransform()
+        self.scale(LEGIBLE_ZOOM, LEGIBLE_ZOOM)
+        view = self.viewport().rect()
+        margin = 30.0 / LEGIBLE_ZOOM
+        self.centerOn(QPointF(rect.left() - margin + view.width() / (2 * LEGIBLE_ZOOM),
+                              rect.top() - margin + view.height() / (2 * LEGIBLE_ZOOM)))
+        self.zoom_changed.emit(self.zoom())
+        return False
 
     def fit_selection(self) -> None:
         ids = self.design_scene().selected_node_ids()

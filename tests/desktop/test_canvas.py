@@ -196,7 +196,6 @@ def test_copy_paste_and_duplicate_keep_internal_links(window):
     pasted = [e for e in design.edges.values() if e.source == "dynamic_batcher-1"]
     assert [(e.target, e.source_port) for e in pasted] == [("gpu_pool-1", "requests")]
     assert window.scene.selected_node_ids() == ["dynamic_batcher-1", "gpu_pool-1"]
-    assert design.node("gpu_pool-1").x == design.node("gpus").x + 30
     window.actions_by_id["edit.duplicate"].trigger()
     assert {"dynamic_batcher-2", "gpu_pool-2"} <= set(design.nodes)
     assert window.document.undo_stack.count() == 2

@@ -1,0 +1,68 @@
+"""Wires are routed orthogonally and around cards: checked by walking along each drawn path and
+looking for points inside a card, not by re-running the router's own crossing count."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF
+
+from desktop.canvas.routing import route
+
+
+def walk(points, step=2.0):
+    for (ax, ay), (bx, by) in zip(points, points[1:]):
+        n = max(1, int((abs(bx - ax) + abs(by - ay)) / step))
+        for i in range(n + 1):
+            yield ax + (bx - ax) * i / n, ay + (by - ay) * i / n
+
+
+def inside(rect, x, y, pad=3.0):
+    return rect[0] + pad < x < rect[0] + rect[2] - pad and rect[1] + pad < y < rect[1] + rect[3] - pad
+
+
+def orthogonal(points):
+    return all(a[0] == b[0] or a[1] == b[1] for a, b in zip(points, points[1:]))
+
+
+SOURCE = (0.0, 0.0, 176.0, 100.0)
+
+
+def test_a_forward_wire_bends_in_a_free_channel_around_a_card_between():
+    target = (500.0, 200.0, 176.0, 100.0)
+    blocker = (250.0, 40.0, 176.0, 200.0)  # right in the middle
+    points = route((180.0, 58.0), (494.0, 258.0), SOURCE, target, [blocker])
+    assert orthogonal(points)
+    assert points[0] == (180.0, 58.0) and points[-1] == (494.0, 258.0)
+    assert not any(inside(r, x, y) for x, y in walk(points) for r in (SOURCE, target, blocker))
+    # the last run enters the input port from the left
+    assert points[-2][1] == points[-1][1] and points[-2][0] < points[-1][0]
+
+
+def test_a_backward_wire_goes_round_both_cards_instead_of_through_them():
+    target = (-300.0, 30.0, 176.0, 100.0)  # to the left, overlapping vertically
+    points = route((180.0, 58.0), (-306.0, 88.0), SOURCE, target)
+    assert orthogonal(points)
+    assert not any(inside(r, x, y) for x, y in walk(points) for r in (SOURCE, target))
+    assert points[1][0] > 180.0 and points[-2][0] < -306.0  # leaves right, enters from the left
+
+
+def test_drawn_wires_of_the_multi_region_example_avoid_the_cards(make_window):
+    from desktop.files import templates
+    from inferboard.store import read_design
+
+    design, _ = read_design(templates()["multi-region"])
+    window = make_window(design)
+    scene = window.scene
+    cards = {node_id: item.mapRectToScene(item.rect()) for node_id, item in scene.nodes.items()
+             if not design.catalog.kind(design.node(node_id).kind).container}
+    through = []
+    for edge_id, item in scene.edges.items():
+        edge = design.edge(edge_id)
+        path = item.path_in_scene()
+        for i in range(401):
+            p = path.pointAtPercent(i / 400)
+            for node_id, rect in cards.items():
+                if node_id not in (edge.source, edge.target) and rect.adjusted(3, 3, -3, -3).contains(p):
+                    through.append((edge_id, node_id))
+                    break
+    assert sorted(set(through)) == []
+    assert all(orthogonal(item.points) for item in scene.edges.values())
