@@ -77,6 +77,16 @@ class WindowCommands:
 
         return open_mock_interview(self)
 
+    def host_interview(self):
+        from desktop.practice import host_interview
+
+        return host_interview(self)
+
+    def join_interview(self):
+        from desktop.practice import join_interview
+
+        return join_interview(self)
+
     def open_practice_history(self):
         from desktop.practice import open_history
 

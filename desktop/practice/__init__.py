@@ -5,7 +5,9 @@ Entry points (each works with or without a main window):
 - ``open_practice(main_window_or_None, scenario_id=None)``: a solo round in the editor;
 - ``open_mock_interview(main_window_or_None, scenario_id=None)``: the candidate window and the
   interviewer console, linked only through ``inferboard.practice.interview_link``;
-- ``open_history(main_window_or_None)``: past attempts, score plots, replays and reports.
+- ``open_history(main_window_or_None)``: past attempts, score plots, replays and reports;
+- ``host_interview(main_window_or_None)``: a remote mock interview, the candidate's machine;
+- ``join_interview(main_window_or_None)``: a remote mock interview, the interviewer's machine.
 
 Without ``scenario_id`` the scenario library dialog asks which scenario (and offers both modes).
 ``library``, ``history`` and ``clock`` may be injected (tests do); by default the history and the
@@ -114,6 +116,43 @@ def open_history(main_window=None, *, history=None, data_folder=None):
     window.show()
     _OPEN.append(window)
     return window
+
+
+def host_interview(main_window=None, scenario_id: str | None = None, *, library=None, data_folder=None,
+                   clock: Callable[[], float] | None = None, show: bool = True):
+    """Practice > Host Interview…: the dialog that listens, shows the code, then the candidate window."""
+    from desktop.practice.common import open_library
+    from desktop.practice.remote_dialogs import HostInterviewDialog
+
+    if data_folder is None and main_window is not None:
+        data_folder = getattr(main_window, "data_dir", None)
+    library = library if library is not None else open_library(data_folder)
+    theme_mode = main_window.theme_manager.mode if main_window is not None else None
+    dialog = HostInterviewDialog(library, None, data_folder, theme_mode, clock, scenario_id)
+    if show:
+        dialog.show()
+    _OPEN.append(dialog)
+    return dialog
+
+
+def join_interview(main_window=None, *, library=None, history=None, data_folder=None,
+                   clock: Callable[[], float] | None = None, show: bool = True):
+    """Practice > Join Interview…: address and code, then the interviewer console (notes and score
+    sheet stored in this machine's history)."""
+    from desktop.practice.common import open_history as default_history
+    from desktop.practice.common import open_library
+    from desktop.practice.remote_dialogs import JoinInterviewDialog
+
+    if data_folder is None and main_window is not None:
+        data_folder = getattr(main_window, "data_dir", None)
+    library = library if library is not None else open_library(data_folder)
+    history = history if history is not None else default_history(data_folder)
+    theme = main_window.theme_manager.theme if main_window is not None else None
+    dialog = JoinInterviewDialog(library, history, None, theme, clock)
+    if show:
+        dialog.show()
+    _OPEN.append(dialog)
+    return dialog
 
 
 def forget(obj) -> None:

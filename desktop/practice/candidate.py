@@ -101,7 +101,7 @@ class CandidateWindow(MainWindow):
             action.setEnabled(False)
             action.setVisible(False)
         # Once the lead adds the Practice menu: no practice round inside an interview window.
-        for action_id in ("practice.start", "practice.mock", "practice.history"):
+        for action_id in ("practice.start", "practice.mock", "practice.history", "practice.host", "practice.join"):
             practice_action = self.actions_by_id.get(action_id)
             if practice_action is not None:
                 practice_action.setEnabled(False)

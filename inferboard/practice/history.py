@@ -176,6 +176,13 @@ class History:
         return self._insert("events", {"attempt_id": attempt_id, "t_s": t_s, "kind": kind, "detail": detail})
 
     @_locked
+    def replace_event(self, attempt_id: int, kind: str, t_s: float, detail: str = "") -> int:
+        """Keep one event of ``kind`` for the attempt (the interviewer's score sheet, saved as it is edited)."""
+        with self.db.conn:
+            self.db["events"].delete_where("attempt_id = ? and kind = ?", [attempt_id, kind])
+        return self.add_event(attempt_id, t_s, kind, detail)
+
+    @_locked
     def finish_attempt(self, attempt_id: int, status: str = "submitted", ended_at: str | None = None,
                        grade: Any | None = None, result: dict[str, Any] | None = None) -> None:
         """Close an attempt; with a ``grading.Grade``, store its scores and question credits."""

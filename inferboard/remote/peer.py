@@ -36,6 +36,7 @@ from inferboard.remote.words import make_code
 
 log = logging.getLogger("inferboard.remote")
 
+DEFAULT_PORT = 47800
 HANDSHAKE_TIMEOUT_S = 10.0
 PING_S = 1.0
 LOST_AFTER_S = 6.0

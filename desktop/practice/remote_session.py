@@ -1,0 +1,269 @@
+"""The two machines of a remote mock interview, on top of ``inferboard.remote``.
+
+``RemoteCandidate`` (the candidate's machine) runs a ``HostPeer`` and the candidate window of the
+local mode over a ``RemoteTransport``; ``RemoteInterviewer`` (the interviewer's machine) runs a
+``JoinPeer`` and, once the candidate's machine said which scenario, the same interviewer console
+as the local mode (``RemoteConsole`` adds a connection banner). Each peer runs on its own thread;
+``PeerBridge`` turns its callbacks into Qt signals, so every message and status is handled on the
+GUI thread and the network never blocks it.
+
+The interviewer's notes and score sheet live in the interviewer's ``InterviewerLink`` and history
+only; the candidate's machine stores nothing of the interview.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel
+
+from inferboard.practice.history import History
+from inferboard.practice.interview_link import (CANDIDATE, INTERVIEWER, CandidateBrief, CandidateLink, InterviewEnded,
+                                                InterviewerLink, LinkError)
+from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
+from inferboard.remote.interview import CandidateGuard, RemoteTransport, resolve_session, session_info
+from inferboard.remote.peer import HostPeer, JoinPeer, Status
+
+from desktop.practice.candidate import CandidateWindow
+from desktop.practice.common import esc
+from desktop.practice.interviewer import InterviewerConsole
+
+STATE_TEXT = {
+    "idle": "Not started",
+    "listening": "Waiting for the interviewer to join",
+    "handshake": "Checking the code…",
+    "connected": "Connected",
+    "lost": "Connection lost — waiting for it to come back",
+    "reconnecting": "Connection lost — reconnecting…",
+    "refused": "Not joined",
+    "code_replaced": "Too many wrong codes: the code was replaced",
+    "ended": "Session ended",
+}
+STATE_COLOUR = {"connected": "#15803d", "lost": "#b91c1c", "reconnecting": "#b91c1c", "refused": "#b91c1c",
+                "code_replaced": "#b45309", "ended": "#475569"}
+
+
+def status_html(status: Status, verification: str = "", other: str = "") -> str:
+    """The state in words (``other`` names the other side: "the interviewer", "the candidate")."""
+    colour = STATE_COLOUR.get(status.state, "#1d4ed8")
+    words = STATE_TEXT.get(status.state, status.state)
+    if status.state == "connected" and other:
+        words = f"Connected to {other}"
+    text = f"<b style='color:{colour}'>{esc(words)}</b>"
+    if status.detail and status.state not in ("listening", "handshake"):
+        text += f" <span style='color:#64748b'>({esc(status.detail)})</span>"
+    if verification:
+        text += f" · verification <b style='font-family:monospace'>{esc(verification)}</b>"
+    return text
+
+
+class PeerBridge(QObject):
+    """A peer's callbacks (on its own thread) as queued Qt signals (on the GUI thread)."""
+
+    message = Signal(object)
+    status = Signal(object)
+
+    def callbacks(self) -> dict[str, Callable]:
+        return {"on_message": self.message.emit, "on_status": self.status.emit}
+
+
+# ------------------------------------------------------------------------------ candidate
+class RemoteCandidate(QObject):
+    """The candidate's machine: listens with a join code; the candidate window is the editor."""
+
+    status_changed = Signal(object)
+
+    def __init__(self, entry: ScenarioEntry, address: str, port: int, data_folder=None,
+                 theme_mode: str | None = None, clock: Callable[[], float] | None = None, code: str | None = None):
+        super().__init__()
+        self.entry = entry
+        self.bridge = PeerBridge(self)
+        self.candidate: CandidateWindow | None = None
+        self.transport = RemoteTransport(CANDIDATE, CandidateGuard(entry.scenario, self._design_nodes))
+        self.peer = HostPeer(session_info(entry), address, port, code=code, **self.bridge.callbacks())
+        self.transport.attach(self.peer)
+        self.link = CandidateLink(self.transport, CandidateBrief.of(entry.scenario))
+        self.candidate = CandidateWindow(self.link, data_folder, theme_mode=theme_mode, clock=clock or time.monotonic)
+        self.connection_label = QLabel("", self.candidate)
+        self.connection_label.setObjectName("connection_status")
+        self.connection_label.setAccessibleName("Connection to the interviewer")
+        self.candidate.statusBar().addPermanentWidget(self.connection_label)
+        self.verification = ""
+        self.closed = False
+        self.bridge.message.connect(self._deliver)
+        self.bridge.status.connect(self._status)
+        self.link.on_message(self._on_link_message)
+
+    def _deliver(self, data: dict[str, Any]) -> None:
+        if not self.closed:
+            self.transport.deliver(data)
+
+    def _design_nodes(self) -> set[str]:
+        return set(self.candidate.document.design.nodes) if self.candidate is not None else set()
+
+    def start(self) -> None:
+        """Bind and listen (raises OSError when the address or port cannot be used)."""
+        self.peer.start()
+
+    @property
+    def code(self) -> str | None:
+        return self.peer.code
+
+    @property
+    def port(self) -> int:
+        return self.peer.port
+
+    def _status(self, status: Status) -> None:
+        if self.closed:
+            return
+        if status.verification:
+            self.verification = status.verification
+        self.connection_label.setText(status_html(status, self.verification if status.state != "ended" else "",
+                                                  "the interviewer"))
+        if status.state in ("lost", "ended") and self.candidate is not None:
+            self.candidate.show_message(f"Interviewer: {STATE_TEXT[status.state]}", 15000)
+        if status.state == "ended" and not self.link.ended:
+            self.link.ended = True
+            self.candidate.on_message(InterviewEnded())
+        self.status_changed.emit(status)
+
+    def _on_link_message(self, message) -> None:
+        if isinstance(message, InterviewEnded):  # the interviewer ended it: nothing more to carry
+            QTimer.singleShot(200, lambda: self.end("the interview is over"))
+
+    def end(self, reason: str = "the candidate ended the session") -> None:
+        self.peer.end(reason)
+
+    def close(self, discard: bool = False) -> None:
+        self.end()
+        self.closed = True
+        if self.candidate is not None:
+            if discard:
+                self.candidate.files.ask_unsaved = lambda: "discard"
+            self.candidate.close()
+
+
+# ------------------------------------------------------------------------------ interviewer
+class RemoteConsole(InterviewerConsole):
+    """The local mode's interviewer console with a connection banner; closing it leaves the session."""
+
+    def __init__(self, link: InterviewerLink, remote: "RemoteInterviewer", theme=None):
+        super().__init__(link, None, theme)
+        self.remote = remote
+        self.banner = QLabel("", self)
+        self.banner.setObjectName("connection_banner")
+        self.banner.setAccessibleName("Connection to the candidate")
+        self.banner.setTextFormat(Qt.TextFormat.RichText)
+        self.banner.setStyleSheet("padding: 4px 8px; background: #f1f5f9;")
+        self.layout().insertWidget(0, self.banner)
+        self.setWindowTitle(f"Interviewer (remote) — {self.scenario.title} — Inferboard")
+
+    def closeEvent(self, event) -> None:
+        super().closeEvent(event)
+        if event.isAccepted():
+            self.remote.end("the interviewer left")
+
+
+class RemoteInterviewer(QObject):
+    """The interviewer's machine: joins with the code; opens the console when the session is known."""
+
+    status_changed = Signal(object)
+    console_opened = Signal(object)
+
+    def __init__(self, library: ScenarioLibrary, history: History | None, address: str, port: int, code: str,
+                 theme=None, clock: Callable[[], float] | None = None, show: bool = True):
+        super().__init__()
+        self.library = library
+        self.history = history
+        self.theme = theme
+        self.clock = clock or time.monotonic
+        self.show_console = show
+        self.console: RemoteConsole | None = None
+        self.verification = ""
+        self.last_status = Status("idle")
+        self.problem = ""
+        self.bridge = PeerBridge(self)
+        self.transport = RemoteTransport(INTERVIEWER, hold=True)
+        self.transport.on_session = self._on_session
+        self.peer = JoinPeer(address, port, code, **self.bridge.callbacks())
+        self.transport.attach(self.peer)
+        self.closed = False
+        self.bridge.message.connect(self._deliver)
+        self.bridge.status.connect(self._status)
+        self.score_timer = QTimer(self)
+        self.score_timer.setSingleShot(True)
+        self.score_timer.setInterval(400)
+        self.score_timer.timeout.connect(self.save_score_sheet)
+
+    def start(self) -> None:
+        self.peer.start()
+
+    def _deliver(self, data: dict[str, Any]) -> None:
+        if not self.closed:
+            self.transport.deliver(data)
+
+    def _on_session(self, info: dict[str, Any]) -> None:
+        if self.console is not None:
+            return
+        try:
+            entry = resolve_session(self.library, info)
+        except LinkError as error:
+            self.problem = str(error)
+            self.peer.end(f"the interviewer's machine cannot run this scenario: {error}")
+            self._status(Status("refused", str(error)))
+            return
+        link = InterviewerLink(self.transport, entry, self.history, clock=self.clock)
+        self.console = RemoteConsole(link, self, self.theme)
+        self.console.banner.setText(status_html(self.last_status, self.verification, "the candidate"))
+        self.console.score_sheet.table.itemChanged.connect(lambda _item: self.score_timer.start())
+        if self.show_console:
+            self.console.show()
+            self.console.raise_()
+        self.console.start()
+        self.transport.release()
+        self.console_opened.emit(self.console)
+
+    def _status(self, status: Status) -> None:
+        if self.closed:
+            return
+        self.last_status = status
+        if status.verification:
+            self.verification = status.verification
+        if self.console is not None:
+            self.console.banner.setText(status_html(status, self.verification if status.state != "ended" else "",
+                                                    "the candidate"))
+            if status.state == "ended" and self.console.running():
+                self.console.end_interview(confirm=False)
+                self.save_score_sheet()
+        self.status_changed.emit(status)
+
+    def save_score_sheet(self) -> bool:
+        """Store the score sheet in this machine's history (replacing the one stored before)."""
+        console = self.console
+        attempt_id = console.session.attempt_id if console is not None else None
+        if self.history is None or attempt_id is None:
+            return False
+        rows = console.score_sheet.rows()
+        if not rows:
+            return False
+        self.history.replace_event(attempt_id, "score_sheet", console.session.elapsed(),
+                                   json.dumps({"rows": rows, "overall": console.score_sheet.overall()}))
+        return True
+
+    def end(self, reason: str = "the interviewer left") -> None:
+        self.score_timer.stop()
+        if self.console is not None and self.console.result is not None:
+            self.save_score_sheet()
+        self.peer.end(reason)
+
+    def close(self, discard: bool = False) -> None:
+        """End the interview if it runs (it is graded and stored), close the console, leave."""
+        if self.console is not None:
+            if self.console.running():
+                self.console.end_interview(confirm=False)
+            self.console.close()
+        self.end()
+        self.closed = True

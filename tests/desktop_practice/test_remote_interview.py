@@ -1,0 +1,161 @@
+"""Practice > Host Interview… and Join Interview…: two machines' windows in one process, joined
+over 127.0.0.1 by the code the host dialog shows."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import QApplication
+
+from inferboard.practice.history import History
+from tests.desktop_practice.conftest import add_node, all_texts, connect
+
+
+@pytest.fixture
+def remote(library, tmp_path, qtbot, monkeypatch):
+    """Host (candidate) and join (interviewer) dialogs with separate data folders, as on two machines."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from desktop import practice
+
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a, **_k: QMessageBox.StandardButton.Yes)
+    opened = []
+    histories = []
+
+    def start(scenario_id="fraud-scoring-cpu"):
+        host = practice.host_interview(None, scenario_id, library=library, data_folder=tmp_path / "candidate")
+        host.port.setValue(0)
+        qtbot.waitExposed(host)
+        remote_candidate = host.start_hosting()
+        assert remote_candidate is not None, host.setup_problem.text()
+        history = History(tmp_path / "interviewer")
+        histories.append(history)
+        join = practice.join_interview(None, library=library, history=history, data_folder=tmp_path / "interviewer")
+        join.port.setValue(remote_candidate.port)
+        opened.extend([host, join])
+        return host, join, history
+
+    yield start
+    for dialog in opened:
+        remote_obj = dialog.remote
+        if remote_obj is not None:
+            remote_obj.close(discard=True)
+            for window in (getattr(remote_obj, "candidate", None), getattr(remote_obj, "console", None)):
+                if window is not None:
+                    window.deleteLater()
+        dialog.close()
+        dialog.deleteLater()
+        practice.forget(dialog)
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
+    for history in histories:
+        history.close()
+
+
+def console_of(join):
+    return join.remote.console if join.remote is not None else None
+
+
+def test_joining_with_the_spoken_code_mirrors_the_candidates_edits(remote, qtbot):
+    host, join, history = remote()
+    code = host.code_label.text()
+    assert code.count("-") == 2 and code.split("-")[0].isdigit()
+    assert "Waiting for the interviewer" in host.status_label.text()
+    join.code.setText(code.upper().replace("-", " "))  # read aloud, typed loosely
+    qtbot.mouseClick(join.join_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: console_of(join) is not None, timeout=10000)
+    console = console_of(join)
+    candidate = host.remote.candidate
+    # both show the same verification string
+    qtbot.waitUntil(lambda: host.remote.verification != "" and join.remote.verification != "")
+    assert host.remote.verification == join.remote.verification
+    assert host.remote.verification in host.verification_label.text()
+    assert host.remote.verification in console.banner.text() and "Connected" in console.banner.text()
+    assert console.running() and console.scenario.id == "fraud-scoring-cpu"
+    # the candidate draws; the interviewer's mirror follows
+    qtbot.waitUntil(lambda: candidate.link.phase is not None)
+    add_node(candidate.document, "traffic_source", -300, 0, "users")
+    add_node(candidate.document, "cpu_pool", 0, 0, "cpus")
+    connect(candidate.document, "users", "cpus")
+    qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users", "cpus"], timeout=10000)
+    assert console.mirror.view.isInteractive() is False
+    # a question and its answer travel as in the local mode
+    question = console.scenario.questions[0]
+    candidate.ask(question.id)
+    qtbot.waitUntil(lambda: console.questions.inbox.count() == 1)
+    console.answer(question.id)
+    facts = [console.scenario.fact(f).text for f in question.reveals]
+    box = candidate.interview.answers
+    qtbot.waitUntil(lambda: all(any(f in box.item(n).text() for n in range(box.count())) for f in facts))
+    # notes and the score sheet stay on the interviewer's machine, in its history
+    console.add_note("Asked about the model early.")
+    assert "Asked about the model early." not in "\n".join(all_texts(candidate))
+    console.end_interview(confirm=False)
+    qtbot.waitUntil(lambda: candidate.link.ended and candidate.interview.ended_label.isVisibleTo(candidate))
+    console.score_sheet.use_suggestions()
+    console.score_sheet.set_score("clarifying", 35, "One question before drawing")
+    qtbot.waitUntil(lambda: any(e["kind"] == "score_sheet"
+                                for e in history.attempt(console.session.attempt_id).events), timeout=5000)
+    record = history.attempt(console.session.attempt_id)
+    sheet = json.loads(next(e["detail"] for e in record.events if e["kind"] == "score_sheet"))
+    assert {"rubric": "clarifying", "given": 35.0}.items() <= next(
+        r for r in sheet["rows"] if r["rubric"] == "clarifying").items()
+    assert any(e["kind"] == "note" and "Asked about the model" in e["detail"] for e in record.events)
+    assert record.attempt["mode"] == "mock"
+    candidate_history = History(host.data_folder)
+    try:
+        assert candidate_history.attempts() == [], "nothing of the interview is stored on the candidate's machine"
+    finally:
+        candidate_history.close()
+    # the interview over, the session closes on both sides
+    qtbot.waitUntil(lambda: "Session ended" in host.status_label.text() and "Session ended" in console.banner.text())
+
+
+def test_a_dropped_connection_shows_on_both_sides_then_resumes(remote, qtbot):
+    host, join, _ = remote()
+    join.code.setText(host.code_label.text())
+    join.join()
+    qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.candidate.link.phase is not None,
+                    timeout=10000)
+    console = console_of(join)
+    candidate = host.remote.candidate
+    add_node(candidate.document, "traffic_source", -300, 0, "users")
+    qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users"], timeout=10000)
+    seen_host, seen_join = [], []
+    host.remote.status_changed.connect(lambda s: seen_host.append(host.status_label.text()))
+    join.remote.status_changed.connect(lambda s: seen_join.append(console.banner.text()))
+    host.remote.peer.cut_connection()
+    qtbot.waitUntil(lambda: any("Connection lost" in t for t in seen_host)
+                    and any("Connection lost" in t for t in seen_join), timeout=10000)
+    add_node(candidate.document, "cpu_pool", 0, 0, "cpus")  # drawn while the line is down
+    qtbot.waitUntil(lambda: "Connected" in console.banner.text() and "Connected" in host.status_label.text(),
+                    timeout=10000)
+    qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users", "cpus"], timeout=10000)
+    assert host.remote.verification == join.remote.verification
+    assert console.running()
+    # the candidate ends the session: the interviewer's side ends the interview and keeps the record
+    host.end_session(confirm=False)
+    qtbot.waitUntil(lambda: not console.running() and console.result is not None, timeout=10000)
+    assert "Session ended" in console.banner.text()
+
+
+def test_a_wrong_code_is_refused_in_the_join_dialog(remote, qtbot):
+    host, join, _ = remote()
+    number, first, second = host.code_label.text().split("-")
+    join.code.setText(f"{number}-{first}-{'acorn' if second != 'acorn' else 'apple'}")
+    join.join()
+    qtbot.waitUntil(lambda: "wrong code" in join.status_label.text() or "refused" in join.status_label.text(),
+                    timeout=10000)
+    assert console_of(join) is None and join.join_button.isEnabled()
+    assert "Waiting for the interviewer" in host.status_label.text()
+    join.code.setText("7 amber")
+    assert join.join() is None and "a number and two words" in join.status_label.text()
+
+
+def test_the_practice_menu_has_host_and_join(make_window):
+    window = make_window()
+    for action_id, text in (("practice.host", "Host Interview"), ("practice.join", "Join Interview")):
+        action = window.actions_by_id[action_id]
+        assert text in action.text().replace("&", "")
