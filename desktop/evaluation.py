@@ -30,6 +30,8 @@ class EvalSettings:
     faults: tuple = ()
     hours: float = 24.0
     tick_s: float = 60.0
+    #: The practice scenario the design is scored in (None: the design's own requirements).
+    scenario: Any = None
 
 
 @dataclass
@@ -44,9 +46,9 @@ def snapshot_bytes(design) -> bytes:
 
 
 def _rules_structural(design, settings: EvalSettings):
-    from inferboard.rules import check_design
+    from inferboard.practice.grading import score_design
 
-    return check_design(design, behaviour=False)
+    return score_design(design, settings.scenario, behaviour=False)
 
 
 def _sim_steady(design, settings: EvalSettings):
@@ -56,9 +58,9 @@ def _sim_steady(design, settings: EvalSettings):
 
 
 def _rules_full(design, settings: EvalSettings):
-    from inferboard.rules import check_design
+    from inferboard.practice.grading import score_design
 
-    return check_design(design, behaviour=True)
+    return score_design(design, settings.scenario, behaviour=True)
 
 
 def _sim_timeline(design, settings: EvalSettings):
@@ -170,7 +172,14 @@ class Evaluator(QObject):
         self._warmup: _Warmup | None = None
         if auto:
             document.changed.connect(lambda _event: self.schedule())
-            document.replaced.connect(lambda: self.schedule(immediate=True))
+            document.replaced.connect(self._replaced)
+
+    def _replaced(self) -> None:
+        """A new design: it is scored on its own requirements until a practice round says otherwise."""
+        if self.settings.scenario is not None:
+            self.set_settings(scenario=None)
+        else:
+            self.schedule(immediate=True)
 
     # ------------------------------------------------------------------ state
     def token(self) -> tuple:
@@ -233,9 +242,9 @@ class Evaluator(QObject):
     def _structural_here(self, design) -> None:
         start = time.perf_counter()
         try:
-            from inferboard.rules import check_design
+            from inferboard.practice.grading import score_design
 
-            report = check_design(design, behaviour=False)
+            report = score_design(design, self.settings.scenario, behaviour=False)
         except Exception as error:  # pragma: no cover - reported, not fatal
             self.failed.emit("structural", str(error))
         else:

@@ -51,6 +51,7 @@ class SoloPractice(QObject):
             return False
         scenario = self.entry.scenario
         w.document.set_design(Design(metadata={"title": f"Practice: {scenario.title}", "notes": ""}))
+        w.evaluator.set_settings(scenario=scenario)  # the findings dock scores as the result will
         self.panel = PracticePanel(self.session, w.document, w)
         self.dock = QDockWidget("Practice", w)
         self.dock.setObjectName(DOCK_NAME)

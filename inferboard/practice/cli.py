@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from inferboard.practice.grading import grade_design
+from inferboard.practice.grading import grade_design, score_design
 from inferboard.practice.library import ScenarioLibrary, user_packs_dir
 from inferboard.practice.packzip import PackError
 from inferboard.store import read_design
@@ -54,7 +54,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"scenario": entry.id, "file": str(args.file), **grade.to_dict()}, indent=2))
         return 0
-    print(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade})")
+    print(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
+          f"the design alone {grade.design_overall:.1f}")
     for line in grade.rubrics:
         shown = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
         print(f"  {line.title:<32} {shown}  (weight {line.weight:g})")
@@ -92,7 +93,39 @@ def cmd_pack_import(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check_in_scenario(args: argparse.Namespace) -> int:
+    """``inferboard check FILE --scenario ID``: the rule report of the design as that scenario scores it
+    (the same figures as the findings dock during that scenario and ``inferboard grade``)."""
+    from inferboard.rules.cli import EXIT_BLOCKER, EXIT_OK, EXIT_UNREADABLE, cmd_check, format_report
+
+    if not args.scenario:
+        return cmd_check(args)
+    if args.rubric:
+        print("--rubric cannot be combined with --scenario: the scenario chooses the rubrics", file=sys.stderr)
+        return EXIT_UNREADABLE
+    library = _library(args)
+    try:
+        entry = library.get(args.scenario)
+    except KeyError as error:
+        print(str(error.args[0]), file=sys.stderr)
+        return EXIT_UNREADABLE
+    design, _ = read_design(args.file)
+    report = score_design(design, entry.scenario, behaviour=not args.no_behaviour)
+    if args.json:
+        print(json.dumps({"file": args.file, "scenario": entry.id, **report.to_dict()}, indent=2))
+    else:
+        print(format_report(report, f"{args.file} in '{entry.id}'"))
+    return EXIT_BLOCKER if report.blockers else EXIT_OK
+
+
 def register(subparsers) -> None:
+    check = subparsers.choices.get("check")
+    if check is not None:  # the rules' check command, taught to score in a scenario's terms
+        check.add_argument("--scenario", metavar="ID", help="score as practice scenario ID does (its rubrics, "
+                           "weights and real requirements)")
+        check.add_argument("--data-dir", help=argparse.SUPPRESS)
+        check.set_defaults(func=cmd_check_in_scenario)
+
     p = subparsers.add_parser("scenarios", help="list the practice scenarios")
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.add_argument("--data-dir", help=argparse.SUPPRESS)

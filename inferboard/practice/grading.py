@@ -8,7 +8,9 @@ How a design is judged:
 - The clarifying-question score (``clarify_score``) counts as one more rubric, ``clarifying``,
   with the scenario's ``clarify_weight``.
 - Overall = the weighted mean of the rubric percentages, rubrics with nothing applicable left
-  out; the grade letter follows the rule engine's bands.
+  out (the rule engine's ``overall_of``); the grade letter follows the rule engine's bands and is
+  capped at D when a blocker fired, as everywhere else. The design part of it is computed by
+  :func:`score_design`, the same call the findings dock and ``inferboard check`` make.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ from typing import Any, Iterable, Sequence
 
 from inferboard.model.design import Design
 from inferboard.practice.scenario import Question, Scenario
-from inferboard.practice.whatif import with_requirements
 
 CLARIFY_RUBRIC = "clarifying"
 REQUIREMENTS_RUBRIC = "requirements"
@@ -143,6 +144,9 @@ class Grade:
     diff: ComponentDiff
     skipped: list[tuple[str, str]] = field(default_factory=list)
     findings: list[Any] = field(default_factory=list)
+    #: The design's own score (every rubric but the clarifying questions): the figure the findings
+    #: dock and ``inferboard check --scenario`` show for the same design.
+    design_overall: float = 0.0
 
     def percent_of(self, rubric: str) -> float | None:
         for line in self.rubrics:
@@ -151,7 +155,7 @@ class Grade:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"overall": round(self.overall, 2), "grade": self.grade,
+        return {"overall": round(self.overall, 2), "grade": self.grade, "design_overall": round(self.design_overall, 2),
                 "rubrics": [asdict(r) for r in self.rubrics], "lost": [asdict(p) for p in self.lost],
                 "clarify": asdict(self.clarify) if self.clarify else None, "diff": asdict(self.diff),
                 "skipped": [list(s) for s in self.skipped]}
@@ -168,21 +172,18 @@ def component_diff(scenario: Scenario, reference: Design, design: Design) -> Com
     return ComponentDiff(missing, extra, shared, notes)
 
 
-def _checks(scenario: Scenario, design: Design, rubrics: Sequence[str], behaviour: bool):
-    """Run the rule engine: the requirements rubric on the design as drawn, the rest on a copy that
-    holds the scenario's real requirements."""
+def score_design(design: Design, scenario: Scenario | None = None, behaviour: bool = True):
+    """The one scoring calculation behind every surface that shows a design's score: the findings
+    dock, the practice result, the interviewer's live checklist, ``inferboard check`` and
+    ``inferboard grade``. Outside a scenario it is the plain rule check; in one, the scenario's
+    rubrics and weights, the requirements rubric on what the design declares and every other
+    rubric on the scenario's real requirements. Returns the rule engine's CheckReport."""
     from inferboard.rules import check_design
 
-    weights = scenario.rubric_weights()
-    reports = []
-    own = [r for r in rubrics if r == REQUIREMENTS_RUBRIC]
-    rest = [r for r in rubrics if r != REQUIREMENTS_RUBRIC]
-    if own:
-        reports.append(check_design(design, rubrics=own, weights=weights, behaviour=behaviour))
-    if rest:
-        judged = with_requirements(design, scenario.requirements)
-        reports.append(check_design(judged, rubrics=rest, weights=weights, behaviour=behaviour))
-    return reports
+    if scenario is None:
+        return check_design(design, behaviour=behaviour)
+    return check_design(design, rubrics=scenario.rubric_names(), weights=scenario.rubric_weights(),
+                        behaviour=behaviour, judged_requirements=scenario.requirements)
 
 
 def grade_design(scenario: Scenario, design: Design, reference: Design | None = None,
@@ -191,19 +192,13 @@ def grade_design(scenario: Scenario, design: Design, reference: Design | None = 
     graded on the command line); an empty list scores it 0."""
     from inferboard.rules import grade_of
 
-    reports = _checks(scenario, design, scenario.rubric_names(), behaviour)
-    lines: list[RubricLine] = []
-    lost: list[LostPoint] = []
-    findings = []
-    skipped: list[tuple[str, str]] = []
-    for report in reports:
-        skipped += report.skipped
-        findings += report.findings
-        for name, score in report.scores.items():
-            lines.append(RubricLine(name, score.title, score.percent, score.weight, score.earned, score.applicable))
-        for finding in report.findings:
-            lost.append(LostPoint(finding.rubric, finding.rule_id, finding.points, finding.title, finding.message,
-                                  finding.explanation, tuple(finding.node_ids)))
+    report = score_design(design, scenario, behaviour)
+    skipped: list[tuple[str, str]] = list(report.skipped)
+    findings = list(report.findings)
+    lines = [RubricLine(name, score.title, score.percent, score.weight, score.earned, score.applicable)
+             for name, score in report.scores.items()]
+    lost = [LostPoint(f.rubric, f.rule_id, f.points, f.title, f.message, f.explanation, tuple(f.node_ids))
+            for f in report.findings]
     order = {name: n for n, name in enumerate(scenario.rubric_names())}
     lines.sort(key=lambda line: order.get(line.rubric, 99))
     clarify = None
@@ -214,17 +209,15 @@ def grade_design(scenario: Scenario, design: Design, reference: Design | None = 
         lost = [*_question_losses(scenario, clarify), *lost]
     overall = weighted_overall(lines)
     diff = component_diff(scenario, reference, design) if reference is not None else ComponentDiff({}, {}, [])
-    return Grade(lines, lost, overall, grade_of(overall), clarify, diff, skipped, findings)
+    return Grade(lines, lost, overall, grade_of(overall, bool(report.blockers)), clarify, diff, skipped, findings,
+                 report.overall)
 
 
 def weighted_overall(lines: Iterable[RubricLine]) -> float:
-    total = weighted = 0.0
-    for line in lines:
-        if line.percent is None or line.weight <= 0 or line.applicable <= 0:
-            continue
-        total += line.weight
-        weighted += line.weight * line.percent
-    return 100.0 if total == 0 else weighted / total
+    """The overall of rubric lines: the rule engine's own weighted mean (not-assessed lines left out)."""
+    from inferboard.rules import overall_of
+
+    return overall_of((line.percent if line.applicable > 0 else None, line.weight) for line in lines)
 
 
 def _question_losses(scenario: Scenario, clarify: ClarifyScore) -> list[LostPoint]:

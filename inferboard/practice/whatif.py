@@ -5,9 +5,11 @@ Both runs use the scenario's real requirements (the hidden facts), not what the 
 and the peak request rate (the mean when no peak is known). Fault targets are resolved against the
 candidate's own node ids (see ``FollowUp`` for the selector syntax).
 
-The steady-state simulator (``inferboard.sim.design_sim.evaluate``) gives latency percentiles;
-when it is not installed the readout falls back to the compiled network (capacity, utilisation,
-cost, lost and shed traffic) and says so.
+A follow-up aimed at something the design lacks does not pass for want of a target: a region
+outage on a design without regions is re-targeted at everything that serves (it all runs in the
+one place that goes down), and a fault on a missing component (a feature store, a pool) fails,
+with a verdict naming what is missing. The figures are the steady-state simulator's
+(``inferboard.sim.design_sim.evaluate``), the same capacity model as everywhere else.
 """
 
 from __future__ import annotations
@@ -16,11 +18,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from inferboard.model import ops
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
-from inferboard.store.design_files import design_to_bytes, parse_design
 
 SERVING_KINDS = ("gpu_pool", "generation_pool", "cpu_pool", "fallback_model", "feature_service")
 REPLICA_KINDS = ("gpu_pool", "generation_pool", "cpu_pool")
@@ -65,6 +65,15 @@ class WhatIf:
     #: Fault targets that matched nothing in the design (the follow-up could not hit it).
     unmatched: list[str] = field(default_factory=list)
     verdict: str = ""
+    #: What the design lacks for this follow-up, one sentence each (the follow-up fails).
+    missing: list[str] = field(default_factory=list)
+    #: How a fault was re-targeted at the component playing the missing one's role.
+    retargeted: list[str] = field(default_factory=list)
+
+    @property
+    def held(self) -> bool:
+        """True when the design absorbs the follow-up (nothing missing, little lost, SLO kept)."""
+        return self.verdict.startswith(("Holds", "No measurable"))
 
     def changed(self) -> bool:
         a, b = self.before, self.after
@@ -76,6 +85,7 @@ class WhatIf:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["changed"] = self.changed()
+        out["held"] = self.held
         return out
 
 
@@ -127,21 +137,75 @@ def resolve_targets(design: Design, spec: FaultSpec) -> list[str]:
     return out
 
 
+#: Component kinds a follow-up may aim at, and the question their absence raises.
+MISSING_ROLE = {
+    "feature_service": "the design has no feature store to fail: where do features come from?",
+    "gpu_pool": "the design has no GPU pool for this to hit: what serves the model?",
+    "generation_pool": "the design has no LLM pool for this to hit: what generates the answers?",
+    "cpu_pool": "the design has no CPU pool for this to hit: what serves the model?",
+    "cache": "the design has no cache for this to hit: what absorbs repeated requests?",
+    "canary_router": "the design has no canary for this to hit: how does a new version reach users?",
+}
+
+
+def _missing(design: Design, spec: FaultSpec) -> str | None:
+    """Why an unmatched target is a hole in the design (None: the design is simply out of reach,
+    e.g. a GPU shortage on a design that serves on CPUs)."""
+    selector = dict(spec.selector)
+    kind = selector.get("kind", "")
+    if kind in REPLICA_KINDS and any(n.kind in REPLICA_KINDS for n in design.nodes.values()):
+        return None
+    if kind in MISSING_ROLE:
+        return MISSING_ROLE[kind]
+    if kind == "region" or "location" in selector:
+        return None
+    return f"the design has no {kind.replace('_', ' ') or 'component'} for this follow-up to hit"
+
+
+def _whole_design_outage(design: Design, spec: FaultSpec) -> tuple[list[str], str] | None:
+    """A region outage on a design drawn without regions hits everything that serves: it all runs
+    in the one place that went down."""
+    if spec.kind != "region_outage" or any(n.kind == "region" for n in design.nodes.values()):
+        return None
+    serving = [n.id for n in design.nodes.values() if n.kind in SERVING_KINDS]
+    where = dict(spec.selector).get("location", spec.target)
+    where = "its only location" if where in ("primary", "*", "") else where
+    note = (f"the design has no regions, so everything runs in one place: losing {where} takes down "
+            f"{', '.join(repr(s) for s in serving) or 'all of it'}, and no other region can take the traffic")
+    return serving, note
+
+
 def faults_for(design: Design, follow_up: FollowUp) -> tuple[list, list[str], list[str]]:
     """The simulator Faults a follow-up amounts to on ``design``, their text, and unmatched targets."""
+    faults, texts, unmatched, _, _ = plan_faults(design, follow_up)
+    return faults, texts, unmatched
+
+
+def plan_faults(design: Design, follow_up: FollowUp):
+    """Faults, their text, unmatched targets, what is missing, and re-targeting notes."""
     from inferboard.sim.faults import Fault
 
-    faults, texts, unmatched = [], [], []
+    faults, texts, unmatched, missing, retargeted = [], [], [], [], []
     for text in follow_up.faults:
         spec = parse_fault_spec(text)
         targets = resolve_targets(design, spec)
         if not targets:
+            outage = _whole_design_outage(design, spec)
+            if outage is not None:
+                retargeted.append(outage[1])
+                for node_id in outage[0]:
+                    faults.append(Fault("failing_replica", node_id, 1.0))
+                    texts.append(f"failing_replica*1:{node_id}")
+                continue
             unmatched.append(text)
+            reason = _missing(design, spec)
+            if reason is not None:
+                missing.append(reason)
         for target in targets:
             faults.append(Fault(spec.kind, target, spec.magnitude))
             magnitude = "" if spec.magnitude is None else f"*{spec.magnitude:g}"
             texts.append(f"{spec.kind}{magnitude}:{target}")
-    return faults, texts, unmatched
+    return faults, texts, unmatched, missing, retargeted
 
 
 # ------------------------------------------------------------------------ readouts
@@ -154,49 +218,31 @@ def load_rate(requirements: Requirements) -> float:
 
 def with_requirements(design: Design, requirements: Requirements) -> Design:
     """A copy of ``design`` (the original is untouched) holding ``requirements``."""
-    copy = parse_design(design_to_bytes(design), "<what-if>", design.catalog)
-    copy.apply(ops.SetRequirements(requirements))
-    return copy
+    from inferboard.rules.engine import judged_copy
 
-
-def _field(result: Any, *names: str) -> Any:
-    for name in names:
-        value = result.get(name) if isinstance(result, dict) else getattr(result, name, None)
-        if value is not None:
-            return value
-    return None
+    return judged_copy(design, requirements)
 
 
 def readout(design: Design, rps: float, faults: Sequence = ()) -> Readout:
-    """Evaluate with the steady-state simulator, else the compiled network, else give up politely."""
+    """Evaluate with the steady-state simulator; a failure is reported, not papered over."""
+    from inferboard.sim import design_sim
+
     try:
-        from inferboard.sim import design_sim  # type: ignore[attr-defined]
-    except ImportError:
-        design_sim = None
-    if design_sim is not None and hasattr(design_sim, "evaluate"):
-        try:
-            return simulator_readout(design_sim.evaluate(design, rps=rps, faults=tuple(faults)), rps)
-        except Exception as error:  # noqa: BLE001 - a simulator bug must not lose the practice result
-            note = f"the steady-state simulator failed ({type(error).__name__}: {error}); capacity estimate only"
-            fallback = compiled_readout(design, rps, faults)
-            fallback.notes.insert(0, note)
-            return fallback
-    return compiled_readout(design, rps, faults)
+        return simulator_readout(design_sim.evaluate(design, rps=rps, faults=tuple(faults)), rps)
+    except Exception as error:  # noqa: BLE001 - a simulator bug must not lose the practice result
+        return Readout(rps, source="unavailable",
+                       notes=[f"the simulator could not evaluate this design ({type(error).__name__}: {error})"])
 
 
 def simulator_readout(result: Any, rps: float) -> Readout:
-    """Read the steady-state simulator's result (attribute or dict access, missing fields tolerated)."""
-    nodes = _field(result, "nodes") or {}
-    busy = [_num(_field(nr, "utilisation", "utilization")) for nr in nodes.values()]
+    """Read the steady-state simulator's result."""
+    nodes = result.nodes or {}
+    busy = [_num(nr.utilisation) for nr in nodes.values()]
     busy = [b for b in busy if b is not None]
-    shed, errors = _num(_field(result, "shed_rate")), _num(_field(result, "error_rate"))
-    if shed is None and errors is None:
-        offered = _num(_field(result, "offered_rps")) or rps
-        served = _num(_field(result, "throughput_rps"))
-        errors = None if served is None or offered <= 0 else max(0.0, 1.0 - served / offered)
-    return Readout(rps, _num(_field(result, "p99_ms")), _num(_field(result, "cost_per_hour")), shed, errors,
-                   max(busy) if busy else None, "simulator", timeout_rate=_num(_field(result, "timeout_rate")),
-                   notes=[str(n) for n in (_field(result, "notes") or [])][:10])
+    shed, errors = _num(result.shed_rate), _num(result.error_rate)
+    return Readout(rps, _num(result.p99_ms), _num(result.cost_per_hour), shed, errors,
+                   max(busy) if busy else None, "simulator", timeout_rate=_num(result.timeout_rate),
+                   notes=[str(n) for n in (result.notes or [])][:10])
 
 
 def _num(value: Any) -> float | None:
@@ -207,43 +253,17 @@ def _num(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
-def compiled_readout(design: Design, rps: float, faults: Sequence = ()) -> Readout:
-    """Capacity-only readout from the compiled network: no latency percentiles."""
-    try:
-        from inferboard.sim.compile import compile_design
-        compiled = compile_design(design, rps, list(faults))
-    except Exception as error:  # noqa: BLE001
-        return Readout(rps, source="unavailable", notes=[f"the simulator could not run: {error}"])
-    network = compiled.network
-    rates = network.station_rates()
-    worst = 0.0
-    for station_id, station in network.stations.items():
-        if station.delay_only or rates.get(station_id, 0.0) <= 0:
-            continue
-        capacity = station.capacity_rps
-        worst = max(worst, math.inf if capacity <= 0 else rates[station_id] / capacity)
-    offered = compiled.offered_rps or 1.0
-    shed = min(1.0, sum(compiled.shed_rps.values()) / offered)
-    # Beyond saturation the bottleneck completes only 1/worst of what reaches it.
-    over = 1.0 if worst == math.inf else max(0.0, 1.0 - 1.0 / worst) if worst > 1 else 0.0
-    unserved = over * (1.0 - shed)
-    return Readout(rps, None, round(compiled.cost_per_hour, 4), shed,
-                   min(1.0, compiled.lost_rps / offered + unserved),
-                   None if worst == math.inf else round(worst, 4), "capacity estimate (no latency model)",
-                   notes=list(compiled.notes))
-
-
 # ------------------------------------------------------------------------ what-ifs
 def what_if(scenario: Scenario, design: Design, follow_up: FollowUp) -> WhatIf:
     base_req = scenario.requirements
     after_req = scenario.requirements_after(follow_up)
     base_design = with_requirements(design, base_req)
     after_design = with_requirements(design, after_req)
-    faults, texts, unmatched = faults_for(after_design, follow_up)
+    faults, texts, unmatched, missing, retargeted = plan_faults(after_design, follow_up)
     before = readout(base_design, load_rate(base_req))
     after = readout(after_design, load_rate(after_req), faults)
     result = WhatIf(follow_up.id, follow_up.title, follow_up.prompt, texts, dict(follow_up.requirement_changes),
-                    before, after, unmatched)
+                    before, after, unmatched, missing=missing, retargeted=retargeted)
     result.verdict = verdict(result, after_req)
     return result
 
@@ -260,7 +280,9 @@ def verdict(result: WhatIf, requirements: Requirements) -> str:
         return "The simulator could not evaluate this design."
     parts = []
     slo = requirements.slo_p99_ms or requirements.slo_p95_ms
-    if a.p99_ms is not None and b.p99_ms is not None:
+    if b.lost_rate >= 0.999:
+        parts.append("nothing is served any more")
+    elif a.p99_ms is not None and b.p99_ms is not None:
         text = f"p99 {a.p99_ms:.0f} ms -> {b.p99_ms:.0f} ms"
         if slo:
             text += " (within the SLO)" if b.p99_ms <= slo else f" (over the {slo:g} ms SLO)"
@@ -272,9 +294,14 @@ def verdict(result: WhatIf, requirements: Requirements) -> str:
     if a.cost_per_hour is not None and b.cost_per_hour is not None and not math.isclose(a.cost_per_hour,
                                                                                         b.cost_per_hour):
         parts.append(f"cost ${a.cost_per_hour:.2f}/h -> ${b.cost_per_hour:.2f}/h")
+    if result.missing:
+        return "Fails: " + "; ".join([*result.missing, *result.retargeted, *parts]) + "."
+    parts = [*result.retargeted, *parts]
     if result.unmatched:
-        parts.append("no part of the design matched " + ", ".join(result.unmatched))
+        parts.append("no part of the design is in reach of " + ", ".join(result.unmatched))
     if not parts:
         return "No measurable change: the design absorbs this follow-up."
     held = b.lost_rate < 0.01 and (b.p99_ms is None or slo is None or b.p99_ms <= slo)
-    return ("Holds up: " if held else "Struggles: ") + "; ".join(parts) + "."
+    if held:
+        return "Holds up: " + "; ".join(parts) + "."
+    return ("Fails: " if b.lost_rate >= 0.5 else "Struggles: ") + "; ".join(parts) + "."

@@ -90,12 +90,22 @@ def _bottleneck(result: "DesignResult") -> list[str]:
     return [max(queued)[1]] if queued else []
 
 
+def _serving_or_fail(index: DesignIndex, rps: float, what: str) -> Result | None:
+    """A failed Result when nothing serves the load (no simulation needed), else None."""
+    if index.serving_pools():
+        return None
+    return Result(False, neg=_ev(details=[f"nothing serves the {rps:,.0f} req/s, so {what}"]))
+
+
 def _ms(value: float | None) -> str:
     return "nothing served" if value is None else f"{value:,.0f} ms"
 
 
 def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
     rps = load_rps(index, leaf.load)
+    empty = _serving_or_fail(index, rps, "no latency can be shown against the SLO")
+    if empty is not None:
+        return empty
     result = simulate(index, rps)
     req = index.requirements
     over = []
@@ -112,6 +122,9 @@ def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
 
 def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
     rps = load_rps(index, "peak")
+    empty = _serving_or_fail(index, rps, "there is no capacity to hold headroom")
+    if empty is not None:
+        return empty
     result = simulate(index, rps)
     limit = 1.0 - leaf.min_pct / 100.0
     checked, over, details = [], [], []
@@ -164,6 +177,9 @@ def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
     if req.budget_per_1k is None and req.budget_per_hour is None:
         raise NotEvaluable("no budget is declared")
     rps = load_rps(index, leaf.load)
+    empty = _serving_or_fail(index, rps, "no cost per request can be weighed against the budget")
+    if empty is not None:
+        return empty
     result = simulate(index, rps)
     details = []
     per_1k, per_hour = result.cost_per_1k, result.cost_per_hour
@@ -196,10 +212,28 @@ def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Resu
     lost = regions[0]
     result = simulate(index, rps, (_fault("region_outage", lost),))
     served = _served(result, rps)
-    detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} rps"
+    detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} req/s"
     if served * 100.0 >= leaf.min_served_pct:
         return Result(True, _ev([lost], details=[detail]))
+    busiest = _busiest_pool(index, result)
+    if busiest is not None:
+        detail = (f"no region can take '{lost}''s traffic: at {rps:,.0f} req/s the surviving pool "
+                  f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%}")
     return Result(False, neg=_ev([lost, *_saturated(result)], details=[detail]))
+
+
+def _busiest_pool(index: DesignIndex, result: Any) -> tuple[str, float] | None:
+    """The serving pool with the highest offered load over capacity, and that ratio."""
+    worst = None
+    for pool in index.serving_pools():
+        nr = _node_results(result).get(pool.id)
+        capacity = getattr(nr, "capacity_rps", None) if nr is not None else None
+        if nr is None or getattr(nr, "down", False) or not capacity:
+            continue
+        load = float(getattr(nr, "arrival_rps", 0.0) or 0.0) / float(capacity)
+        if worst is None or load > worst[1]:
+            worst = (pool.id, load)
+    return worst
 
 
 def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Result:

@@ -111,8 +111,9 @@ def _vocabulary() -> list[str]:
 def _rule_section(rules: RuleSet, rule) -> list[str]:
     tag = " *(behaviour)*" if rule.behaviour else ""
     topics = "; ".join(rules.topics[t].title for t in rule.topics)
+    implied = f" Capability, required when {rule.implied_by}." if rule.implied_by else ""
     lines = [f"### {rule.id}: {rule.title}{tag}", "",
-             f"**{rule.severity}**, {rule.points:g} points. Topics: {topics}.", "",
+             f"**{rule.severity}**, {rule.points:g} points. Topics: {topics}.{implied}", "",
              f"Message: `{rule.message}`", ""]
     for key, heading in SECTIONS.items():
         lines += [f"*{heading}.* " + " ".join(getattr(rule.explanation, key).split()), ""]
@@ -130,6 +131,47 @@ def _rule_section(rules: RuleSet, rule) -> list[str]:
     return lines
 
 
+def _scoring(rules: RuleSet) -> list[str]:
+    grades = ", ".join(f"{letter} from {floor:g}" for floor, letter in GRADES)
+    lines = ["## How a score is made", "",
+             "**Points are earned, not kept by leaving things out.** Every rule is one of two sorts:", "",
+             "- A *capability* rule (it has `implied_by`) applies because the requirements imply something the "
+             "design must show: a latency SLO and a peak imply a design shown to meet the SLO at peak, an "
+             "availability SLO above 99.5% implies surviving the loss of a region, a model that can drift "
+             "implies drift detection, traffic to serve implies capacity that scales on a serving metric. "
+             "When the design lacks the capability (nothing is drawn for it, or what is drawn does not do "
+             "it), the rule fires and its points are lost: a missing piece is a finding, never an "
+             "inapplicable rule. Behaviour rules of this sort fail outright when nothing serves the load.",
+             "- A *quality* rule judges a component that is drawn (an autoscaler's metric, an alert's "
+             "runbook, a canary's share); its `applies_when` requires that component, so it counts only when "
+             "the component is there.", "",
+             "A rule is applicable when its rubric is selected, its `applies_when` holds and, for behaviour "
+             "rules, the simulator answered (a rule that could not be answered is listed as skipped, with the "
+             "reason). A rubric scores the points of its applicable rules that did not fire over all its "
+             "applicable points; every lost point is one finding, and the finding's message names the missing "
+             "piece and what it costs in the design's own figures (the request rate, the SLO, the error "
+             "budget). A rubric with nothing applicable is **not assessed**: it is shown as n/a and left out "
+             "of the overall, never counted as 100%. The overall score is the weighted mean of the assessed "
+             "rubrics' percentages (rubric weights below, overridable per scenario); with nothing assessed it "
+             "is 0. A blank design therefore scores 0: the requirements rubric finds no SLO, budget or peak, "
+             f"and nothing else is assessed. Grades: {grades}, F below; a design with a blocker finding (it "
+             f"cannot work as drawn) gets at most {BLOCKER_GRADE_CAP}. `inferboard check` exits 1 when a "
+             "blocker fires.", "",
+             "**One calculation everywhere.** The findings dock, `inferboard check`, `inferboard grade`, the "
+             "practice result and the interviewer's live checklist all call the same check "
+             "(`inferboard.practice.grading.score_design`, which calls `check_design`). In a practice "
+             "scenario the scenario picks the rubrics and their weights, the *Requirements* rubric reads what "
+             "the candidate declared, and every other rubric is judged against the scenario's real "
+             "requirements, so a lax SLO typed by the candidate earns nothing. The practice overall adds one "
+             "more line, the clarifying questions, with the scenario's `clarify_weight`.", "",
+             "Capabilities the requirements imply (capability rules):", "",
+             "| Rubric | Rule | Required when |", "|---|---|---|"]
+    for rule in rules:
+        if rule.implied_by:
+            lines.append(f"| {rules.rubrics[rule.rubric].title} | {rule.id}: {rule.title} | {rule.implied_by} |")
+    return lines + [""]
+
+
 def render(rules: RuleSet | None = None) -> str:
     rules = rules or default_rules()
     lines = ["# Rules and rubrics", "",
@@ -138,15 +180,7 @@ def render(rules: RuleSet | None = None) -> str:
              "`rubrics/<rubric>/<RULE-ID>.yaml` validated by `inferboard/rules/schema.py` (unknown fields are "
              "errors), with pass and fail example designs in `rubrics/<rubric>/examples/<RULE-ID>/` and the "
              "expected offending ids in `expected.yaml` beside them. `inferboard explain RULE-ID` shows the same "
-             "explanation as the desktop app.", "", "## Scoring", "",
-             "A rule is applicable when its rubric is selected, its `applies_when` holds and, for behaviour "
-             "rules, the simulator answered. A rubric scores the points of its applicable rules that did not "
-             "fire over all its applicable points; every lost point is one finding. The overall score is the "
-             "weighted mean of rubric percentages (rubric weights below, overridable per scenario); rubrics "
-             "with nothing applicable are left out. Grades: "
-             + ", ".join(f"{letter} from {floor:g}" for floor, letter in GRADES) + ", F below; a design with "
-             f"a blocker finding (it cannot work as drawn) gets at most {BLOCKER_GRADE_CAP}. "
-             "`inferboard check` exits 1 when a blocker fires.", "",
+             "explanation as the desktop app.", "", *_scoring(rules),
              "Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in MESSAGE_FIELDS.items()) + ".", "",
              "| Rubric | Prefix | Weight | Rules | Points |", "|---|---|---|---|---|"]
     for rubric in rules.rubrics.values():

@@ -1,10 +1,20 @@
 """Checking a design against the rules: findings, per-rubric scores and an overall grade.
 
-Scoring: a rule is *applicable* when its rubric is selected, its ``applies_when`` holds and (for
-behaviour rules) the simulator could answer it. A rubric scores the points of its applicable rules
-that did not fire over all its applicable points; every lost point is one finding. The overall score
-is the weighted mean of the rubric percentages (rubrics with nothing applicable are left out); the
-grade follows from it, capped at D when a blocker fired.
+Scoring (docs/rules.md, "How a score is made"): a rule is *applicable* when its rubric is selected,
+its ``applies_when`` holds and (for behaviour rules) the simulator could answer it. Rules come in
+two sorts. A *capability* rule applies because the requirements imply something the design must
+show (a latency SLO, an availability target, a model that can drift, traffic to serve); when the
+design lacks it, the rule fires and its points are lost. A *quality* rule judges a component that
+is drawn and applies only when it is. So points are earned by showing what is needed, never by
+leaving things out. A rubric scores the points of its applicable rules that did not fire over all
+its applicable points; every lost point is one finding. A rubric with nothing applicable is *not
+assessed* and left out of the overall, which is the weighted mean of the assessed rubrics' percentages
+(0 when none is assessed); the grade follows from it, capped at D when a blocker fired.
+
+``judged_requirements`` scores a design in a practice scenario: the *Requirements* rubric reads what
+the design declares, every other rubric is judged against the scenario's real requirements. Every
+surface that shows a score (findings dock, practice result, interviewer checklist, ``inferboard
+check`` and ``inferboard grade``) goes through :func:`check_design` and :func:`overall_of`.
 """
 
 from __future__ import annotations
@@ -12,9 +22,10 @@ from __future__ import annotations
 import textwrap
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from inferboard.errors import InferboardError
+from inferboard.model.requirements import Requirements
 from inferboard.paths import data_dir
 from inferboard.rules.context import DesignIndex
 from inferboard.rules.leaves import evaluate
@@ -117,12 +128,29 @@ def _resolve_weights(rules: RuleSet, selected: list[str], weights: Mapping[str, 
     return out
 
 
+#: The rubric that reads the requirements the design itself declares, even in a scenario.
+REQUIREMENTS_RUBRIC = "requirements"
+
+
+def judged_copy(design, requirements: Requirements):
+    """A copy of ``design`` (the original is untouched) holding ``requirements``."""
+    from inferboard.model import ops
+    from inferboard.store.design_files import design_to_bytes, parse_design
+
+    copy = parse_design(design_to_bytes(design), "<judged>", design.catalog)
+    copy.apply(ops.SetRequirements(requirements))
+    return copy
+
+
 def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | None = None,
-                 weights: Mapping[str, float] | None = None, behaviour: bool = True) -> CheckReport:
+                 weights: Mapping[str, float] | None = None, behaviour: bool = True,
+                 judged_requirements: Requirements | None = None) -> CheckReport:
     """Run the rules of the selected rubrics (all by default) on ``design``.
 
     ``behaviour=False`` runs only structural rules and never imports the simulator; behaviour
     rules then count as not applicable. ``weights`` overrides rubric weights for the overall.
+    ``judged_requirements`` (a scenario's real requirements) judges every rubric but the
+    requirements rubric against them instead of against what the design declares.
     """
     rules = rules or default_rules()
     selected = list(rules.rubrics) if rubrics is None else list(dict.fromkeys(rubrics))
@@ -130,7 +158,8 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
         if name not in rules.rubrics:
             raise UnknownRubric(f"unknown rubric '{name}'; known: {', '.join(rules.rubrics)}")
     weight_of = _resolve_weights(rules, selected, weights)
-    index = DesignIndex(design)
+    own = DesignIndex(design)
+    judged = own if judged_requirements is None else DesignIndex(judged_copy(design, judged_requirements))
     findings: list[Finding] = []
     skipped: list[tuple[str, str]] = []
     scores = {name: RubricScore(name, rules.rubrics[name].title, 0.0, 0.0, [], weight_of[name]) for name in selected}
@@ -139,7 +168,7 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
         if rule.rubric not in chosen or (rule.behaviour and not behaviour):
             continue
         try:
-            finding = run_rule(rule, index, rules)
+            finding = run_rule(rule, own if rule.rubric == REQUIREMENTS_RUBRIC else judged, rules)
         except _Skip as skip:
             skipped.append((rule.id, str(skip)))
             continue
@@ -152,21 +181,23 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
             score.lost.append((rule.id, rule.points))
     for score in scores.values():
         score.earned = score.applicable - sum(points for _, points in score.lost)
-    overall = _overall(scores.values())
+    overall = overall_of((s.percent, s.weight) for s in scores.values())
     order = {s: i for i, s in enumerate(SEVERITIES)}
     findings.sort(key=lambda f: (order[f.severity], f.rule_id))
     blocked = any(f.severity == "blocker" for f in findings)
     return CheckReport(findings, scores, overall, grade_of(overall, blocked), skipped, behaviour)
 
 
-def _overall(scores) -> float:
+def overall_of(parts: Iterable[tuple[float | None, float]]) -> float:
+    """The overall score from (percent, weight) pairs: the weighted mean of the assessed ones
+    (percent None means not assessed). Nothing assessed scores 0: an empty design earns nothing."""
     total = weighted = 0.0
-    for score in scores:
-        if score.percent is None or score.weight <= 0:
+    for percent, weight in parts:
+        if percent is None or weight <= 0:
             continue
-        total += score.weight
-        weighted += score.weight * score.percent
-    return 100.0 if total == 0 else weighted / total
+        total += weight
+        weighted += weight * percent
+    return 0.0 if total == 0 else weighted / total
 
 
 class _Skip(Exception):

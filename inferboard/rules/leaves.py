@@ -154,7 +154,7 @@ def _kind_count(leaf: c.KindCount, index: DesignIndex) -> Result:
     count = len(nodes)
     ids = [n.id for n in nodes]
     upper = math.inf if leaf.max is None else leaf.max
-    detail = f"{count} {'/'.join(leaf.kinds())} node(s)"
+    detail = f"{count} {'/'.join(leaf.kinds())} node(s)" if count else f"no {' or '.join(leaf.kinds())} in the design"
     if leaf.lower <= count <= upper:
         return Result(True, _ev(ids, details=[detail]))
     return Result(False, neg=_ev(ids if count > upper else (), details=[detail]))
@@ -239,7 +239,26 @@ def _serving_regions(leaf: c.ServingRegions, index: DesignIndex) -> Result:
     if len(regions) >= leaf.min:
         return Result(True, _ev(regions, details=[detail]))
     blame = regions or [p.id for p in pools if p.region is None]
-    return Result(False, neg=_ev(blame, details=[detail]))
+    return Result(False, neg=_ev(blame, details=[_single_place(index, pools, regions)]))
+
+
+def _single_place(index: DesignIndex, pools: list[Node], regions: list[str]) -> str:
+    """What depending on one place costs, in the requirements' own terms."""
+    req = index.requirements
+    if not pools:
+        where = "nothing serves the traffic yet, so there is no second region to fail over to"
+    elif regions:
+        where = f"all serving capacity sits in region '{regions[0]}'"
+    else:
+        where = "all serving capacity sits in one place (no region holds it)"
+    load = req.peak_rps or req.mean_rps
+    if load is not None:
+        where += f": one regional outage stops all {load:,.0f} req/s"
+    budget = req.error_budget()
+    if budget is not None:
+        minutes = budget * 30 * 24 * 60
+        where += f", while {req.availability_slo:g}% allows about {minutes:,.0f} minutes of downtime a month"
+    return where
 
 
 def _artifacts_delivered(leaf: c.ArtifactsDelivered, index: DesignIndex) -> Result:

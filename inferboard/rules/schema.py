@@ -36,7 +36,9 @@ class Explanation(StrictModel):
 
 class Rule(StrictModel):
     """One check a demanding interviewer would make. ``when`` describes the fault: the rule fires
-    (a finding) when it holds. ``applies_when`` decides whether its points count at all."""
+    (a finding) when it holds. ``applies_when`` decides whether its points count at all: for a
+    capability rule (``implied_by`` set) it reads the requirements, for a quality rule it also
+    requires the component judged to be drawn."""
 
     id: str = Field(pattern=RULE_ID)
     rubric: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
@@ -46,6 +48,10 @@ class Rule(StrictModel):
     message: str = Field(min_length=5, max_length=300)
     topics: list[str] = Field(min_length=1)
     explanation: Explanation
+    #: Set on capability rules: what in the requirements makes the design need this capability. Such a
+    #: rule applies whenever the requirements imply it and fires when the design lacks it, so its
+    #: points are earned by showing the capability, never by leaving things out.
+    implied_by: str | None = Field(default=None, min_length=10, max_length=200)
     applies_when: Condition | None = None
     when: Condition
     _behaviour: bool = PrivateAttr(default=False)

@@ -6,8 +6,8 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.practice.scenario import parse_fault_spec
-from inferboard.practice.whatif import (compiled_readout, faults_for, primary_location, readout, resolve_targets,
-                                        run_follow_ups, what_if)
+from inferboard.practice.whatif import (faults_for, primary_location, readout, resolve_targets, run_follow_ups,
+                                        what_if)
 
 
 def test_selectors_resolve_against_the_candidates_own_ids(library):
@@ -26,8 +26,12 @@ def test_selectors_resolve_against_the_candidates_own_ids(library):
 def test_a_fault_that_matches_nothing_is_reported(library):
     scenario = library.get("fraud-scoring-cpu").scenario
     follow_up = scenario.follow_up("region-down")
-    faults, texts, unmatched = faults_for(Design(), follow_up)
-    assert faults == [] and unmatched == ["region_outage:kind=region,location=us-east"]
+    entry = library.get("global-llm-chat")  # regions in us-east, eu-west and ap-northeast: none in us-west
+    faults, texts, unmatched = faults_for(entry.reference_design(), follow_up)
+    assert [f.target for f in faults] == ["us-east"] and unmatched == []
+    moved = follow_up.model_copy(update={"faults": ["region_outage:kind=region,location=us-west"]})
+    faults, texts, unmatched = faults_for(entry.reference_design(), moved)
+    assert faults == [] and unmatched == ["region_outage:kind=region,location=us-west"]
 
 
 def test_what_ifs_leave_the_design_untouched(library):
@@ -65,7 +69,7 @@ def test_a_surge_hurts_a_design_without_headroom(library):
         design.set_params(pool, replicas=3, spot_share=0.0)
     result = what_if(entry.scenario, design, entry.scenario.follow_up("sixfold-burst"))
     assert result.after.p99_ms > entry.scenario.requirements.slo_p99_ms > result.before.p99_ms
-    assert result.verdict.startswith("Struggles")
+    assert not result.held and result.verdict.startswith(("Struggles", "Fails"))
 
 
 def test_automatic_rollback_contains_a_slow_release(library):
@@ -89,18 +93,7 @@ def test_an_outage_in_a_single_region_design_loses_everything(library):
     assert result.after.lost_rate > 0.9
 
 
-def test_the_capacity_estimate_works_without_the_latency_model(library):
-    design = library.get("fraud-scoring-cpu").reference_design()
-    fine = compiled_readout(design, 6000)
-    assert fine.source.startswith("capacity estimate") and fine.p99_ms is None
-    assert fine.max_utilisation < 1 and fine.lost_rate < 0.01 and fine.cost_per_hour > 0
-    from inferboard.sim.faults import Fault
-
-    worse = compiled_readout(design, 6000, [Fault("traffic_surge", "*", 4.0)])
-    assert worse.max_utilisation > fine.max_utilisation
-
-
-def test_a_simulator_failure_falls_back_to_the_estimate(library, monkeypatch):
+def test_a_simulator_failure_is_reported_not_estimated(library, monkeypatch):
     from inferboard.sim import design_sim
 
     def broken(*args, **kwargs):
@@ -108,4 +101,48 @@ def test_a_simulator_failure_falls_back_to_the_estimate(library, monkeypatch):
 
     monkeypatch.setattr(design_sim, "evaluate", broken)
     out = readout(library.get("fraud-scoring-cpu").reference_design(), 2500)
-    assert out.source.startswith("capacity estimate") and "boom" in out.notes[0]
+    assert out.source == "unavailable" and not out.available and "boom" in out.notes[0]
+    assert out.p99_ms is None and out.max_utilisation is None
+
+
+def three_boxes() -> Design:
+    """traffic source -> regional load balancer -> CPU pool: no regions, no feature store."""
+    design = Design()
+    design.add_node("traffic_source", 0, 0, {"origin": "us-east"}, node_id="payments")
+    design.add_node("regional_load_balancer", 200, 0, node_id="lb")
+    design.add_node("cpu_pool", 400, 0, node_id="scorers")
+    design.connect("payments", "requests", "lb", "requests")
+    design.connect("lb", "requests", "scorers", "requests")
+    return design
+
+
+def test_a_follow_up_at_a_missing_feature_store_fails_and_names_it(library):
+    scenario = library.get("fraud-scoring-cpu").scenario
+    result = what_if(scenario, three_boxes(), scenario.follow_up("feature-store-errors"))
+    assert not result.held and result.verdict.startswith("Fails:")
+    assert "no feature store" in result.verdict and "where do features come from" in result.verdict
+    assert result.missing and result.unmatched == ["dependency_errors*0.2:kind=feature_service,location=primary"]
+
+
+def test_a_region_outage_on_a_design_without_regions_hits_everything(library):
+    scenario = library.get("fraud-scoring-cpu").scenario
+    result = what_if(scenario, three_boxes(), scenario.follow_up("region-down"))
+    assert not result.held and result.verdict.startswith("Fails:")
+    assert result.unmatched == [] and "no regions" in result.retargeted[0] and "us-east" in result.retargeted[0]
+    assert result.after.lost_rate > 0.99
+
+
+def test_a_gpu_shortage_does_not_reach_a_design_serving_on_cpus(library):
+    """Out of reach is not missing: the CPU design has nothing a GPU shortage could take."""
+    scenario = library.get("bursty-speech").scenario
+    result = what_if(scenario, three_boxes(), scenario.follow_up("gpu-shortage"))
+    assert result.missing == [] and result.unmatched
+    assert "no part of the design is in reach" in result.verdict
+
+
+def test_the_reference_designs_hold_their_region_and_feature_follow_ups(library):
+    entry = library.get("fraud-scoring-cpu")
+    results = {w.follow_up_id: w for w in run_follow_ups(entry.scenario, entry.reference_design(),
+                                                          ["region-down", "feature-store-errors"])}
+    assert all(w.missing == [] and w.unmatched == [] for w in results.values())
+    assert results["region-down"].held, results["region-down"].verdict

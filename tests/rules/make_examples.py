@@ -93,8 +93,11 @@ ex("REQ-007", "fail-1", then(params("users", origin="eu-west"),
 
 # -------------------------------------------------------------------------------- autoscaling
 ex("SCALE-001", "pass-1", reference)
-ex("SCALE-001", "pass-2", removed("scaler-use1", design_factory=lambda: reference(traffic_pattern="steady")))
 ex("SCALE-001", "fail-1", removed("scaler-use1"), POOLS_USE1)
+# Steady traffic still needs capacity that follows the load; traffic with nothing serving it too.
+ex("SCALE-001", "fail-2", removed("scaler-use1", design_factory=lambda: reference(traffic_pattern="steady")),
+   POOLS_USE1)
+ex("SCALE-001", "fail-3", lambda: reference(()), [])
 ex("SCALE-002", "pass-1", reference)
 ex("SCALE-002", "pass-2", params("scaler-use1", metric="gpu_utilization"))
 ex("SCALE-002", "fail-1", params("scaler-use1", metric="cpu_utilization"), POOLS_USE1)
@@ -129,7 +132,8 @@ ex("SCALE-006", "fail-2", _cpu_scaled_to_zero(20.0), ["cpus"])
 ex("SCALE-007", "pass-1", reference)
 ex("SCALE-007", "pass-2", then(params("scaler-use1", predictive=False, predictive_schedule=[]),
                                lambda d: set_requirements(d, traffic_pattern="bursty")))
-ex("SCALE-007", "fail-1", params("scaler-use1", predictive=False, predictive_schedule=[]), ["scaler-use1"])
+ex("SCALE-007", "fail-1", params("scaler-use1", predictive=False, predictive_schedule=[]), POOLS_USE1)
+ex("SCALE-007", "fail-2", removed("scaler-usw2"), ["gpu-usw2", "next-usw2"])
 ex("SCALE-008", "pass-1", reference)
 ex("SCALE-008", "fail-1", without("metrics:scaler-use1"), ["scaler-use1"])
 
@@ -158,11 +162,15 @@ ex("HW-006", "pass-2", llm)
 ex("HW-006", "fail-1", lambda: reference(fallback=False), ALL_GPU)
 ex("HW-007", "pass-1", lambda: simple("cpu_pool", {"service_ms": 20}))
 ex("HW-007", "fail-1", lambda: simple("cpu_pool", {"service_ms": 200}), ["cpus"])
+ex("HW-008", "pass-1", reference)
+ex("HW-008", "pass-2", lambda: simple("cpu_pool"))
+ex("HW-008", "fail-1", lambda: reference(()), [])
 
 # ------------------------------------------------------------------------------- multi-region
 ex("REGION-001", "pass-1", reference)
 ex("REGION-001", "pass-2", lambda: reference((("use1", "us-east"),), availability_slo=99.5))
 ex("REGION-001", "fail-1", lambda: reference((("use1", "us-east"),)), ["use1"])
+ex("REGION-001", "fail-2", lambda: reference(()), [])
 
 
 def _no_global_lb():
@@ -211,6 +219,7 @@ ex("REGION-008", "fail-1", req(allowed_regions=["us-east"]), ["usw2"])
 # ---------------------------------------------------------------------------- capacity and cost
 ex("COST-001", "pass-1", lambda: simple("cpu_pool", {**CPU_4, "replicas": 16, "max_replicas": 16}))
 ex("COST-001", "fail-1", lambda: simple("cpu_pool", CPU_4), ["cpus"])
+ex("COST-001", "fail-2", lambda: reference(()), [])
 ex("COST-002", "pass-1", lambda: simple("cpu_pool", CPU_8))
 ex("COST-002", "fail-1", lambda: simple("cpu_pool", CPU_8, budget_per_1k=0.00001), ["cpus"])
 ex("COST-003", "pass-1", reference)
@@ -239,6 +248,7 @@ ex("COST-005", "fail-1", lambda: simple("gpu_pool", GPU_IDLE, batcher=True, mean
 # -------------------------------------------------------------------------------------- latency
 ex("LAT-001", "pass-1", lambda: simple("cpu_pool", {**CPU_4, "replicas": 16, "max_replicas": 16}, peak_rps=2000))
 ex("LAT-001", "fail-1", lambda: simple("cpu_pool", CPU_4, peak_rps=2000), ["cpus"])
+ex("LAT-001", "fail-2", lambda: reference(()), [])
 ex("LAT-002", "pass-1", reference)
 ex("LAT-002", "fail-1", params("batch-use1", max_queue_delay_ms=100.0), ["batch-use1"])
 
@@ -285,6 +295,7 @@ def _spiky_without_admission():
 
 ex("LAT-007", "pass-1", lambda: reference(traffic_pattern="spike"))
 ex("LAT-007", "pass-2", lambda: reference((("use1", "us-east"),), admission=False, fallback=False))
+ex("LAT-007", "fail-2", lambda: reference((), traffic_pattern="spike"), [])
 ex("LAT-007", "fail-1", _spiky_without_admission, ["gpu-use1", "next-use1"],
    ["users:glb", "glb:lb-use1", "lb-use1:cache-use1", "batch-use1:gpu-use1", "cache-use1:canary-use1",
     "canary-use1:batch-use1", "canary-use1:batchn-use1", "batchn-use1:next-use1"])
@@ -297,8 +308,10 @@ ex("LAT-009", "fail-1", params("batch-use1", timeout_ms=5000.0), ["batch-use1"])
 # -------------------------------------------------------------------------------- observability
 ex("OBS-001", "pass-1", reference)
 ex("OBS-001", "fail-1", without("gpu-use1:metrics"), ["gpu-use1"])
+ex("OBS-001", "fail-2", removed("metrics"), ALL_GPU)
 ex("OBS-002", "pass-1", reference)
 ex("OBS-002", "fail-1", without("metrics:alerts"), ["metrics"])
+ex("OBS-002", "fail-2", removed("alerts"), ["metrics"])
 ex("OBS-003", "pass-1", reference)
 ex("OBS-003", "pass-2", then(params("alerts", burn_rate_alerts=False), lambda d: set_requirements(d, availability_slo=None)))
 ex("OBS-003", "fail-1", params("alerts", burn_rate_alerts=False), ["alerts"])
@@ -333,6 +346,7 @@ ex("DRIFT-005", "fail-2", params("drift", threshold=0.5), ["drift"])
 # -------------------------------------------------------------------------------------- rollout
 ex("ROLL-001", "pass-1", reference)
 ex("ROLL-001", "fail-1", lambda: reference(canary=False), [])
+ex("ROLL-001", "fail-2", lambda: reference(()), [])
 ex("ROLL-002", "pass-1", reference)
 ex("ROLL-002", "pass-2", params("canary-use1", auto_rollback=False, shadow=True))
 ex("ROLL-002", "fail-1", params("canary-use1", auto_rollback=False), ["canary-use1"])
