@@ -111,7 +111,8 @@ def _vocabulary() -> list[str]:
 def _rule_section(rules: RuleSet, rule) -> list[str]:
     tag = " *(behaviour)*" if rule.behaviour else ""
     topics = "; ".join(rules.topics[t].title for t in rule.topics)
-    implied = f" Capability, required when {rule.implied_by}." if rule.implied_by else ""
+    implied = f" Capability, required when {rule.implied_by}." if rule.implied_by else (
+        " Guard: counts only when it fires." if rule.guard else "")
     lines = [f"### {rule.id}: {rule.title}{tag}", "",
              f"**{rule.severity}**, {rule.points:g} points. Topics: {topics}.{implied}", "",
              f"Message: `{rule.message}`", ""]
@@ -134,7 +135,7 @@ def _rule_section(rules: RuleSet, rule) -> list[str]:
 def _scoring(rules: RuleSet) -> list[str]:
     grades = ", ".join(f"{letter} from {floor:g}" for floor, letter in GRADES)
     lines = ["## How a score is made", "",
-             "**Points are earned, not kept by leaving things out.** Every rule is one of two sorts:", "",
+             "**Points are earned, not kept by leaving things out.** Every rule is one of three sorts:", "",
              "- A *capability* rule (it has `implied_by`) applies because the requirements imply something the "
              "design must show: a latency SLO and a peak imply a design shown to meet the SLO at peak, an "
              "availability SLO above 99.5% implies surviving the loss of a region, a model that can drift "
@@ -144,7 +145,10 @@ def _scoring(rules: RuleSet) -> list[str]:
              "inapplicable rule. Behaviour rules of this sort fail outright when nothing serves the load.",
              "- A *quality* rule judges a component that is drawn (an autoscaler's metric, an alert's "
              "runbook, a canary's share); its `applies_when` requires that component, so it counts only when "
-             "the component is there.", "",
+             "the component is there.",
+             "- A *guard* is a blocker that is no capability (the model does not fit the GPU, MIG the GPU "
+             "cannot provide, requests crossing a residency border, a forbidden region): it costs its points "
+             "when it fires and counts for nothing when it does not. Not breaking the law earns no credit.", "",
              "A rule is applicable when its rubric is selected, its `applies_when` holds and, for behaviour "
              "rules, the simulator answered (a rule that could not be answered is listed as skipped, with the "
              "reason). A rubric scores the points of its applicable rules that did not fire over all its "

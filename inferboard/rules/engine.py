@@ -6,7 +6,8 @@ two sorts. A *capability* rule applies because the requirements imply something 
 show (a latency SLO, an availability target, a model that can drift, traffic to serve); when the
 design lacks it, the rule fires and its points are lost. A *quality* rule judges a component that
 is drawn and applies only when it is. So points are earned by showing what is needed, never by
-leaving things out. A rubric scores the points of its applicable rules that did not fire over all
+leaving things out. A *guard* (a blocker that is no capability: a model that does not fit, data
+crossing a residency border) only costs points when it fires. A rubric scores the points of its applicable rules that did not fire over all
 its applicable points; every lost point is one finding. A rubric with nothing applicable is *not
 assessed* and left out of the overall, which is the weighted mean of the assessed rubrics' percentages
 (0 when none is assessed); the grade follows from it, capped at D when a blocker fired.
@@ -172,7 +173,7 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
         except _Skip as skip:
             skipped.append((rule.id, str(skip)))
             continue
-        if finding is None:
+        if finding is None or (finding is True and rule.guard):
             continue
         score = scores[rule.rubric]
         score.applicable += rule.points

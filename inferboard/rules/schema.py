@@ -70,6 +70,13 @@ class Rule(StrictModel):
         return value
 
     @property
+    def guard(self) -> bool:
+        """A blocker that is not a capability (a model that does not fit, data crossing a border):
+        it costs its points when it fires and counts for nothing when it does not, since not
+        breaking something earns no credit."""
+        return self.severity == "blocker" and self.implied_by is None
+
+    @property
     def behaviour(self) -> bool:
         """True when answering the rule needs the simulator."""
         return self._behaviour
