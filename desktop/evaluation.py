@@ -170,16 +170,16 @@ class Evaluator(QObject):
         self.steps = STEPS
         self._jobs: list[EvalJob] = []
         self._warmup: _Warmup | None = None
+        document.replaced.connect(self._drop_scenario)
         if auto:
             document.changed.connect(lambda _event: self.schedule())
-            document.replaced.connect(self._replaced)
+            document.replaced.connect(lambda: self.schedule(immediate=True))
 
-    def _replaced(self) -> None:
-        """A new design: it is scored on its own requirements until a practice round says otherwise."""
+    def _drop_scenario(self) -> None:
+        """A new design is scored on its own requirements until a practice round says otherwise."""
         if self.settings.scenario is not None:
-            self.set_settings(scenario=None)
-        else:
-            self.schedule(immediate=True)
+            self.settings = replace(self.settings, scenario=None)
+            self._settings_version += 1
 
     # ------------------------------------------------------------------ state
     def token(self) -> tuple:

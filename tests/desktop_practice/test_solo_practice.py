@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 
 from tests.desktop_practice.conftest import small_design
@@ -185,3 +186,26 @@ def test_the_result_shows_that_a_key_question_asked_late_earns_less(solo, clock)
     when, points = rows[late.text]
     assert when == "High-level design"
     assert float(points.split(" / ")[0]) < late.points
+
+
+def test_the_findings_dock_scores_the_design_as_the_practice_result_does(solo, qtbot, clock):
+    """One scoring calculation: after a round the findings dock judges the design in the scenario's
+    terms, so its score and rubric percentages are the result's design score, not a second opinion."""
+    controller = solo()
+    small_design(controller.window.document)
+    result = controller.panel.submit(confirm=False)
+    qtbot.waitUntil(lambda: controller.result_window is not None and controller.result_window.isVisible())
+    evaluator = controller.window.evaluator
+    assert evaluator.settings.scenario is controller.entry.scenario
+    evaluator.run_now()
+    qtbot.waitUntil(lambda: not evaluator.busy() and "report" in evaluator.latest, timeout=20000)
+    report = evaluator.latest["report"]
+    assert report.overall == pytest.approx(result.grade.design_overall)
+    graded = {line.rubric: line.percent for line in result.grade.rubrics if line.rubric != "clarifying"}
+    assert {name: score.percent for name, score in report.scores.items()} == pytest.approx(graded)
+    qtbot.waitUntil(lambda: f"<b>{report.overall:.0f}</b>/100" in controller.window.findings.summary.text())
+    # A design opened afterwards is scored on its own requirements again.
+    from inferboard.model import Design
+
+    controller.window.document.set_design(Design())
+    assert evaluator.settings.scenario is None

@@ -8,7 +8,7 @@ import pytest
 
 from inferboard.rules import UnknownRubric, check_design, default_rules, grade_of
 from inferboard.store import read_design
-from tests.rules.builders import llm, reference
+from tests.rules.builders import llm, reference, set_requirements
 
 RULES = default_rules()
 SAMPLE = sorted(RULES.folder.rglob("examples/*/fail-1.json"))[::4]
@@ -79,3 +79,63 @@ def test_the_report_serialises_to_json_with_blockers_first():
     assert data["findings"][0]["rule_id"] == "REQ-001" and data["findings"][0]["severity"] == "blocker"
     assert data["grade"] == report.grade and set(data["scores"]) == set(RULES.rubrics)
     assert report.blockers and report.fired() >= {"REQ-001", "ROLL-006"}
+
+
+# ------------------------------------------------------------------------- points are earned
+from inferboard.model import Design, Requirements  # noqa: E402
+
+#: Requirements that imply every capability: traffic, SLOs, a high availability target, a budget,
+#: an accuracy bar; spiky (LAT-007) and diurnal (SCALE-007) traffic are tried in turn.
+IMPLYING = dict(workload="fixed", model_size_gb=1.0, slo_p95_ms=100, slo_p99_ms=200, availability_slo=99.95,
+                mean_rps=500, peak_rps=1500, budget_per_hour=50, accuracy_target_pct=95)
+
+
+@pytest.mark.parametrize("rule_id", [r.id for r in RULES if r.implied_by])
+def test_a_capability_rule_fires_on_a_design_that_lacks_the_capability(rule_id):
+    """An empty design under requirements that imply the capability loses the rule's points."""
+    rule = RULES.get(rule_id)
+    fired = []
+    for pattern in ("spike", "diurnal"):
+        for workload in ("fixed", "generative"):
+            design = Design(requirements=Requirements(**{**IMPLYING, "traffic_pattern": pattern,
+                                                         "workload": workload}))
+            if rule.rubric == "requirements":
+                design = Design()
+            report = check_design(design, rubrics=[rule.rubric])
+            fired.append((rule_id, rule.points) in report.scores[rule.rubric].lost)
+    assert any(fired), f"{rule_id} never fires on an empty design"
+
+
+def test_quality_rules_do_not_count_for_components_that_are_not_drawn():
+    design = Design(requirements=Requirements(**IMPLYING))
+    report = check_design(design)
+    counted = {rule_id for score in report.scores.values() for rule_id, _ in score.lost}
+    quality = {r.id for r in RULES if not r.implied_by}
+    assert not counted & quality
+    # Beyond the declared requirements, every applicable point is lost: nothing is earned by leaving
+    # things out.
+    assert report.scores["requirements"].percent == 100
+    for score in report.scores.values():
+        assert score.rubric == "requirements" or score.earned == 0, score.rubric
+
+
+def test_a_rubric_with_nothing_applicable_is_not_assessed_and_leaves_the_overall():
+    design = reference()
+    report = check_design(design, behaviour=False, rubrics=["requirements", "drift"])
+    set_requirements(design, accuracy_target_pct=None, workload="generative")
+    for node_id in [n.id for n in design.nodes.values() if n.kind in ("drift_detector", "gpu_pool")]:
+        design.remove_node(node_id)
+    sparse = check_design(design, behaviour=False, rubrics=["requirements", "drift"])
+    assert report.scores["drift"].percent == 100.0
+    assert sparse.scores["drift"].percent is None and sparse.scores["drift"].applicable == 0
+    assert sparse.overall == pytest.approx(sparse.scores["requirements"].percent)
+    assert check_design(Design(), rubrics=["drift"]).overall == 0.0
+
+
+def test_a_guard_costs_points_when_it_fires_and_counts_nothing_otherwise():
+    guard = RULES.get("HW-001")
+    assert guard.guard and not RULES.get("LAT-001").guard and not RULES.get("HW-008").guard
+    fine = check_design(reference(), behaviour=False, rubrics=["hardware"]).scores["hardware"]
+    broken = check_design(reference(model_size_gb=30), behaviour=False, rubrics=["hardware"]).scores["hardware"]
+    assert broken.applicable == pytest.approx(fine.applicable + guard.points)
+    assert ("HW-001", guard.points) in broken.lost and not fine.lost
