@@ -217,20 +217,19 @@ def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Resu
         return Result(True, _ev([lost], details=[detail]))
     busiest = _busiest_pool(index, result)
     if busiest is not None:
-        detail = (f"no region can take '{lost}''s traffic: at {rps:,.0f} req/s the surviving pool "
+        detail = (f"no region can take the traffic of '{lost}': at {rps:,.0f} req/s the surviving pool "
                   f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%}")
     return Result(False, neg=_ev([lost, *_saturated(result)], details=[detail]))
 
 
-def _busiest_pool(index: DesignIndex, result: Any) -> tuple[str, float] | None:
+def _busiest_pool(index: DesignIndex, result: "DesignResult") -> tuple[str, float] | None:
     """The serving pool with the highest offered load over capacity, and that ratio."""
     worst = None
     for pool in index.serving_pools():
         nr = _node_results(result).get(pool.id)
-        capacity = getattr(nr, "capacity_rps", None) if nr is not None else None
-        if nr is None or getattr(nr, "down", False) or not capacity:
+        if nr is None or nr.down or not nr.capacity_rps:
             continue
-        load = float(getattr(nr, "arrival_rps", 0.0) or 0.0) / float(capacity)
+        load = nr.arrival_rps / nr.capacity_rps
         if worst is None or load > worst[1]:
             worst = (pool.id, load)
     return worst

@@ -111,6 +111,7 @@ class FakeNode:
     replicas: int = 2
     arrival_rps: float = 0.0
     memory_fit: bool | None = True
+    down: bool = False
 
 
 @dataclass
