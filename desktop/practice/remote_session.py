@@ -21,15 +21,20 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
 from inferboard.practice.history import History
-from inferboard.practice.interview_link import (CANDIDATE, INTERVIEWER, CandidateBrief, CandidateLink, InterviewEnded,
-                                                InterviewerLink, LinkError)
+from inferboard.practice.interview_link import (CANDIDATE, INTERVIEWER, CandidateBrief, CandidateLink, DesignChanged,
+                                                InterviewEnded, InterviewerLink, LinkError)
 from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
+from inferboard.remote.mirror import follow
 from inferboard.remote.interview import CandidateGuard, RemoteTransport, resolve_session, session_info
 from inferboard.remote.peer import HostPeer, JoinPeer, Status
 
 from desktop.practice.candidate import CandidateWindow
-from desktop.practice.common import esc
+from desktop.practice.common import esc, mmss
 from desktop.practice.interviewer import InterviewerConsole
+
+#: The candidate's design goes out this long after the last edit (the local mode waits 600 ms): an
+#: edit then shows in the interviewer's mirror well within 200 ms on a LAN (bench/bench_link.py).
+REMOTE_SEND_MS = 100
 
 STATE_TEXT = {
     "idle": "Not started",
@@ -86,7 +91,8 @@ class RemoteCandidate(QObject):
         self.peer = HostPeer(session_info(entry), address, port, code=code, **self.bridge.callbacks())
         self.transport.attach(self.peer)
         self.link = CandidateLink(self.transport, CandidateBrief.of(entry.scenario))
-        self.candidate = CandidateWindow(self.link, data_folder, theme_mode=theme_mode, clock=clock or time.monotonic)
+        self.candidate = CandidateWindow(self.link, data_folder, theme_mode=theme_mode, clock=clock or time.monotonic,
+                                         send_ms=REMOTE_SEND_MS)
         self.connection_label = QLabel("", self.candidate)
         self.connection_label.setObjectName("connection_status")
         self.connection_label.setAccessibleName("Connection to the interviewer")
@@ -160,6 +166,19 @@ class RemoteConsole(InterviewerConsole):
         self.banner.setStyleSheet("padding: 4px 8px; background: #f1f5f9;")
         self.layout().insertWidget(0, self.banner)
         self.setWindowTitle(f"Interviewer (remote) — {self.scenario.title} — Inferboard")
+
+    def on_message(self, message) -> None:
+        """A new design redraws only what changed in the mirror (a whole redraw of 100 components
+        takes about half a second); anything else as in the local mode."""
+        latest = self.link.latest
+        if isinstance(message, DesignChanged) and latest is not None and self.mirror.document.design.nodes \
+                and follow(self.mirror.document.design, latest):
+            self.mirror.set_caption(f"<b>Candidate's design</b> — live, read-only · updated "
+                                    f"{mmss(self.session.elapsed())} · {len(latest.nodes)} components")
+            if self.mirror.following:
+                self.mirror.fit()
+            return
+        super().on_message(message)
 
     def closeEvent(self, event) -> None:
         super().closeEvent(event)
