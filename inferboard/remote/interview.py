@@ -8,7 +8,9 @@ that for code without a GUI; the desktop layer uses a Qt signal) by calling ``de
 On the candidate's machine, ``CandidateGuard`` holds each interviewer message against the
 machine's own copy of the scenario: a follow-up must be one of the scenario's, with exactly the
 requirement changes the scenario declares, and its faults must be of the follow-up's kinds and hit
-a component of the candidate's current design. No interviewer message carries a design, so the
+a component of the candidate's current design; a revealed fact must carry exactly the requirement
+values the scenario gives it (the candidate may copy them into their requirements), a typed
+answer none. No interviewer message carries a design, so the
 interviewer can never edit the candidate's drawing.
 """
 
@@ -127,6 +129,8 @@ class CandidateGuard:
         kind = data.get("type")
         if kind == "phase_changed" and data.get("phase") not in {p.name for p in self.scenario.phases}:
             raise LinkError(f"no phase '{data.get('phase')}' in this scenario")
+        if kind == "fact_revealed":
+            return self._fact(data)
         if kind != "follow_up_played":
             return data
         follow_up = next((f for f in self.scenario.follow_ups if f.id == data.get("follow_up_id")), None)
@@ -139,6 +143,22 @@ class CandidateGuard:
         nodes = self.design_nodes() | {"*"}
         faults = [f for f in data.get("faults", []) if (f[0], f[2]) in declared_faults and f[1] in nodes]
         return {**data, "faults": faults}
+
+
+    def _fact(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A scenario fact carries exactly the requirement values the scenario pins; a typed answer none."""
+        fact_id = str(data.get("fact_id", ""))
+        if fact_id.startswith("typed-"):
+            if data.get("values"):
+                raise LinkError("a typed answer carries no requirement values")
+            return data
+        fact = next((f for f in self.scenario.facts if f.id == fact_id), None)
+        if fact is None:
+            raise LinkError(f"no fact '{fact_id}' in this scenario")
+        truth = self.scenario.requirements.model_dump(mode="json")
+        if data.get("values") != {name: truth.get(name) for name in fact.sets}:
+            raise LinkError(f"fact '{fact_id}' carries values the scenario does not give it")
+        return data
 
 
 class MessagePump:

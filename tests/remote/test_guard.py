@@ -63,3 +63,28 @@ def test_sides_and_scenario_versions_are_checked(library):
         resolve_session(library, {**info, "digest": "0" * 64})
     with pytest.raises(LinkError, match="no scenario 'elsewhere'"):
         resolve_session(library, {**info, "scenario_id": "elsewhere"})
+
+
+def test_a_revealed_fact_carries_only_the_values_the_scenario_gives_it(library):
+    from inferboard.practice.session import PracticeSession
+
+    entry = library.get("eu-medical-imaging")
+    transport, link = candidate_side(entry, set())
+    session = PracticeSession(entry, None)
+    session.start()
+    fact = next(f for f in entry.scenario.facts if f.sets)
+    revealed = session.reveal_fact(fact.id)
+    message = {"type": "fact_revealed", "fact_id": fact.id, "category": fact.category, "text": fact.text,
+               "values": revealed.values, "t_s": 3.0}
+    import json
+
+    message = json.loads(json.dumps(message))
+    transport.deliver(message)
+    assert [f.fact_id for f in link.facts] == [fact.id]
+    transport.deliver({**message, "fact_id": "typed-1", "values": {"mean_rps": 1}})
+    transport.deliver({**message, "values": {**message["values"], "budget_per_hour": 1}})
+    transport.deliver({**message, "fact_id": "invented"})
+    transport.deliver({**message, "fact_id": "typed-2", "values": {}})
+    assert [f.fact_id for f in link.facts] == [fact.id, "typed-2"]
+    assert ["no requirement values" in transport.problems[0], "does not give it" in transport.problems[1],
+            "no fact 'invented'" in transport.problems[2]] == [True, True, True]
