@@ -1,9 +1,26 @@
 """Dynamic batching: one shared-queue batch-service model for the steady state and the timeline.
 
-A batching station has ``servers`` replicas drawing from ONE FIFO queue. When a replica is free and
-the queue holds ``batch_max`` requests or its oldest request has waited ``delay_s``, a batch of
-``min(queue, batch_max)`` leaves; a batch of b takes ``(base_s + item_s*b) * g``, g gamma with mean 1
-and squared CV ``service_scv`` (the semantics of the request-level load test).
+The station. ``servers`` replicas draw from ONE FIFO queue fed by Poisson arrivals. When a replica
+is free and the queue holds ``batch_max`` (B) requests or its oldest request has waited ``delay_s``
+(D), a batch of ``min(queue, B)`` leaves; a batch of b takes ``(base_s + item_s*b) * g``, g gamma
+with mean 1 and squared CV ``service_scv``. These are the rules of the request-level load test.
+
+The method (no closed form is known for c > 1 replicas with the time-out window): the station's
+stationary behaviour is computed once per ``(servers, params)`` by a vectorised Monte Carlo
+solution of exactly these rules at batch level — independent replications (Asmussen & Glynn,
+*Stochastic Simulation: Algorithms and Analysis*, Springer 2007, §III.2 and §IV.4) run side by side
+as numpy rows, each replication advancing one dispatch per step, over a grid of loads with common
+random numbers (the same unit inter-arrival gaps and service noise at every load, so the tabulated
+figures are smooth in the load; Asmussen & Glynn §V.6). A step needs no per-request loop: the
+dispatch time of replication r is ``max(next free replica, min(a_head + D, a_head+B-1))`` and the
+batch is the arrivals up to it, at most B. Every tabulated figure comes from the same runs:
+mean batch E[b], utilisation ``lambda * E[tau(b)g] / (E[b] * c)``, the sojourn and wait
+distributions (request-weighted histograms on log-spaced bins). Between grid loads figures are
+interpolated linearly in the load; above the last grid load (``_LOAD_MAX`` of capacity) the
+queueing part of the wait is scaled by ``(1 - x_max)/(1 - x)`` (heavy-traffic growth).
+
+Accuracy (tests/sim/test_batching_model.py against the request-level load test, 1M requests a
+point): see docs/simulator.md, "Dynamic batcher".
 
 Public API (stable): :class:`BatchParams`, :func:`batch_steady` (one load) and :func:`batch_arrays`
 (vectorised over ticks).
@@ -17,10 +34,20 @@ from functools import lru_cache
 
 import numpy as np
 
-from inferboard.sim import latency_dist as ld, queueing as q, sojourn as sj
+__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady"]
 
-__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_steady"]
-
+#: loads (fractions of full-batch capacity) the model is solved at; replications per load
+_LOADS = np.array([0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.76, 0.82, 0.86, 0.9,
+                   0.93, 0.95, 0.965, 0.975])
+_LOAD_MAX = float(_LOADS[-1])
+_STEPS, _BURN = 1600, 400  #: dispatches per replication, of which the first are discarded
+_SEED = 20261203
+_SAMPLES = 60_000  #: measured requests aimed at per grid load
+_HEAVY_REPS = 32
+_RECORD_EVERY = 2  #: measure every k-th dispatch (consecutive batches are strongly correlated)
+#: probabilities at which sojourn and wait quantiles are tabulated
+_PROBS = np.concatenate([np.linspace(0.0, 0.9, 91), 1.0 - np.geomspace(0.1, 2e-4, 48)[1:], [1.0]])
+_BINS = 2400
 _ARRAY_KEYS = ("capacity", "utilisation", "mean_batch", "throughput", "mean_wait", "mean_sojourn",
                "p50", "p95", "p99")
 
@@ -39,6 +66,14 @@ class BatchParams:
         return self.base_s + self.item_s * b
 
 
+def batch_capacity(servers: int, p: BatchParams) -> float:
+    """Most requests/s ``servers`` replicas complete with full batches: ``c*B/tau(B)``."""
+    if servers <= 0:
+        return 0.0
+    t = p.batch_time(max(int(p.batch_max), 1))
+    return math.inf if t <= 0 else servers * max(int(p.batch_max), 1) / t
+
+
 @dataclass(frozen=True)
 class BatchSolution:
     """Steady state of a batching station at one arrival rate (seconds, requests/s)."""
@@ -47,12 +82,17 @@ class BatchSolution:
     servers: int
     capacity: float  #: most requests/s the replicas complete with full batches
     utilisation: float  #: busy fraction of the replicas
-    mean_batch: float  #: mean batch size
+    mean_batch: float  #: mean batch size (per batch)
     throughput: float  #: requests/s served
     mean_wait: float  #: mean time from arrival to the start of the request's batch
-    mean_service: float  #: mean batch time a request sees
+    mean_service: float  #: mean batch time a request sees (request-weighted)
     saturated: bool
-    spec: sj.SojournSpec | None = field(default=None, repr=False)  #: sojourn distribution (no shift)
+    p_wait: float = 1.0  #: share of requests whose batch did not start at their arrival
+    load: float = 0.0  #: lam / capacity
+    #: sojourn (wait + batch time) and wait quantiles at ``probs``, seconds
+    probs: np.ndarray = field(default_factory=lambda: _PROBS, repr=False)
+    sojourn_q: np.ndarray | None = field(default=None, repr=False)
+    wait_q: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def mean_sojourn(self) -> float:
@@ -60,81 +100,278 @@ class BatchSolution:
 
     def quantile(self, p: float) -> float:
         """The ``p``-quantile of the sojourn (wait + batch time), seconds; inf when saturated."""
-        if self.saturated or self.spec is None:
+        if self.saturated or self.sojourn_q is None:
             return math.inf
-        return _spec_quantiles(self.spec, (p,))[0]
+        return float(np.interp(p, self.probs, self.sojourn_q))
+
+    def sojourn_cdf(self, t: np.ndarray) -> np.ndarray:
+        """P(sojourn <= t), piecewise linear between the tabulated quantiles."""
+        return np.interp(t, self.sojourn_q, self.probs, left=0.0, right=1.0)
+
+    def wait_tail(self, t: float) -> float:
+        """P(wait > t): the share of requests that would time out with time-out ``t``."""
+        if self.saturated or self.wait_q is None:
+            return 1.0
+        return float(1.0 - np.interp(t, self.wait_q, self.probs, left=0.0, right=1.0))
 
 
-def _spec_quantiles(spec: sj.SojournSpec, ps) -> list[float]:
-    _, _, hi = spec.moments()
-    grid = ld.choose_grid(max(hi, 1e-6) * 1.1, 1)
-    rows, _ = sj.build_transforms(grid, [spec])
-    return ld.percentiles(grid, ld.to_pmf(grid, rows[0]), ps)
+@dataclass(frozen=True, eq=False)
+class _Table:
+    capacity: float
+    mean_batch: np.ndarray  #: per grid load
+    util: np.ndarray
+    mean_wait: np.ndarray
+    mean_service: np.ndarray
+    p_wait: np.ndarray
+    sojourn_q: np.ndarray  #: (loads, probs)
+    wait_q: np.ndarray
+
+
+def _replications(p: BatchParams, cap: float) -> np.ndarray:
+    """Replications per grid load: enough for about ``_SAMPLES`` measured requests each, from a rough
+    batch-size guess (light-load window ``1 + lam*D`` or the fluid batch, at most B)."""
+    big_b = max(int(p.batch_max), 1)
+    lam = _LOADS * cap
+    delay = 0.0 if math.isinf(p.delay_s) else p.delay_s
+    guess = np.minimum(big_b, np.maximum(1.0 + lam * delay, _LOADS * big_b))
+    samples = _SAMPLES * np.maximum(1.0, 0.15 / (1.0 - _LOADS))  # waits decorrelate slowly near capacity
+    reps = np.ceil(samples / (len(range(_BURN, _STEPS, _RECORD_EVERY)) * guess)).astype(np.int64)
+    reps = np.maximum(reps, np.where(_LOADS > 0.85, _HEAVY_REPS, 6))
+    reps[0] = 1
+    return reps
+
+
+def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
+    """Run the replications of every grid load side by side (see the module docstring)."""
+    c, big_b, delay = servers, max(int(p.batch_max), 1), p.delay_s
+    n_load = _LOADS.size
+    reps_per = _replications(p, cap)
+    load_of = np.repeat(np.arange(n_load), reps_per)  # row -> grid load
+    rep_of = np.concatenate([np.arange(r) for r in reps_per])  # row -> replication index (common numbers)
+    lam = np.maximum(_LOADS[load_of] * cap, 1e-300)
+    n_rows, reps = load_of.size, int(reps_per.max())
+    rows = np.arange(n_rows)
+    rng = np.random.default_rng(_SEED)
+    width = max(64 * big_b, 1024)  # arrivals buffered per row
+
+    def arrivals(n: int) -> np.ndarray:
+        return np.cumsum(rng.standard_exponential((reps, n))[rep_of] / lam[:, None], axis=1)
+
+    buf = arrivals(width)
+    head = np.zeros(n_rows, np.int64)
+    free = np.zeros((n_rows, c))
+    slots = np.arange(big_b)
+    shape = 1.0 / p.service_scv if p.service_scv > 0 else 0.0
+    noise_all = rng.gamma(shape, 1.0 / shape, (_STEPS, reps))[:, rep_of] if shape > 0 else None
+    tau_hi = p.batch_time(big_b) + (0.0 if math.isinf(delay) else delay)
+    lo = math.log(max(min(p.batch_time(1), tau_hi) * 1e-3, 1e-12))
+    hi = math.log(max(tau_hi, 1e-12) * 1e4)
+    scale = _BINS / (hi - lo)
+    soj_hist = np.zeros(n_load * _BINS)
+    wait_hist = np.zeros(n_load * _BINS)
+    sums = np.zeros((5, n_load))  # measured requests, -, -, request-weighted batch time, wait
+    zero_wait = np.zeros(n_load)
+    offset = load_of * _BINS
+    busy, served, t_from = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
+    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    base, item = p.base_s, p.item_s
+
+    def flush() -> None:
+        wait = np.concatenate([w for w, _, _ in pending])
+        soj = wait + np.concatenate([s for _, s, _ in pending])
+        where = np.concatenate([g for _, _, g in pending])
+        pending.clear()
+        soj_hist[:] += np.bincount(where + np.clip(((np.log(soj) - lo) * scale).astype(np.int64), 0, _BINS - 1),
+                                   minlength=n_load * _BINS)
+        pos = wait > 0
+        wp, gp = wait[pos], where[pos]
+        wait_hist[:] += np.bincount(gp + np.clip(((np.log(wp) - lo) * scale).astype(np.int64), 0, _BINS - 1),
+                                    minlength=n_load * _BINS)
+        zero_wait[:] += np.bincount(where // _BINS, None, n_load) - np.bincount(gp // _BINS, None, n_load)
+        sums[4] += np.bincount(where // _BINS, wait, n_load)
+
+    for step in range(_STEPS):
+        if int(head.max()) + big_b > width:  # slide each row's window and draw fresh arrivals
+            idx = head[:, None] + np.arange(width)[None, :]
+            kept = np.take_along_axis(buf, np.minimum(idx, width - 1), 1)
+            fresh = np.take_along_axis(arrivals(width), np.maximum(idx - width, 0), 1)
+            buf = np.where(idx < width, kept, buf[:, -1:] + fresh)
+            head[:] = 0
+        first = buf[rows, head]
+        nxt = np.argmin(free, axis=1)
+        start = np.maximum(free[rows, nxt], np.minimum(first + delay, buf[rows, head + big_b - 1]))
+        window = buf[rows[:, None], head[:, None] + slots]
+        member = window <= start[:, None]
+        size = member.sum(axis=1)
+        service = base + item * size
+        if noise_all is not None:
+            service = service * noise_all[step]
+        free[rows, nxt] = start + service
+        head += size
+        if step < _BURN:
+            continue
+        if step == _BURN:
+            t_from = start
+        busy += service
+        served += size
+        if step % _RECORD_EVERY:
+            continue
+        pending.append(((start[:, None] - window)[member], np.repeat(service, size), np.repeat(offset, size)))
+        sums[0] += np.bincount(load_of, size, n_load)
+        sums[3] += np.bincount(load_of, service * size, n_load)
+        if len(pending) >= 64:
+            flush()
+    if pending:
+        flush()
+    # every measured dispatch counts for the batch size and the busy time (the same runs)
+    span = np.maximum(start - t_from, 1e-300)
+    mean_b = np.bincount(load_of, served, n_load) / (reps_per * (_STEPS - _BURN))
+    util = np.bincount(load_of, busy, n_load) / (c * np.bincount(load_of, span, n_load))
+    edges = np.exp(lo + np.arange(_BINS + 1) / scale)
+    soj_q = np.empty((n_load, _PROBS.size))
+    wait_q = np.empty((n_load, _PROBS.size))
+    for k in range(n_load):
+        soj_q[k] = _hist_quantiles(soj_hist[k * _BINS:(k + 1) * _BINS], 0.0, edges)
+        wait_q[k] = _hist_quantiles(wait_hist[k * _BINS:(k + 1) * _BINS], zero_wait[k], edges)
+    requests = np.maximum(sums[0], 1.0)
+    mean_b[0], util[0] = 1.0, 0.0  # no traffic: nothing is batched
+    return _Table(cap, mean_b, util, sums[4] / requests, sums[3] / requests, 1.0 - zero_wait / requests, soj_q,
+                  wait_q)
+
+
+def _hist_quantiles(counts: np.ndarray, zeros: float, edges: np.ndarray) -> np.ndarray:
+    """Quantiles at ``_PROBS`` of a histogram on ``edges`` plus an atom of ``zeros`` at 0 (linear
+    within a bin)."""
+    total = counts.sum() + zeros
+    if total <= 0:
+        return np.zeros(_PROBS.size)
+    cdf = np.concatenate([[zeros], zeros + np.cumsum(counts)]) / total
+    x = np.concatenate([[0.0], edges[1:]]) if zeros > 0 else edges
+    if zeros <= 0:
+        cdf = np.concatenate([[0.0], np.cumsum(counts)]) / total
+    keep = np.concatenate([[True], np.diff(cdf) > 0])
+    return np.interp(_PROBS, cdf[keep], x[keep])
+
+
+@lru_cache(maxsize=512)
+def _table(servers: int, p: BatchParams) -> _Table:
+    return _simulate(servers, p, batch_capacity(servers, p))
+
+
+def _no_traffic(servers: int, p: BatchParams, cap: float) -> BatchSolution:
+    tau = p.batch_time(1)
+    d = 0.0 if math.isinf(p.delay_s) else p.delay_s
+    return BatchSolution(0.0, servers, cap, 0.0, 1.0, 0.0, d, tau, False, 1.0 if d > 0 else 0.0, 0.0,
+                         _PROBS, np.full(_PROBS.size, d + tau), np.full(_PROBS.size, d))
 
 
 def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
     """The batching station's steady state at arrival rate ``lam`` on ``servers`` replicas."""
-    c, bmax = int(servers), max(int(p.batch_max), 1)
-    cap = q.batch_capacity(c, bmax, p.base_s, p.item_s)
+    c = int(servers)
+    cap = batch_capacity(c, p)
     if c <= 0 or lam >= cap:
-        return BatchSolution(lam, c, cap, 1.0 if c > 0 else 0.0, float(bmax), min(lam, cap), math.inf,
-                             p.batch_time(bmax), lam > 0 or c <= 0)
-    bs = q.batch_station(lam, c, bmax, p.base_s, p.item_s, p.delay_s, ca2=1.0, cs2=p.service_scv)
-    cong = bs.congestion_wait
-    rho = lam / cap if math.isfinite(cap) else 0.0
-    pc = min(1.0, rho) if cong > 0 else 0.0
-    spec = sj.SojournSpec(0.0, "batch", 1.0 - pc, pc / cong if cong > 0 else 1.0, 0.0, 1.0, math.inf,
-                          bs.batch_service, math.sqrt(p.service_scv), bs.p_first, bs.window, bs.follower_wait,
-                          bs.p_busy, bs.server_wait)
-    wait = bs.batching_wait + bs.p_busy * bs.server_wait + cong
-    return BatchSolution(lam, c, cap, bs.busy_fraction, bs.mean_batch, lam, wait, bs.batch_service, False, spec)
+        return BatchSolution(lam, c, cap, 1.0 if c > 0 else 0.0, float(max(p.batch_max, 1)), min(lam, cap),
+                             math.inf, p.batch_time(max(p.batch_max, 1)), lam > 0 or c <= 0, 1.0,
+                             lam / cap if cap > 0 else 1.0)
+    if lam <= 0 or not math.isfinite(cap):
+        return _no_traffic(c, p, cap)
+    table = _table(c, p)
+    x = lam / cap
+    fig = _figures(table, np.array([x]))
+    i, j, f = _interp_rows(x)
+    grow = _growth(np.array([x]))[0]
+    wi, wj = (1.0 - _LOADS[i]) * (1.0 - f), (1.0 - _LOADS[j]) * f  # interpolation of v*(1 - x), see _figures
+    xc = min(x, _LOAD_MAX)
+    wait_q = (table.wait_q[i] * wi + table.wait_q[j] * wj) / (1.0 - xc) * grow
+    soj_q = (table.sojourn_q[i] * wi + table.sojourn_q[j] * wj) / (1.0 - xc) + (grow - 1.0) * table.wait_q[-1]
+    return BatchSolution(lam, c, cap, float(fig["utilisation"][0]), float(fig["mean_batch"][0]), lam,
+                         float(fig["mean_wait"][0]), float(fig["mean_service"][0]), False, float(fig["p_wait"][0]),
+                         x, _PROBS, soj_q, wait_q)
 
 
-#: loads (fractions of capacity) at which ``batch_arrays`` tabulates the solution
-_LOAD_GRID = np.concatenate([np.linspace(0.0, 0.9, 46), 1.0 - np.geomspace(0.1, 1e-3, 24)])
+def _interp_rows(x: float) -> tuple[int, int, float]:
+    """The two grid loads around ``x`` (capped at the last) and the weight of the upper one."""
+    xc = min(x, _LOAD_MAX)
+    k = min(max(int(np.searchsorted(_LOADS, xc, side="right")) - 1, 0), _LOADS.size - 2)
+    return k, k + 1, min(max((xc - _LOADS[k]) / (_LOADS[k + 1] - _LOADS[k]), 0.0), 1.0)
 
 
-@lru_cache(maxsize=256)
-def _table(servers: int, p: BatchParams) -> dict[str, np.ndarray]:
-    cap = q.batch_capacity(servers, p.batch_max, p.base_s, p.item_s)
-    cols = {k: [] for k in _ARRAY_KEYS}
-    for x in _LOAD_GRID:
-        s = batch_steady(float(x) * cap, servers, p)
-        p50, p95, p99 = _spec_quantiles(s.spec, (0.5, 0.95, 0.99)) if s.spec is not None else (0.0,) * 3
-        for k, v in zip(_ARRAY_KEYS, (s.capacity, s.utilisation, s.mean_batch, s.throughput, s.mean_wait,
-                                      s.mean_sojourn, p50, p95, p99)):
-            cols[k].append(v)
-    return {k: np.array(v, dtype=float) for k, v in cols.items()}
+def _growth(x: np.ndarray) -> np.ndarray:
+    """Heavy-traffic growth of waits beyond the last solved load: ``(1 - x_max)/(1 - x)``."""
+    return np.where(x > _LOAD_MAX, (1.0 - _LOAD_MAX) / np.maximum(1.0 - x, 1e-12), 1.0)
+
+
+@lru_cache(maxsize=512)
+def _quantile_columns(table: _Table) -> dict[str, np.ndarray]:
+    """Per grid load: the sojourn p50/p95/p99 and the wait p50/p95/p99."""
+    cols = {}
+    for name, prob in (("p50", 0.5), ("p95", 0.95), ("p99", 0.99)):
+        cols[name] = np.array([np.interp(prob, _PROBS, row) for row in table.sojourn_q])
+        cols["w" + name] = np.array([np.interp(prob, _PROBS, row) for row in table.wait_q])
+    return cols
+
+
+def _lerp_scaled(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Waits between grid loads: ``v*(1 - x)`` interpolated linearly, then divided by ``1 - x``
+    (exact for the heavy-traffic shape ``a + b/(1 - x)``; plain interpolation would overstate the
+    convex growth of waits between grid points)."""
+    return np.interp(x, _LOADS, values * (1.0 - _LOADS)) / (1.0 - x)
+
+
+def _figures(table: _Table, x: np.ndarray) -> dict[str, np.ndarray]:
+    """Figures at loads ``x`` (< 1) from a solved table, vectorised."""
+    xc = np.minimum(x, _LOAD_MAX)
+    grow = _growth(x)
+    out = {k: np.interp(xc, _LOADS, getattr(table, attr)) for k, attr in (
+        ("mean_batch", "mean_batch"), ("utilisation", "util"), ("mean_service", "mean_service"),
+        ("p_wait", "p_wait"))}
+    out["mean_wait"] = _lerp_scaled(xc, table.mean_wait)
+    last_util = float(table.util[-1])
+    beyond = x > _LOAD_MAX
+    out["utilisation"] = np.where(beyond, last_util + (1.0 - last_util) * (x - _LOAD_MAX) / (1.0 - _LOAD_MAX),
+                                  out["utilisation"])
+    out["mean_wait"] = out["mean_wait"] * grow
+    cols = _quantile_columns(table)
+    for name in ("p50", "p95", "p99"):
+        out[name] = _lerp_scaled(xc, cols[name]) + (grow - 1.0) * cols["w" + name][-1]
+    out["mean_sojourn"] = out["mean_wait"] + out["mean_service"]
+    return out
 
 
 def batch_arrays(lam: np.ndarray, servers: np.ndarray, p: BatchParams) -> dict[str, np.ndarray]:
-    """``batch_steady`` figures element by element (ticks), from a table over the load per server
-    count, interpolated. Saturated elements get the full-batch utilisation 1, throughput = capacity
-    and ``inf`` waits and percentiles."""
-    lam = np.asarray(lam, dtype=float)
+    """``batch_steady`` figures element by element (ticks); one solved table per server count, read
+    by interpolation in the load. Saturated elements: utilisation 1, full batches, throughput =
+    capacity, ``inf`` waits and percentiles; no traffic: no wait beyond the window, utilisation 0."""
+    lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
     c = np.floor(np.asarray(servers, dtype=float) + 1e-9).astype(np.int64)
     lam, c = np.broadcast_arrays(lam, c)
-    out = {k: np.zeros(lam.shape) for k in _ARRAY_KEYS}
+    shape = lam.shape
+    lam, c = lam.reshape(-1), c.reshape(-1)
+    out = {k: np.zeros(lam.size) for k in _ARRAY_KEYS}
     for n in np.unique(c):
-        sel = c == n
-        if n <= 0:
-            out["mean_batch"][sel] = float(p.batch_max)
-            for k in ("mean_wait", "mean_sojourn", "p50", "p95", "p99"):
-                out[k][sel] = np.where(lam[sel] > 0, np.inf, 0.0)
+        sel = np.flatnonzero(c == n)
+        cap = batch_capacity(int(n), p)
+        out["capacity"][sel] = cap
+        ls = lam[sel]
+        if n <= 0 or not math.isfinite(cap):
+            idle = _no_traffic(max(int(n), 0), p, cap)
+            dead = (ls > 0) & (n <= 0)
+            for k, v in (("mean_batch", 1.0), ("throughput", np.where(dead, 0.0, ls)),
+                         ("mean_wait", np.where(dead, math.inf, idle.mean_wait)),
+                         ("mean_sojourn", np.where(dead, math.inf, idle.mean_sojourn))):
+                out[k][sel] = v
+            for k in ("p50", "p95", "p99"):
+                out[k][sel] = np.where(dead, math.inf, idle.mean_sojourn)
             continue
-        table = _table(int(n), p)
-        cap = float(table["capacity"][0])
-        x = lam[sel] / cap if math.isfinite(cap) and cap > 0 else np.zeros(int(sel.sum()))
+        x = ls / cap
+        fig = _figures(_table(int(n), p), np.minimum(x, 1.0 - 1e-9))
         over = x >= 1.0
-        for k in _ARRAY_KEYS:
-            v = np.interp(np.minimum(x, 1.0), _LOAD_GRID, table[k])
-            if k in ("throughput",):
-                v = np.minimum(lam[sel], cap)
-            elif k in ("mean_wait", "mean_sojourn", "p50", "p95", "p99"):
-                v = np.where(over, np.inf, v)
-            elif k == "utilisation":
-                v = np.where(over, 1.0, v)
-            elif k == "mean_batch":
-                v = np.where(over, float(p.batch_max), v)
-            out[k][sel] = v
-    return out
+        idle = _no_traffic(int(n), p, cap)
+        zero = ls <= 0
+        out["utilisation"][sel] = np.where(over, 1.0, np.where(zero, 0.0, np.minimum(fig["utilisation"], 1.0)))
+        out["mean_batch"][sel] = np.where(over, float(max(p.batch_max, 1)), np.where(zero, 1.0, fig["mean_batch"]))
+        out["throughput"][sel] = np.minimum(ls, cap)
+        for k, empty in (("mean_wait", idle.mean_wait), ("mean_sojourn", idle.mean_sojourn), ("p50", idle.mean_sojourn),
+                         ("p95", idle.mean_sojourn), ("p99", idle.mean_sojourn)):
+            out[k][sel] = np.where(over, math.inf, np.where(zero, empty, fig[k]))
+    return {k: v.reshape(shape) for k, v in out.items()}
