@@ -19,7 +19,8 @@ Per station (all formulas in ``queueing.py``):
   and CV. A time-out then removes ``P(W > T)`` (exact Erlang mixture of M/M/c/K), each time-out
   freeing a place an arrival would have been refused; if T is shorter than the time to drain a
   full room (m / capacity) the room never fills and the station is solved as M/M/c+D instead.
-* dynamic batcher → ``queueing.batch_station``.
+* dynamic batcher → ``batching.batch_steady`` (shared queue on c replicas; its sojourn distribution
+  enters the path convolution as a tabulated distribution).
 * overload (λ ≥ capacity) is a result, not an error: a bounded queue sheds the excess; an unbounded
   one times the excess out if it has a time-out (served requests then wait about T), otherwise the
   excess is reported as ``backlog_growth_rps`` and the served requests are given the documented
@@ -42,7 +43,7 @@ from functools import cached_property
 
 import numpy as np
 
-from inferboard.sim import explain, latency_dist as ld, queueing as q, sojourn as sj
+from inferboard.sim import batching as bt, explain, latency_dist as ld, queueing as q, sojourn as sj
 from inferboard.sim.gimc import gimc
 from inferboard.sim.network import Network, Station
 
@@ -361,16 +362,24 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     return calc
 
 
+def batch_params(st: Station, ca2: float = 1.0) -> bt.BatchParams:
+    """The batching parameters of a batching station; the arrival SCV is rounded to 0.05 so that
+    nearby values share one solved table."""
+    return bt.BatchParams(st.batch_max, st.batch_timeout_s, st.batch_base_s, st.batch_item_s, st.service_cv ** 2,
+                          round(min(max(ca2, 0.0), 20.0) * 20.0) / 20.0)
+
+
 def _batch(st: Station, lam: float, ca2: float) -> _Calc:
-    c, bmax, cs2, t = st.servers, st.batch_max, st.service_cv ** 2, st.timeout_s
-    cap = q.batch_capacity(c, bmax, st.batch_base_s, st.batch_item_s)
+    c, bmax, t = st.servers, st.batch_max, st.timeout_s
+    params = batch_params(st, ca2)
+    cap = bt.batch_capacity(c, params)
     info = {"lam": lam, "c": c, "B": bmax, "tau0": st.batch_base_s, "alpha": st.batch_item_s,
-            "D": st.batch_timeout_s, "ca2": ca2, "cs2": cs2}
+            "D": st.batch_timeout_s, "ca2": ca2, "cs2": params.service_scv}
     calc = _Calc(f"batch B={bmax} ×{c}", cap, info)
     unlimited = not math.isfinite(cap)
     # the room limits the queue only if the time-out does not empty it first
     bounded = st.queue_capacity is not None and not unlimited and (t is None or t >= st.queue_capacity / cap)
-    if bounded:
+    if bounded:  # M/M/c/K blocking with servers of rate capacity/c (approximate; exact room effects not modelled)
         block = q.mmck(lam, cap / c, c, st.queue_capacity).blocking
         calc.shed_f = max(block, 1.0 - cap / lam if lam > cap else 0.0)
     admitted = lam * (1.0 - calc.shed_f)
@@ -387,24 +396,15 @@ def _batch(st: Station, lam: float, ca2: float) -> _Calc:
         calc.spec = sj.SojournSpec(shift=st.fixed_delay_s + d, service_mean=tau_b, service_cv=st.service_cv)
         info.update(case="overload", rho=lam / cap)
         return calc
-    bs = q.batch_station(admitted, c, bmax, st.batch_base_s, st.batch_item_s, st.batch_timeout_s,
-                         ca2=ca2, cs2=cs2)
-    cong = min(bs.congestion_wait, st.queue_capacity / cap) if bounded else bs.congestion_wait
-    rho = admitted / cap if not unlimited else 0.0
-    pc = min(1.0, rho) if cong > 0 else 0.0
-    calc.batch, calc.service, calc.util = bs.mean_batch, bs.batch_service, bs.busy_fraction
-    calc.batching = bs.batching_wait
-    queue_wait = bs.p_busy * bs.server_wait + cong
-    calc.wait = bs.batching_wait + queue_wait
-    calc.p_wait = 1.0 if st.batch_timeout_s > 0 or bs.p_busy > 0 or cong > 0 else 0.0
-    calc.spec = sj.SojournSpec(st.fixed_delay_s, "batch", 1.0 - pc, pc / cong if cong > 0 else 1.0, 0.0, 1.0,
-                               math.inf, bs.batch_service, st.service_cv, bs.p_first, bs.window, bs.follower_wait,
-                               bs.p_busy, bs.server_wait)
-    p_out = sj.wait_tail(calc.spec, t) if t is not None else 0.0
+    sol = bt.batch_steady(admitted, c, params)
+    calc.batch, calc.service, calc.util = sol.mean_batch, sol.mean_service, sol.utilisation
+    calc.batching, calc.wait, calc.p_wait = sol.forming_wait, sol.mean_wait, sol.p_wait
+    calc.spec = sj.SojournSpec(st.fixed_delay_s, "table", table_id=sj.register_table(sol.probs, sol.sojourn_q))
+    p_out = sol.wait_tail(t) if t is not None else 0.0
     calc.timeout_f = (1.0 - calc.shed_f) * p_out
     calc.served_pre = admitted * (1.0 - p_out)
-    info.update(case="batch", rho=rho, light_batch=bs.light_batch, fluid_batch=bs.fluid_batch,
-                window=bs.window, cong=cong, p_out=p_out)
+    info.update(case="batch", rho=sol.load, p_out=p_out, p99=sol.quantile(0.99), p50=sol.quantile(0.5),
+                forming=sol.forming_wait)
     return calc
 
 

@@ -40,7 +40,7 @@ __all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "ba
 _LOADS = np.array([0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.76, 0.82, 0.86, 0.9,
                    0.93, 0.95, 0.965, 0.975])
 _LOAD_MAX = float(_LOADS[-1])
-_STEPS, _BURN = 1600, 400  #: dispatches per replication, of which the first are discarded
+_STEPS, _BURN = 1600, 400  #: dispatches per replication, of which the first are discarded (B <= 16)
 _SEED = 20261203
 _SAMPLES = 60_000  #: measured requests aimed at per grid load
 _HEAVY_REPS = 32
@@ -61,6 +61,8 @@ class BatchParams:
     base_s: float
     item_s: float
     service_scv: float = 0.0
+    #: squared CV of the inter-arrival gaps (1 = Poisson; others: a renewal stream of gamma gaps)
+    arrival_scv: float = 1.0
 
     def batch_time(self, b: float) -> float:
         return self.base_s + self.item_s * b
@@ -87,6 +89,7 @@ class BatchSolution:
     mean_wait: float  #: mean time from arrival to the start of the request's batch
     mean_service: float  #: mean batch time a request sees (request-weighted)
     saturated: bool
+    forming_wait: float = 0.0  #: part of mean_wait until the batch is ready (full, or its oldest waited D)
     p_wait: float = 1.0  #: share of requests whose batch did not start at their arrival
     load: float = 0.0  #: lam / capacity
     #: sojourn (wait + batch time) and wait quantiles at ``probs``, seconds
@@ -121,10 +124,18 @@ class _Table:
     mean_batch: np.ndarray  #: per grid load
     util: np.ndarray
     mean_wait: np.ndarray
+    forming_wait: np.ndarray  #: part of the wait until the batch is ready (full or its oldest waited D)
     mean_service: np.ndarray
     p_wait: np.ndarray
     sojourn_q: np.ndarray  #: (loads, probs)
     wait_q: np.ndarray
+
+
+def _steps(big_b: int) -> tuple[int, int]:
+    """Dispatches per replication and burn-in: fewer for big batches (each dispatch moves B requests,
+    and the queue relaxes in about 1/(B(1 - x)^2) dispatches)."""
+    steps = max(400, min(_STEPS, _STEPS * 16 // max(big_b, 1)))
+    return steps, steps * _BURN // _STEPS
 
 
 def _replications(p: BatchParams, cap: float) -> np.ndarray:
@@ -135,7 +146,8 @@ def _replications(p: BatchParams, cap: float) -> np.ndarray:
     delay = 0.0 if math.isinf(p.delay_s) else p.delay_s
     guess = np.minimum(big_b, np.maximum(1.0 + lam * delay, _LOADS * big_b))
     samples = _SAMPLES * np.maximum(1.0, 0.15 / (1.0 - _LOADS))  # waits decorrelate slowly near capacity
-    reps = np.ceil(samples / (len(range(_BURN, _STEPS, _RECORD_EVERY)) * guess)).astype(np.int64)
+    steps, burn = _steps(big_b)
+    reps = np.ceil(samples / (len(range(burn, steps, _RECORD_EVERY)) * guess)).astype(np.int64)
     reps = np.maximum(reps, np.where(_LOADS > 0.85, _HEAVY_REPS, 6))
     reps[0] = 1
     return reps
@@ -152,24 +164,33 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
     n_rows, reps = load_of.size, int(reps_per.max())
     rows = np.arange(n_rows)
     rng = np.random.default_rng(_SEED)
-    width = max(64 * big_b, 1024)  # arrivals buffered per row
+    width = max(8 * big_b, 1024)  # arrivals buffered per row
+
+    ca2 = p.arrival_scv if p.arrival_scv > 1e-9 else 0.0
 
     def arrivals(n: int) -> np.ndarray:
-        return np.cumsum(rng.standard_exponential((reps, n))[rep_of] / lam[:, None], axis=1)
+        if ca2 == 0.0:
+            unit = np.ones((reps, n))
+        elif ca2 == 1.0:
+            unit = rng.standard_exponential((reps, n))
+        else:
+            unit = rng.gamma(1.0 / ca2, ca2, (reps, n))
+        return np.cumsum(unit[rep_of] / lam[:, None], axis=1)
 
     buf = arrivals(width)
     head = np.zeros(n_rows, np.int64)
     free = np.zeros((n_rows, c))
     slots = np.arange(big_b)
-    shape = 1.0 / p.service_scv if p.service_scv > 0 else 0.0
-    noise_all = rng.gamma(shape, 1.0 / shape, (_STEPS, reps))[:, rep_of] if shape > 0 else None
+    shape = 1.0 / p.service_scv if p.service_scv > 1e-9 else 0.0
+    n_steps, burn = _steps(big_b)
+    noise_all = rng.gamma(shape, 1.0 / shape, (n_steps, reps))[:, rep_of] if shape > 0 else None
     tau_hi = p.batch_time(big_b) + (0.0 if math.isinf(delay) else delay)
     lo = math.log(max(min(p.batch_time(1), tau_hi) * 1e-3, 1e-12))
     hi = math.log(max(tau_hi, 1e-12) * 1e4)
     scale = _BINS / (hi - lo)
     soj_hist = np.zeros(n_load * _BINS)
     wait_hist = np.zeros(n_load * _BINS)
-    sums = np.zeros((5, n_load))  # measured requests, -, -, request-weighted batch time, wait
+    sums = np.zeros((5, n_load))  # measured requests, -, batch forming wait, request-weighted batch time, wait
     zero_wait = np.zeros(n_load)
     offset = load_of * _BINS
     busy, served, t_from = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
@@ -190,7 +211,7 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         zero_wait[:] += np.bincount(where // _BINS, None, n_load) - np.bincount(gp // _BINS, None, n_load)
         sums[4] += np.bincount(where // _BINS, wait, n_load)
 
-    for step in range(_STEPS):
+    for step in range(n_steps):
         if int(head.max()) + big_b > width:  # slide each row's window and draw fresh arrivals
             idx = head[:, None] + np.arange(width)[None, :]
             kept = np.take_along_axis(buf, np.minimum(idx, width - 1), 1)
@@ -199,7 +220,8 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
             head[:] = 0
         first = buf[rows, head]
         nxt = np.argmin(free, axis=1)
-        start = np.maximum(free[rows, nxt], np.minimum(first + delay, buf[rows, head + big_b - 1]))
+        ready = np.minimum(first + delay, buf[rows, head + big_b - 1])
+        start = np.maximum(free[rows, nxt], ready)
         window = buf[rows[:, None], head[:, None] + slots]
         member = window <= start[:, None]
         size = member.sum(axis=1)
@@ -208,15 +230,17 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
             service = service * noise_all[step]
         free[rows, nxt] = start + service
         head += size
-        if step < _BURN:
+        if step < burn:
             continue
-        if step == _BURN:
+        if step == burn:
             t_from = start
         busy += service
         served += size
         if step % _RECORD_EVERY:
             continue
         pending.append(((start[:, None] - window)[member], np.repeat(service, size), np.repeat(offset, size)))
+        forming = np.minimum(np.maximum(ready[:, None] - window, 0.0), start[:, None] - window)[member]
+        sums[2] += np.bincount(np.repeat(load_of, size), forming, n_load)
         sums[0] += np.bincount(load_of, size, n_load)
         sums[3] += np.bincount(load_of, service * size, n_load)
         if len(pending) >= 64:
@@ -225,7 +249,7 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         flush()
     # every measured dispatch counts for the batch size and the busy time (the same runs)
     span = np.maximum(start - t_from, 1e-300)
-    mean_b = np.bincount(load_of, served, n_load) / (reps_per * (_STEPS - _BURN))
+    mean_b = np.bincount(load_of, served, n_load) / (reps_per * (n_steps - burn))
     util = np.bincount(load_of, busy, n_load) / (c * np.bincount(load_of, span, n_load))
     edges = np.exp(lo + np.arange(_BINS + 1) / scale)
     soj_q = np.empty((n_load, _PROBS.size))
@@ -235,7 +259,7 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         wait_q[k] = _hist_quantiles(wait_hist[k * _BINS:(k + 1) * _BINS], zero_wait[k], edges)
     requests = np.maximum(sums[0], 1.0)
     mean_b[0], util[0] = 1.0, 0.0  # no traffic: nothing is batched
-    return _Table(cap, mean_b, util, sums[4] / requests, sums[3] / requests, 1.0 - zero_wait / requests, soj_q,
+    return _Table(cap, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests, 1.0 - zero_wait / requests, soj_q,
                   wait_q)
 
 
@@ -261,8 +285,9 @@ def _table(servers: int, p: BatchParams) -> _Table:
 def _no_traffic(servers: int, p: BatchParams, cap: float) -> BatchSolution:
     tau = p.batch_time(1)
     d = 0.0 if math.isinf(p.delay_s) else p.delay_s
-    return BatchSolution(0.0, servers, cap, 0.0, 1.0, 0.0, d, tau, False, 1.0 if d > 0 else 0.0, 0.0,
-                         _PROBS, np.full(_PROBS.size, d + tau), np.full(_PROBS.size, d))
+    return BatchSolution(lam=0.0, servers=servers, capacity=cap, utilisation=0.0, mean_batch=1.0, throughput=0.0,
+                         mean_wait=d, mean_service=tau, saturated=False, forming_wait=d, p_wait=1.0 if d > 0 else 0.0,
+                         load=0.0, sojourn_q=np.full(_PROBS.size, d + tau), wait_q=np.full(_PROBS.size, d))
 
 
 def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
@@ -270,9 +295,10 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
     c = int(servers)
     cap = batch_capacity(c, p)
     if c <= 0 or lam >= cap:
-        return BatchSolution(lam, c, cap, 1.0 if c > 0 else 0.0, float(max(p.batch_max, 1)), min(lam, cap),
-                             math.inf, p.batch_time(max(p.batch_max, 1)), lam > 0 or c <= 0, 1.0,
-                             lam / cap if cap > 0 else 1.0)
+        return BatchSolution(lam=lam, servers=c, capacity=cap, utilisation=1.0 if c > 0 else 0.0,
+                             mean_batch=float(max(p.batch_max, 1)), throughput=min(lam, cap), mean_wait=math.inf,
+                             mean_service=p.batch_time(max(p.batch_max, 1)), saturated=lam > 0 or c <= 0,
+                             load=lam / cap if cap > 0 else 1.0)
     if lam <= 0 or not math.isfinite(cap):
         return _no_traffic(c, p, cap)
     table = _table(c, p)
@@ -284,9 +310,11 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
     xc = min(x, _LOAD_MAX)
     wait_q = (table.wait_q[i] * wi + table.wait_q[j] * wj) / (1.0 - xc) * grow
     soj_q = (table.sojourn_q[i] * wi + table.sojourn_q[j] * wj) / (1.0 - xc) + (grow - 1.0) * table.wait_q[-1]
-    return BatchSolution(lam, c, cap, float(fig["utilisation"][0]), float(fig["mean_batch"][0]), lam,
-                         float(fig["mean_wait"][0]), float(fig["mean_service"][0]), False, float(fig["p_wait"][0]),
-                         x, _PROBS, soj_q, wait_q)
+    return BatchSolution(lam=lam, servers=c, capacity=cap, utilisation=float(fig["utilisation"][0]),
+                         mean_batch=float(fig["mean_batch"][0]), throughput=lam, mean_wait=float(fig["mean_wait"][0]),
+                         mean_service=float(fig["mean_service"][0]), saturated=False,
+                         forming_wait=min(float(fig["forming_wait"][0]), float(fig["mean_wait"][0])),
+                         p_wait=float(fig["p_wait"][0]), load=x, sojourn_q=soj_q, wait_q=wait_q)
 
 
 def _interp_rows(x: float) -> tuple[int, int, float]:
@@ -324,7 +352,7 @@ def _figures(table: _Table, x: np.ndarray) -> dict[str, np.ndarray]:
     grow = _growth(x)
     out = {k: np.interp(xc, _LOADS, getattr(table, attr)) for k, attr in (
         ("mean_batch", "mean_batch"), ("utilisation", "util"), ("mean_service", "mean_service"),
-        ("p_wait", "p_wait"))}
+        ("p_wait", "p_wait"), ("forming_wait", "forming_wait"))}
     out["mean_wait"] = _lerp_scaled(xc, table.mean_wait)
     last_util = float(table.util[-1])
     beyond = x > _LOAD_MAX

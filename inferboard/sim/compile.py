@@ -31,6 +31,8 @@ from inferboard.sim.network import Network, Path, Station
 
 ROUTER_KINDS = ("global_load_balancer", "regional_load_balancer", "admission_control", "canary_router", "cache",
                 "request_queue", "dynamic_batcher", "traffic_source")
+#: Pools a dynamic batcher in front of serves in batches (a generation pool batches continuously).
+BATCHED_POOLS = ("gpu_pool", "cpu_pool")
 #: Round-trip network latency between locations, seconds (illustrative public-cloud figures).
 SAME_CONTINENT_RTT_S = 0.025
 CROSS_RTT_S = {frozenset({"us", "eu"}): 0.08, frozenset({"us", "ap"}): 0.15, frozenset({"eu", "ap"}): 0.2}
@@ -273,7 +275,7 @@ class _Compiler:
         if not plan.live:
             return 0.0
         batcher = self.feeder(node_id, "dynamic_batcher")
-        if batcher and self._kind[node_id] == "gpu_pool":
+        if batcher and self._kind[node_id] in BATCHED_POOLS:
             b = int(self._params[batcher]["max_batch_size"])
             batch_s = plan.batch_base_s + plan.batch_item_s * b
             return plan.servers * b / batch_s if batch_s > 0 else math.inf
@@ -535,7 +537,7 @@ def _station_for_pool(c: _Compiler, node_id: str) -> Station:
         hp = c.s.params[holder]
         capacity = int(hp.get("queue_capacity", hp.get("capacity", 0))) or None
         timeout = float(hp["timeout_ms"]) / 1000
-    if batcher and c.kind(node_id) == "gpu_pool":
+    if batcher and c.kind(node_id) in BATCHED_POOLS:
         bp = c.s.params[batcher]
         return Station(node_id, servers=plan.servers if plan.live else 0, service_mean_s=plan.service_mean_s,
                        service_cv=plan.service_cv, batch_max=int(bp["max_batch_size"]),

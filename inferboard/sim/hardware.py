@@ -108,8 +108,10 @@ def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_
         spot_fraction = spot / replicas if replicas else 0.0
         price = spec.cost.per_replica_per_hour * vcpu_scale * replicas * (
             1 - spot_fraction + spot_fraction * CPU_SPOT_PRICE_FACTOR)
-        plan = PoolPlan(node.id, node.kind, replicas, replicas * workers, float(p.get("service_ms", 10.0)) / 1000,
-                        float(p.get("service_cv", 1.0)), price_per_hour=price, notes=notes)
+        service = float(p.get("service_ms", 10.0)) / 1000
+        share = float(p.get("batch_fixed_share", 0.0))  # a batch of b: service*(share + (1 - share)*b)
+        plan = PoolPlan(node.id, node.kind, replicas, replicas * workers, service, float(p.get("service_cv", 1.0)),
+                        service * share, service * (1.0 - share), price_per_hour=price, notes=notes)
         plan.notes.append(f"{replicas} replicas x {workers} workers = {replicas * workers} servers, "
                           f"{p.get('service_ms')} ms per request")
     plan.error_rate = error_rate

@@ -6,12 +6,13 @@ closed-form building blocks)."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from collections import OrderedDict
+from dataclasses import dataclass
 
 import numpy as np
 
-from inferboard.sim.latency_dist import (Grid, atom_exp_factor, choose_grid, gamma_factor, reflected_exp_factor,
-                                         shift_factor, to_pmf, truncated_gamma_rows, uniform_factor)
+from inferboard.sim.latency_dist import (Grid, atom_exp_factor, gamma_factor, reflected_exp_factor, shift_factor,
+                                         to_pmf, truncated_gamma_rows)
 
 
 @dataclass(slots=True)
@@ -24,15 +25,15 @@ class SojournSpec:
     * ``kind="exp"``: density ∝ ``exp(-wait_rate*x)`` on ``(0, trunc)``; ``wait_rate`` may be <= 0
       (overloaded queue with time-outs), then ``trunc`` must be finite;
     * ``kind="gamma"``: gamma with mean ``wait_mean`` and CV ``wait_cv``, cut at ``trunc``;
-    * ``kind="batch"``: [window atom at ``window`` with prob. ``p_first``, else uniform on
-      ``[0, 2*follower_wait]``] ⊛ [with prob. ``p_busy`` uniform on ``[0, 2*server_wait]``] ⊛ the
-      atom + exponential congestion term (``p0``, ``wait_rate``);
+    * ``kind="table"``: the station's whole sojourn (wait and service together; ``p0`` 1 and no
+      service part) is a tabulated distribution, quantiles registered with ``register_table`` and
+      referred to by ``table_id`` (the dynamic batcher, ``batching.py``);
 
     the service is gamma with mean ``service_mean`` and CV ``service_cv`` (0 = constant, 1 = exponential).
     """
 
     shift: float = 0.0
-    kind: str = "none"  # "none" | "exp" | "gamma" | "batch"
+    kind: str = "none"  # "none" | "exp" | "gamma" | "table"
     p0: float = 1.0
     wait_rate: float = 0.0
     wait_mean: float = 0.0
@@ -40,11 +41,7 @@ class SojournSpec:
     trunc: float = math.inf
     service_mean: float = 0.0
     service_cv: float = 0.0
-    p_first: float = 1.0
-    window: float = 0.0
-    follower_wait: float = 0.0
-    p_busy: float = 0.0
-    server_wait: float = 0.0
+    table_id: float = -1.0
 
     def moments(self) -> tuple[float, float, float]:
         """``(mean, variance, rough 99.9th percentile)`` used to size the grid (generous)."""
@@ -53,7 +50,7 @@ class SojournSpec:
         var = sd_s * sd_s
         q = mean + sd_s * max(6.0, 3.0 + 3.0 * self.service_cv)
         pw = 1.0 - self.p0
-        if pw > 0 and self.kind in ("exp", "batch") and (self.wait_rate > 0 or math.isfinite(self.trunc)):
+        if pw > 0 and self.kind == "exp" and (self.wait_rate > 0 or math.isfinite(self.trunc)):
             if self.wait_rate > 0:
                 m = 1.0 / self.wait_rate
                 tail = m * math.log(max(pw / 1e-3, 1.0))
@@ -69,27 +66,21 @@ class SojournSpec:
             w1, w2 = pw * self.wait_mean, pw * (sd * sd + self.wait_mean ** 2)
             mean, var = mean + w1, var + max(w2 - w1 * w1, 0.0)
             q += min(self.trunc, self.wait_mean + sd * max(6.0, 3.0 + 3.0 * self.wait_cv))
-        if self.kind == "batch":
-            a, pf = 2.0 * self.follower_wait, self.p_first
-            w1 = pf * self.window + (1 - pf) * a / 2
-            w2 = pf * self.window ** 2 + (1 - pf) * a * a / 3
-            b1, b2 = self.p_busy * self.server_wait, self.p_busy * 4 * self.server_wait ** 2 / 3
-            mean += w1 + b1
-            var += max(w2 - w1 * w1, 0.0) + max(b2 - b1 * b1, 0.0)
-            q += max(self.window, a) + 2.0 * self.server_wait
+        if self.kind == "table":
+            tm, tv, tq = table_moments(self.table_id)
+            mean, var, q = mean + tm, var + tv, q + tq
         return mean, var, q
 
 
 #: Spec fields a transform row depends on (all but the shift), in ``_row_key`` order after ``kind``.
-_ROW_FIELDS = ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc", "service_mean", "service_cv", "p_first", "window",
-               "follower_wait", "p_busy", "server_wait")
+_ROW_FIELDS = ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc", "service_mean", "service_cv", "table_id")
 _COL = {name: i for i, name in enumerate(_ROW_FIELDS)}
 
 
 def _row_key(sp: SojournSpec) -> tuple:
     """Everything a station's transform row depends on (all but the shift)."""
     return (sp.kind, sp.p0, sp.wait_rate, sp.wait_mean, sp.wait_cv, sp.trunc, sp.service_mean, sp.service_cv,
-            sp.p_first, sp.window, sp.follower_wait, sp.p_busy, sp.server_wait)
+            sp.table_id)
 
 
 def dedupe(specs: list[SojournSpec]) -> tuple[list[tuple], np.ndarray]:
@@ -128,8 +119,8 @@ def row_moments(keys: list[tuple], table: np.ndarray | None = None) -> np.ndarra
     q = mean + sd_s * np.maximum(6.0, 3.0 + 3.0 * scv)
     pw = 1.0 - p0
     finite = np.isfinite(trunc)
-    is_batch = kind == "batch"
-    expo = (pw > 0) & ((kind == "exp") | is_batch) & ((rate > 0) | finite)
+    is_table = kind == "table"
+    expo = (pw > 0) & (kind == "exp") & ((rate > 0) | finite)
     if expo.any():
         down = rate > 0
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -148,18 +139,11 @@ def row_moments(keys: list[tuple], table: np.ndarray | None = None) -> np.ndarra
         mean = np.where(gam, mean + w1, mean)
         var = np.where(gam, var + np.maximum(w2 - w1 * w1, 0.0), var)
         q = np.where(gam, q + np.minimum(trunc, wmean + sd * np.maximum(6.0, 3.0 + 3.0 * wcv)), q)
-    if is_batch.any():
-        pf, window = t[:, c["p_first"]], t[:, c["window"]]
-        a = 2.0 * t[:, c["follower_wait"]]
-        busy, server = t[:, c["p_busy"]], t[:, c["server_wait"]]
-        w1 = pf * window + (1 - pf) * a / 2
-        w2 = pf * window ** 2 + (1 - pf) * a * a / 3
-        b1, b2 = busy * server, busy * 4 * server ** 2 / 3
-        mean = np.where(is_batch, mean + (w1 + b1), mean)
-        var = np.where(is_batch, var + (np.maximum(w2 - w1 * w1, 0.0) + np.maximum(b2 - b1 * b1, 0.0)), var)
-        q = np.where(is_batch, q + (np.maximum(window, a) + 2.0 * server), q)
+    for i in np.flatnonzero(is_table):
+        tm, tv, tq = table_moments(t[i, c["table_id"]])
+        mean[i], var[i], q[i] = mean[i] + tm, var[i] + tv, q[i] + tq
     out[:, 0], out[:, 1], out[:, 2] = mean, var, q - mean
-    out[:, 3] = (smean > 0) | (p0 < 1.0) | is_batch
+    out[:, 3] = (smean > 0) | (p0 < 1.0) | is_table
     return out
 
 
@@ -204,8 +188,8 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
     p0, trunc = col("p0"), col("trunc")
     finite = np.isfinite(trunc)
     waiting = p0 < 1.0
-    exp_like = np.array([k == "exp" or k == "batch" for k in kinds])
-    is_batch = np.array([k == "batch" for k in kinds])
+    exp_like = np.array([k == "exp" for k in kinds])
+    is_table = np.array([k == "table" for k in kinds])
     is_gamma = np.array([k == "gamma" for k in kinds])
     rate = col("wait_rate")
     service = np.flatnonzero(col("service_mean") > 0)
@@ -217,7 +201,7 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
     exp_wait = gam & finite & (np.abs(col("wait_cv") - 1.0) <= 1e-9)
     exp_cut = np.flatnonzero(exp_wait)  # exponential waits cut at T
     cut = np.flatnonzero(gam & finite & ~exp_wait)  # gamma waits cut at T
-    batch = np.flatnonzero(is_batch)
+    tabled = np.flatnonzero(is_table)
 
     if service.size:
         out[service] = gamma_factor(grid, col("service_mean", service), col("service_cv", service))
@@ -234,14 +218,9 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
         if group.size:
             q = p0[group][:, None]
             out[group] *= q + (1.0 - q) * make(group)
-    if batch.size:
-        pf = col("p_first", batch)[:, None]
-        first = shift_factor(grid, col("window", batch))
-        follow = uniform_factor(grid, 2.0 * col("follower_wait", batch))
-        pb = col("p_busy", batch)[:, None]
-        busy = uniform_factor(grid, 2.0 * col("server_wait", batch))
-        out[batch] *= (pf * first + (1.0 - pf) * follow) * ((1.0 - pb) + pb * busy)
-    for group in (service, down_cut, down, up, plain, exp_cut, cut, batch):
+    if tabled.size:
+        out[tabled] *= np.fft.rfft(np.array([table_pmf(grid, i) for i in col("table_id", tabled)]), axis=1)
+    for group in (service, down_cut, down, up, plain, exp_cut, cut, tabled):
         random[group] = True
     return out, random
 
@@ -270,38 +249,47 @@ def mixture_pmf(grid: Grid, rows: np.ndarray, paths: list[np.ndarray], weights: 
     return to_pmf(grid, acc.sum(axis=0))
 
 
-def wait_tail(spec: SojournSpec, t: float) -> float:
-    """P(pre-service wait > t) for a batch-station spec. The wait is U + E with U the bounded
-    batching parts (support ``[0, u_max]``) and E the atom + exponential congestion term (rate eta).
-    For ``t >= u_max`` (the usual case) ``P = P(E > 0)·e^{-eta t}·E[e^{eta U}]`` exactly, with the
-    moment generating functions of the atom/uniform parts; otherwise it is read from the wait's
-    distribution on a small grid."""
-    a, b, w = 2.0 * spec.follower_wait, 2.0 * spec.server_wait, spec.window
-    u_max = max(w, a) + b
-    pc, eta = 1.0 - spec.p0, spec.wait_rate
-    if t >= u_max:
-        if pc <= 0 or eta <= 0:
-            return 0.0 if pc <= 0 else pc
-
-        def log_uniform(x: float) -> float:  # log E[e^{eta*U}], U uniform on [0, x]
-            y = eta * x
-            return 0.0 if y < 1e-12 else y + math.log(-math.expm1(-y) / y)
-
-        pf, pb = spec.p_first, spec.p_busy
-        first = [(math.log(pf) + eta * w) if pf > 0 else -math.inf,
-                 (math.log1p(-pf) + log_uniform(a)) if pf < 1 else -math.inf]
-        busy = [math.log1p(-pb) if pb < 1 else -math.inf, (math.log(pb) + log_uniform(b)) if pb > 0 else -math.inf]
-        log_m = _logsumexp(first) + _logsumexp(busy)
-        return float(min(1.0, pc * math.exp(min(0.0, log_m - eta * t))))
-    wait_only = replace(spec, shift=0.0, service_mean=0.0)
-    _, _, hi = wait_only.moments()
-    grid = choose_grid(max(hi, t) * 1.1, 10 ** 9)
-    rows, _ = build_transforms(grid, [wait_only])
-    pmf = to_pmf(grid, rows[0])
-    n = int(math.floor(t / grid.dt + 0.5))
-    return float(min(1.0, max(0.0, pmf[n + 1:].sum())))
+# ----------------------------------------------------------------------------- tabulated distributions
+#: id -> (probabilities, quantiles); ids are stable for equal tables (so equal stations dedupe)
+_TABLES: OrderedDict[int, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_TABLE_IDS: dict[bytes, int] = {}
+_TABLE_LIMIT = 20_000
+_next_id = [0]
 
 
-def _logsumexp(xs: list[float]) -> float:
-    top = max(xs)
-    return top if top == -math.inf else top + math.log(sum(math.exp(x - top) for x in xs))
+def register_table(probs: np.ndarray, quantiles: np.ndarray) -> int:
+    """Register a distribution given by its quantiles at ``probs`` (both increasing, probs from 0 to
+    1); returns the ``table_id`` for a ``kind="table"`` spec. The oldest tables are forgotten past
+    ``_TABLE_LIMIT`` (a spec lives for one solve)."""
+    key = np.asarray(probs, dtype=float).tobytes() + np.asarray(quantiles, dtype=float).tobytes()
+    found = _TABLE_IDS.get(key)
+    if found is not None and found in _TABLES:
+        return found
+    ident = _next_id[0] = _next_id[0] + 1
+    _TABLES[ident] = (np.asarray(probs, dtype=float), np.maximum.accumulate(np.asarray(quantiles, dtype=float)))
+    _TABLE_IDS[key] = ident
+    while len(_TABLES) > _TABLE_LIMIT:
+        _TABLES.popitem(last=False)
+    if len(_TABLE_IDS) > 2 * _TABLE_LIMIT:
+        for k in [k for k, v in _TABLE_IDS.items() if v not in _TABLES]:
+            del _TABLE_IDS[k]
+    return ident
+
+
+def table_moments(table_id: float) -> tuple[float, float, float]:
+    """Mean, variance and the 99.9th percentile minus the mean of a registered table."""
+    probs, qs = _TABLES[int(table_id)]
+    mid, width = 0.5 * (qs[1:] + qs[:-1]), np.diff(probs)
+    mean = float((mid * width).sum())
+    var = float(((mid - mean) ** 2 * width).sum() + (np.diff(qs) ** 2 * width).sum() / 12.0)
+    return mean, var, float(np.interp(0.999, probs, qs)) - mean
+
+
+def table_pmf(grid: Grid, table_id: float) -> np.ndarray:
+    """Masses of a registered table on the grid points (point n holds ``[(n-1/2)dt, (n+1/2)dt)``),
+    from its CDF, linear between the tabulated quantiles; mass beyond the grid goes on the last point."""
+    probs, qs = _TABLES[int(table_id)]
+    edges = (np.arange(grid.m) + 0.5) * grid.dt
+    cdf = np.interp(edges, qs, probs, left=0.0, right=1.0)
+    cdf[-1] = 1.0
+    return np.diff(cdf, prepend=0.0)

@@ -13,6 +13,7 @@ import pytest
 
 from inferboard.sim import queueing as q
 from inferboard.sim.analytic import solve
+from inferboard.sim.batching import BatchParams, batch_capacity
 from inferboard.sim.explain import Figure
 from inferboard.sim.network import Network, Path, Station
 
@@ -191,26 +192,11 @@ def test_batch_capacity():
     st = Station("g", servers=3, batch_max=16, batch_base_s=0.006, batch_item_s=0.0015, batch_timeout_s=0.004)
     want = 3 * 16 / (0.006 + 0.0015 * 16)
     assert st.capacity_rps == pytest.approx(want)
-    assert q.batch_capacity(3, 16, 0.006, 0.0015) == pytest.approx(want)
+    assert batch_capacity(3, BatchParams(16, 0.004, 0.006, 0.0015)) == pytest.approx(want)
     res = solve(one_station(st, 0.5 * want))
     assert res.stations["g"].capacity_rps == pytest.approx(want)
     assert res.stations["g"].saturated is False
     assert solve(one_station(st, 1.2 * want)).stations["g"].saturated is True
-
-
-def test_batch_light_load_matches_window_formula():
-    lam, d = 2.0, 0.01  # B large: the cap never binds
-    bs = q.batch_station(lam, 1, 10_000, 0.004, 0.0005, d)
-    assert bs.mean_batch == pytest.approx(1 + lam * d, rel=1e-9)
-    assert bs.batching_wait == pytest.approx((d + lam * d * d / 2) / (1 + lam * d), rel=1e-9)
-
-
-def test_batch_heavy_load_is_one_and_a_half_cycles():
-    tau0, alpha, lam = 0.01, 0.0005, 1000.0  # lam*alpha = 0.5, far below capacity for huge B
-    cycle = tau0 / (1 - lam * alpha)
-    bs = q.batch_station(lam, 1, 1_000_000, tau0, alpha, 0.0, cs2=0.0)
-    assert bs.mean_batch == pytest.approx(lam * cycle, rel=1e-9)
-    assert bs.batching_wait + bs.queue_wait + bs.batch_service == pytest.approx(1.5 * cycle, rel=0.05)
 
 
 # ---- explanations -------------------------------------------------------------------------------
