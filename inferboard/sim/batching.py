@@ -16,7 +16,7 @@ dispatch time of replication r is ``max(next free replica, min(a_head + D, a_hea
 batch is the arrivals up to it, at most B. Every tabulated figure comes from the same runs:
 mean batch E[b], utilisation ``lambda * E[tau(b)g] / (E[b] * c)``, the sojourn and wait
 distributions (request-weighted histograms on log-spaced bins). Between grid loads figures are
-interpolated linearly in the load; above the last grid load (``_LOAD_MAX`` of capacity) the
+interpolated linearly in the load; above the last grid load (95% of capacity) the
 queueing part of the wait is scaled by ``(1 - x_max)/(1 - x)`` (heavy-traffic growth).
 
 Accuracy (tests/sim/test_batching_model.py against the request-level load test, 1M requests a
@@ -38,12 +38,11 @@ __all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "ba
 
 #: loads (fractions of full-batch capacity) the model is solved at; replications per load
 _LOADS = np.array([0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.76, 0.82, 0.86, 0.9,
-                   0.93, 0.95, 0.965, 0.975])
-_LOAD_MAX = float(_LOADS[-1])
-_STEPS, _BURN = 1600, 400  #: dispatches per replication, of which the first are discarded (B <= 16)
+                   0.93, 0.95])
+_STEPS, _BURN = 3200, 800  #: dispatches per replication, of which the first are discarded (B <= 16)
 _SEED = 20261203
-_SAMPLES = 60_000  #: measured requests aimed at per grid load
-_HEAVY_REPS = 32
+_SAMPLES = 40_000  #: measured requests aimed at per grid load
+_HEAVY_REPS = 24
 _RECORD_EVERY = 2  #: measure every k-th dispatch (consecutive batches are strongly correlated)
 #: probabilities at which sojourn and wait quantiles are tabulated
 _PROBS = np.concatenate([np.linspace(0.0, 0.9, 91), 1.0 - np.geomspace(0.1, 2e-4, 48)[1:], [1.0]])
@@ -121,6 +120,7 @@ class BatchSolution:
 @dataclass(frozen=True, eq=False)
 class _Table:
     capacity: float
+    loads: np.ndarray  #: realised load of each grid point (served rate / capacity in its runs)
     mean_batch: np.ndarray  #: per grid load
     util: np.ndarray
     mean_wait: np.ndarray
@@ -134,7 +134,7 @@ class _Table:
 def _steps(big_b: int) -> tuple[int, int]:
     """Dispatches per replication and burn-in: fewer for big batches (each dispatch moves B requests,
     and the queue relaxes in about 1/(B(1 - x)^2) dispatches)."""
-    steps = max(400, min(_STEPS, _STEPS * 16 // max(big_b, 1)))
+    steps = max(1200, min(_STEPS, _STEPS * 16 // max(big_b, 1)))
     return steps, steps * _BURN // _STEPS
 
 
@@ -145,7 +145,7 @@ def _replications(p: BatchParams, cap: float) -> np.ndarray:
     lam = _LOADS * cap
     delay = 0.0 if math.isinf(p.delay_s) else p.delay_s
     guess = np.minimum(big_b, np.maximum(1.0 + lam * delay, _LOADS * big_b))
-    samples = _SAMPLES * np.maximum(1.0, 0.15 / (1.0 - _LOADS))  # waits decorrelate slowly near capacity
+    samples = _SAMPLES * np.clip((0.25 / (1.0 - _LOADS)) ** 2, 1.0, 25.0)  # waits decorrelate slowly near capacity
     steps, burn = _steps(big_b)
     reps = np.ceil(samples / (len(range(burn, steps, _RECORD_EVERY)) * guess)).astype(np.int64)
     reps = np.maximum(reps, np.where(_LOADS > 0.85, _HEAVY_REPS, 6))
@@ -179,11 +179,14 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
 
     buf = arrivals(width)
     head = np.zeros(n_rows, np.int64)
-    free = np.zeros((n_rows, c))
+    free = np.zeros(n_rows) if c == 1 else np.zeros((n_rows, c))
     slots = np.arange(big_b)
     shape = 1.0 / p.service_scv if p.service_scv > 1e-9 else 0.0
     n_steps, burn = _steps(big_b)
-    noise_all = rng.gamma(shape, 1.0 / shape, (n_steps, reps))[:, rep_of] if shape > 0 else None
+    noise_all = None
+    if shape > 0:
+        noise = rng.gamma(shape, 1.0 / shape, (n_steps, reps))
+        noise_all = (noise / noise.mean(axis=0))[:, rep_of]  # mean exactly 1 over each whole run
     tau_hi = p.batch_time(big_b) + (0.0 if math.isinf(delay) else delay)
     lo = math.log(max(min(p.batch_time(1), tau_hi) * 1e-3, 1e-12))
     hi = math.log(max(tau_hi, 1e-12) * 1e4)
@@ -211,24 +214,32 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         zero_wait[:] += np.bincount(where // _BINS, None, n_load) - np.bincount(gp // _BINS, None, n_load)
         sums[4] += np.bincount(where // _BINS, wait, n_load)
 
+    row_base = rows * width
+    free_base = rows * c
+    flat = buf.reshape(-1)
     for step in range(n_steps):
         if int(head.max()) + big_b > width:  # slide each row's window and draw fresh arrivals
             idx = head[:, None] + np.arange(width)[None, :]
             kept = np.take_along_axis(buf, np.minimum(idx, width - 1), 1)
             fresh = np.take_along_axis(arrivals(width), np.maximum(idx - width, 0), 1)
             buf = np.where(idx < width, kept, buf[:, -1:] + fresh)
+            flat = buf.reshape(-1)
             head[:] = 0
-        first = buf[rows, head]
-        nxt = np.argmin(free, axis=1)
-        ready = np.minimum(first + delay, buf[rows, head + big_b - 1])
-        start = np.maximum(free[rows, nxt], ready)
-        window = buf[rows[:, None], head[:, None] + slots]
+        pos = row_base + head
+        if c == 1:
+            slot, ready_at = free_base, free
+        else:
+            slot = free_base + np.argmin(free, axis=1)
+            ready_at = free.reshape(-1)[slot]
+        ready = np.minimum(flat[pos] + delay, flat[pos + (big_b - 1)])
+        start = np.maximum(ready_at, ready)
+        window = flat[pos[:, None] + slots]
         member = window <= start[:, None]
         size = member.sum(axis=1)
         service = base + item * size
         if noise_all is not None:
-            service = service * noise_all[step]
-        free[rows, nxt] = start + service
+            service *= noise_all[step]
+        free.reshape(-1)[slot] = start + service
         head += size
         if step < burn:
             continue
@@ -238,8 +249,9 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         served += size
         if step % _RECORD_EVERY:
             continue
-        pending.append(((start[:, None] - window)[member], np.repeat(service, size), np.repeat(offset, size)))
-        forming = np.minimum(np.maximum(ready[:, None] - window, 0.0), start[:, None] - window)[member]
+        waited = start[:, None] - window
+        pending.append((waited[member], np.repeat(service, size), np.repeat(offset, size)))
+        forming = np.minimum(np.maximum(ready[:, None] - window, 0.0), waited)[member]
         sums[2] += np.bincount(np.repeat(load_of, size), forming, n_load)
         sums[0] += np.bincount(load_of, size, n_load)
         sums[3] += np.bincount(load_of, service * size, n_load)
@@ -251,6 +263,12 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
     span = np.maximum(start - t_from, 1e-300)
     mean_b = np.bincount(load_of, served, n_load) / (reps_per * (n_steps - burn))
     util = np.bincount(load_of, busy, n_load) / (c * np.bincount(load_of, span, n_load))
+    # each grid point is labelled with the load its runs actually carried (requests dispatched per
+    # second): the sampling error of the arrival rate then moves the point along the curve instead
+    # of off it (with common random numbers it would otherwise shift every load the same way)
+    loads = np.bincount(load_of, served, n_load) / np.bincount(load_of, span, n_load) / cap
+    loads[0] = 0.0
+    loads = np.maximum.accumulate(np.minimum(loads, 1.0 - 1e-6))
     edges = np.exp(lo + np.arange(_BINS + 1) / scale)
     soj_q = np.empty((n_load, _PROBS.size))
     wait_q = np.empty((n_load, _PROBS.size))
@@ -259,7 +277,7 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         wait_q[k] = _hist_quantiles(wait_hist[k * _BINS:(k + 1) * _BINS], zero_wait[k], edges)
     requests = np.maximum(sums[0], 1.0)
     mean_b[0], util[0] = 1.0, 0.0  # no traffic: nothing is batched
-    return _Table(cap, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests, 1.0 - zero_wait / requests, soj_q,
+    return _Table(cap, loads, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests, 1.0 - zero_wait / requests, soj_q,
                   wait_q)
 
 
@@ -304,12 +322,14 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
     table = _table(c, p)
     x = lam / cap
     fig = _figures(table, np.array([x]))
-    i, j, f = _interp_rows(x)
-    grow = _growth(np.array([x]))[0]
-    wi, wj = (1.0 - _LOADS[i]) * (1.0 - f), (1.0 - _LOADS[j]) * f  # interpolation of v*(1 - x), see _figures
-    xc = min(x, _LOAD_MAX)
-    wait_q = (table.wait_q[i] * wi + table.wait_q[j] * wj) / (1.0 - xc) * grow
-    soj_q = (table.sojourn_q[i] * wi + table.sojourn_q[j] * wj) / (1.0 - xc) + (grow - 1.0) * table.wait_q[-1]
+    loads, top = table.loads, float(table.loads[-1])
+    xc = min(x, top)
+    k = min(max(int(np.searchsorted(loads, xc, side="right")) - 1, 0), loads.size - 2)
+    f = min(max((xc - loads[k]) / max(loads[k + 1] - loads[k], 1e-12), 0.0), 1.0)
+    wi, wj = (1.0 - loads[k]) * (1.0 - f), (1.0 - loads[k + 1]) * f  # interpolation of v*(1 - x), see _figures
+    grow = float(_growth(np.array([x]), top)[0])
+    wait_q = (table.wait_q[k] * wi + table.wait_q[k + 1] * wj) / (1.0 - xc) * grow
+    soj_q = (table.sojourn_q[k] * wi + table.sojourn_q[k + 1] * wj) / (1.0 - xc) + (grow - 1.0) * table.wait_q[-1]
     return BatchSolution(lam=lam, servers=c, capacity=cap, utilisation=float(fig["utilisation"][0]),
                          mean_batch=float(fig["mean_batch"][0]), throughput=lam, mean_wait=float(fig["mean_wait"][0]),
                          mean_service=float(fig["mean_service"][0]), saturated=False,
@@ -317,16 +337,9 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
                          p_wait=float(fig["p_wait"][0]), load=x, sojourn_q=soj_q, wait_q=wait_q)
 
 
-def _interp_rows(x: float) -> tuple[int, int, float]:
-    """The two grid loads around ``x`` (capped at the last) and the weight of the upper one."""
-    xc = min(x, _LOAD_MAX)
-    k = min(max(int(np.searchsorted(_LOADS, xc, side="right")) - 1, 0), _LOADS.size - 2)
-    return k, k + 1, min(max((xc - _LOADS[k]) / (_LOADS[k + 1] - _LOADS[k]), 0.0), 1.0)
-
-
-def _growth(x: np.ndarray) -> np.ndarray:
-    """Heavy-traffic growth of waits beyond the last solved load: ``(1 - x_max)/(1 - x)``."""
-    return np.where(x > _LOAD_MAX, (1.0 - _LOAD_MAX) / np.maximum(1.0 - x, 1e-12), 1.0)
+def _growth(x: np.ndarray, top: float) -> np.ndarray:
+    """Heavy-traffic growth of waits beyond the last solved load ``top``: ``(1 - top)/(1 - x)``."""
+    return np.where(x > top, (1.0 - top) / np.maximum(1.0 - x, 1e-12), 1.0)
 
 
 @lru_cache(maxsize=512)
@@ -339,29 +352,28 @@ def _quantile_columns(table: _Table) -> dict[str, np.ndarray]:
     return cols
 
 
-def _lerp_scaled(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+def _lerp_scaled(x: np.ndarray, loads: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Waits between grid loads: ``v*(1 - x)`` interpolated linearly, then divided by ``1 - x``
     (exact for the heavy-traffic shape ``a + b/(1 - x)``; plain interpolation would overstate the
     convex growth of waits between grid points)."""
-    return np.interp(x, _LOADS, values * (1.0 - _LOADS)) / (1.0 - x)
+    return np.interp(x, loads, values * (1.0 - loads)) / (1.0 - x)
 
 
 def _figures(table: _Table, x: np.ndarray) -> dict[str, np.ndarray]:
     """Figures at loads ``x`` (< 1) from a solved table, vectorised."""
-    xc = np.minimum(x, _LOAD_MAX)
-    grow = _growth(x)
-    out = {k: np.interp(xc, _LOADS, getattr(table, attr)) for k, attr in (
+    loads, top = table.loads, float(table.loads[-1])
+    xc = np.minimum(x, top)
+    grow = _growth(x, top)
+    out = {k: np.interp(xc, loads, getattr(table, attr)) for k, attr in (
         ("mean_batch", "mean_batch"), ("utilisation", "util"), ("mean_service", "mean_service"),
         ("p_wait", "p_wait"), ("forming_wait", "forming_wait"))}
-    out["mean_wait"] = _lerp_scaled(xc, table.mean_wait)
+    out["mean_wait"] = _lerp_scaled(xc, loads, table.mean_wait) * grow
     last_util = float(table.util[-1])
-    beyond = x > _LOAD_MAX
-    out["utilisation"] = np.where(beyond, last_util + (1.0 - last_util) * (x - _LOAD_MAX) / (1.0 - _LOAD_MAX),
+    out["utilisation"] = np.where(x > top, last_util + (1.0 - last_util) * (x - top) / (1.0 - top),
                                   out["utilisation"])
-    out["mean_wait"] = out["mean_wait"] * grow
     cols = _quantile_columns(table)
     for name in ("p50", "p95", "p99"):
-        out[name] = _lerp_scaled(xc, cols[name]) + (grow - 1.0) * cols["w" + name][-1]
+        out[name] = _lerp_scaled(xc, loads, cols[name]) + (grow - 1.0) * cols["w" + name][-1]
     out["mean_sojourn"] = out["mean_wait"] + out["mean_service"]
     return out
 
