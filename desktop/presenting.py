@@ -141,7 +141,8 @@ class Presenter:
         for key, title, unit, scale in (("arrival_rps", "Arrivals", "req/s", 1),
                                         ("utilisation", "Utilisation", "%", 100),
                                         ("replicas", "Replicas", "", 1), ("capacity_rps", "Capacity", "req/s", 1),
-                                        ("queue_ms", "Queueing", "ms", 1)):
+                                        ("queue_ms", "Queueing", "ms", 1),
+                                        ("ttft_p95_ms", "TTFT p95", "ms", 1), ("tpot_ms", "TPOT", "ms", 1)):
             value = getattr(node_result, key)
             if value is None:
                 continue

@@ -74,7 +74,7 @@ CONTRACT_PARAMS = {
                  "error_rate": "float"},
     "generation_pool": {"gpu_type": "choice", "replicas": "int", "min_replicas": "int", "max_replicas": "int",
                         "precision": "choice", "spot_share": "float", "max_num_seqs": "int",
-                        "decode_efficiency": "float", "prefill_tokens_per_s": "float",
+                        "decode_efficiency": "float", "prefill_efficiency": "float", "tensor_parallel": "int",
                         "kv_cache_mb_per_token": "float", "provisioning_s": "float", "error_rate": "float"},
     "cpu_pool": {"replicas": "int", "min_replicas": "int", "max_replicas": "int", "vcpus_per_replica": "int",
                  "workers_per_replica": "int", "service_ms": "float", "service_cv": "float",
@@ -115,7 +115,7 @@ CONTRACT_CHOICES = {
     ("gpu_pool", "precision"): {"fp32", "fp16", "int8"},
     ("gpu_pool", "partitioning"): {"none", "mig", "time_slicing"},
     ("generation_pool", "gpu_type"): GPU_IDS,
-    ("generation_pool", "precision"): {"fp32", "fp16", "int8"},
+    ("generation_pool", "precision"): {"fp32", "fp16", "fp8", "int8"},
     ("cache", "cache_type"): {"result", "embedding", "kv_prefix"},
     ("autoscaler", "metric"): {"queue_depth", "gpu_utilization", "latency_p95", "rps", "cpu_utilization"},
     ("admission_control", "degrade_mode"): {"none", "shorter_max_tokens", "smaller_model"},
@@ -324,6 +324,14 @@ def test_gpu_figures_are_plausible(gpu_table: GpuTable):
     order = ["t4", "l4", "a10g", "a100_40gb", "a100_80gb", "h100"]
     speeds = [gpus[g].relative_speed for g in order]
     assert speeds == sorted(speeds)
+    # dense tensor peaks (datasheet figures with structured sparsity halved): 16-bit A100 : H100 is
+    # 312 : 989, the ratio an LLM prefill scales by; FP8 exists only on Ada and Hopper
+    assert gpus["a100_80gb"].peak_tflops.fp16 / gpus["h100"].peak_tflops.fp16 == pytest.approx(0.315, abs=0.002)
+    assert [g for g in order if gpus[g].peak_tflops.fp8 is not None] == ["l4", "h100"]
+    for gpu in gpus.values():
+        assert gpu.peak_tflops.int8 == pytest.approx(2 * gpu.peak_tflops.fp16, rel=0.01), gpu.id
+        assert gpu.peak_tflops.fp32 < gpu.peak_tflops.fp16, gpu.id
+    assert gpus["a100_80gb"].hbm_bandwidth_tb_s > gpus["a100_40gb"].hbm_bandwidth_tb_s
 
 
 # --- unknown fields are refused -----------------------------------------------------------------

@@ -149,6 +149,17 @@ class ComponentKind(StrictModel):
                 for spec in self.params}
 
 
+class PeakFlops(StrictModel):
+    """Peak dense (no structured sparsity) tensor throughput of one GPU, in TFLOP/s (TOP/s for INT8),
+    by the precision of the arithmetic. ``fp32`` is TF32 on tensor cores where the GPU has them;
+    ``fp8``/``int8`` are absent (null) on GPUs without such tensor cores."""
+
+    fp32: float = Field(gt=0)
+    fp16: float = Field(gt=0)
+    fp8: float | None = Field(default=None, gt=0)
+    int8: float | None = Field(default=None, gt=0)
+
+
 class GpuType(StrictModel):
     """One GPU model with the figures the simulator and cost model need."""
 
@@ -158,6 +169,7 @@ class GpuType(StrictModel):
     #: Throughput relative to a T4 on the same fixed-cost model (T4 = 1.0).
     relative_speed: float = Field(gt=0)
     hbm_bandwidth_tb_s: float = Field(gt=0)
+    peak_tflops: PeakFlops
     mig_max_instances: int = Field(ge=0)
     on_demand_per_hour: float = Field(gt=0)
     spot_per_hour: float = Field(gt=0)

@@ -248,11 +248,11 @@ def llm_cost_cut() -> Design:
                    ("admission_control", "admit", {"shed_above_utilization": 0.9, "degrade_mode": "shorter_max_tokens",
                                                     "degrade_max_tokens": 100})],
             pool_kind="generation_pool",
-            pool={"gpu_type": "a100_40gb", "precision": "int8", "replicas": 3, "min_replicas": 2, "max_replicas": 12,
+            pool={"gpu_type": "a100_40gb", "precision": "int8", "replicas": 4, "min_replicas": 2, "max_replicas": 12,
                   "max_num_seqs": 128, "kv_cache_mb_per_token": 0.125},
             label="A100 INT8 engine", canary={"canary_share": 0.05, "auto_rollback": True}, canary_replicas=2,
             autoscaler={"metric": "queue_depth", "target": 8, "min_replicas": 2, "max_replicas": 12,
-                        "predictive": True, "predictive_schedule": schedule(range(13, 22), 3, 2)})
+                        "predictive": True, "predictive_schedule": schedule(range(13, 22), 4, 2)})
         pools += got[0]
         scalers += got[1]
     ops_plane(d, 1700, 260, pools, scalers, "https://runbooks.example/summarise", drift=False)

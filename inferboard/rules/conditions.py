@@ -204,7 +204,8 @@ POOL_KINDS = ["gpu_pool", "generation_pool", "cpu_pool"]
 
 
 class LatencyWithinSlo(StrictModel):
-    """Simulated p95 and p99 at ``load`` are within the declared SLOs."""
+    """Simulated p95 and p99 at ``load`` are within the declared SLOs, and so is every LLM pool's
+    time to first token at its 95th percentile (``slo_ttft_ms``)."""
 
     type: Literal["latency_within_slo"] = "latency_within_slo"
     load: Load = "peak"

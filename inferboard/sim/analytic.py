@@ -120,6 +120,11 @@ class StationResult(_Result):
     def figures(self) -> dict[str, explain.Figure]:
         return explain.station_figures(self, self._info)
 
+    @property
+    def sojourn_spec(self) -> sj.SojournSpec:
+        """How the station's sojourn time is distributed (its wait and its service)."""
+        return self._info["sojourn_spec"]
+
 
 @dataclass(frozen=True, eq=False)
 class PathResult(_Result):
@@ -499,6 +504,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
         info = calc.info  # the calc is dropped after this: its working values become the result's
         info["timeout"], info["queue_capacity"], info["fixed"], info["error_rate"] = (
             st.timeout_s, st.queue_capacity, shift, err)
+        info["sojourn_spec"] = calc.spec  # the station's wait and service distribution (LLM pools read its wait)
         wait, service, batching = calc.wait, calc.service, calc.batching
         util = calc.util
         stations[sid] = make({

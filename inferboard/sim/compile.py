@@ -274,6 +274,8 @@ class _Compiler:
         plan = self.plans[node_id]
         if not plan.live:
             return 0.0
+        if plan.capacity_rps is not None:  # an LLM pool: its service time grows with the load
+            return plan.capacity_rps
         batcher = self.feeder(node_id, "dynamic_batcher")
         if batcher and self._kind[node_id] in BATCHED_POOLS:
             b = int(self._params[batcher]["max_batch_size"])

@@ -15,7 +15,8 @@ from inferboard.sim.analytic import NetworkResult, solve
 from inferboard.sim.compile import Compiled, DesignStructure, compile_design
 from inferboard.sim.explain import Figure, fmt
 from inferboard.sim.faults import Fault
-from inferboard.sim.hardware import POOL_KINDS
+from inferboard.sim.hardware import POOL_KINDS, PoolPlan
+from inferboard.sim.llm import ttft_quantiles
 
 __all__ = ["DesignResult", "DesignStructure", "Fault", "NodeResult", "evaluate"]
 
@@ -45,7 +46,11 @@ class NodeResult:
     memory_available_gb: float | None = None
     cost_per_hour: float = 0.0
     shed_rps: float = 0.0
+    #: LLM pools: time to first token (mean and percentiles) and time per output token, ms
     ttft_ms: float | None = None
+    ttft_p50_ms: float | None = None
+    ttft_p95_ms: float | None = None
+    ttft_p99_ms: float | None = None
     tpot_ms: float | None = None
     down: bool = False
     notes: tuple[str, ...] = ()
@@ -106,6 +111,8 @@ class DesignResult:
         for node_id, node in self.nodes.items():
             if node.utilisation is not None:
                 keys += [f"nodes.{node_id}.utilisation", f"nodes.{node_id}.queue_ms"]
+            if node.ttft_ms is not None:
+                keys += [f"nodes.{node_id}.{name}" for name in LLM_FIGURES]
         return {key: self.explain(key) for key in keys}
 
     def _node_figure(self, node_id: str, name: str) -> Figure | None:
@@ -119,6 +126,10 @@ class DesignResult:
                           model=node.kind)
         if station is None:
             return None
+        plan = self.compiled.plans.get(node_id) if self.compiled else None
+        if plan is not None and plan.replica is not None and node.ttft_ms is not None and (
+                name in LLM_FIGURES or name in ("utilisation", "capacity_rps")):
+            return llm_figure(node, plan, name)
         mapping = {"utilisation": "utilisation", "queue_ms": "mean_wait_ms", "sojourn_ms": "mean_sojourn_ms",
                    "capacity_rps": "capacity_rps"}
         figure = station.figures.get(mapping.get(name, name))
@@ -205,6 +216,53 @@ def evaluate(design: Design, rps: float | None = None, faults: Sequence[Fault] =
     return result_from(design, compiled, solve(compiled.network), tuple(faults))
 
 
+#: The LLM pool figures that have their own explanation (besides utilisation and capacity).
+LLM_FIGURES = ("ttft_ms", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "tpot_ms")
+
+
+def llm_figure(node: NodeResult, plan: PoolPlan, name: str) -> Figure:
+    """How an LLM pool's TTFT, TPOT, utilisation or capacity was computed (see ``llm``)."""
+    r, e = plan.replica, plan.engine
+    inputs = {"P [parameters]": e.params, "F [TFLOP/s]": e.flops / 1e12, "B [TB/s]": e.bandwidth / 1e12,
+              "e_p": e.prefill_efficiency, "e_d": e.decode_efficiency, "λ per replica [rps]": r.rate,
+              "t_prefill [ms]": r.prefill_s * 1000, "ρ_prefill": r.prefill_share, "n running": r.running,
+              "slots": r.slots, "t_step [ms]": r.step_s * 1000}
+    assumption = (f"{e.gpus} GPU(s) per replica at {e.compute_precision.upper()}; prefills go ahead of decode "
+                  "steps and queue among themselves (M/D/1); the slot wait is the pool's M/G/c wait. "
+                  + " ".join(f"[{n}]" for n in node.notes))
+    if name == "tpot_ms":
+        return Figure(node.tpot_ms, "ms", "TPOT = t_step(n+1) / (1 − ρ_prefill), t_step = max((w + n·C·kv)/(B·e_d), "
+                      "2·P·n/(F·e_p))", inputs, assumption, model="LLM decode (HBM roofline)")
+    if name == "utilisation":
+        return Figure(node.utilisation, "", "λ / capacity; capacity = replicas × the λ at which n = λ·S(n) fills "
+                      "the slots", {**inputs, "capacity [rps]": plan.capacity_rps}, assumption,
+                      model="LLM continuous batching")
+    if name == "capacity_rps":
+        return Figure(node.capacity_rps, "rps", "replicas × λ at which n = λ·S(n) reaches the KV slots",
+                      inputs, assumption, model="LLM continuous batching")
+    value = getattr(node, name)
+    which = {"ttft_ms": "mean", "ttft_p50_ms": "p50", "ttft_p95_ms": "p95", "ttft_p99_ms": "p99"}[name]
+    return Figure(value, "ms", f"TTFT {which} of slot wait ⊛ M/D/1 prefill wait + t_prefill + t_step; "
+                  "t_prefill = 2·P·L/(F·e_p)", {**inputs, "W_prefill mean [ms]": r.prefill_wait_s * 1000},
+                  assumption, model="LLM time to first token")
+
+
+def _generation_figures(plan: PoolPlan, station) -> dict[str, float]:
+    """TTFT (mean, p50/p95/p99) and TPOT of an LLM pool: slot wait from the station's solved
+    distribution, then the prefill engine's M/D/1 wait, the prefill and the first decode step."""
+    replica = plan.replica
+    fixed = replica.prefill_s + replica.step_s
+    p50, p95, p99 = ttft_quantiles(station.sojourn_spec, replica.prefill_share, replica.prefill_s, fixed)
+    out = {"ttft_ms": (station.mean_wait_s + plan.ttft_s) * 1000, "ttft_p50_ms": p50 * 1000,
+           "ttft_p95_ms": p95 * 1000, "ttft_p99_ms": p99 * 1000, "tpot_ms": plan.tpot_s * 1000,
+           "capacity_rps": plan.capacity_rps}
+    if plan.capacity_rps:
+        # the pool's load against its capacity: the station's server occupancy (running sequences
+        # over KV slots) understates it, because each request's service time grows with the load
+        out["utilisation"] = min(1.0, station.arrival_rps / plan.capacity_rps)
+    return out
+
+
 def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: tuple = ()) -> DesignResult:
     offered = compiled.offered_rps
     lost = min(compiled.lost_rps, net.shed_rps)
@@ -229,8 +287,8 @@ def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: 
             values.update(replicas=plan.replicas, servers=plan.servers, memory_fit=plan.memory_fit,
                           memory_needed_gb=plan.memory_needed_gb, memory_available_gb=plan.memory_available_gb,
                           notes=tuple(plan.notes))
-            if plan.ttft_s is not None and station is not None:
-                values.update(ttft_ms=(station.mean_wait_s + plan.ttft_s) * 1000, tpot_ms=plan.tpot_s * 1000)
+            if plan.replica is not None and station is not None and "utilisation" in values:
+                values.update(_generation_figures(plan, station))
             if node.kind in POOL_KINDS and "utilisation" not in values:
                 values.update(utilisation=0.0, capacity_rps=0.0)
         nodes[node_id] = NodeResult(node_id, node.kind, **values)

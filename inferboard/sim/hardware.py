@@ -9,12 +9,17 @@ from typing import Mapping
 from inferboard.catalog import Catalog
 from inferboard.model.elements import Node
 from inferboard.model.requirements import Requirements
+from inferboard.sim import llm
 
 #: Service-time multiplier against the FP16 reference. FP32 roughly halves tensor-core throughput;
 #: INT8 gains about 1.6x where kernels support it.
 PRECISION_SPEED = {"fp32": 2.0, "fp16": 1.0, "int8": 0.6}
 #: Weight memory against FP16.
-PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "int8": 0.5}
+PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "fp8": 0.5, "int8": 0.5}
+#: An FP8/INT8 prefill reaches this share of the FP16 prefill efficiency, of its (doubled) peak: the
+#: attention, normalisation and sampling kernels stay at 16 bits. Fitted to the H100 FP8 rows of
+#: bench/bench_llm.py (TensorRT-LLM first-token latency, NIM TTFT); see docs/catalog.md.
+LOW_PRECISION_PREFILL_SHARE = 0.6
 #: Share of GPU memory usable for weights (the rest: activations, workspace, CUDA context).
 USABLE_MEMORY = 0.9
 #: Time-slicing shares one GPU by context switching; assume a 10% switching penalty.
@@ -50,6 +55,12 @@ class PoolPlan:
     ttft_s: float | None = None
     tpot_s: float | None = None
     notes: list[str] = field(default_factory=list)
+    #: requests/s the pool completes at most, when the pool's station capacity (servers / service
+    #: time) is not it: an LLM pool's service time grows with its load
+    capacity_rps: float | None = None
+    #: LLM pools: one replica's engine and its state at the offered rate
+    engine: llm.Engine | None = None
+    replica: llm.ReplicaState | None = None
 
     @property
     def memory_fit(self) -> bool | None:
@@ -70,11 +81,13 @@ def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] 
         replicas = int(replicas_override[node.id])
     spot_share = float(node.params.get("spot_share", 0.0))
     spot = int(round(replicas * spot_share))
+    gpus_per_replica = int(node.params["tensor_parallel"]) if node.kind == "generation_pool" else 1
     for fault in faults:
         if fault.kind == "gpu_shortage" and fault.hits(node.id) and node.kind in ("gpu_pool", "generation_pool"):
-            cap = int(fault.amount)
+            cap = int(fault.amount) // gpus_per_replica
             if replicas > cap:
-                notes.append(f"GPU shortage: capped at {cap} replicas (of {replicas})")
+                notes.append(f"GPU shortage: capped at {cap} replicas (of {replicas})"
+                             + (f", {gpus_per_replica} GPUs each" if gpus_per_replica > 1 else ""))
                 spot = min(spot, cap)
                 replicas = cap
         if fault.kind == "spot_reclaimed" and fault.hits(node.id) and spot:
@@ -121,9 +134,9 @@ def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_
     return plan
 
 
-def _gpu_price(catalog: Catalog, gpu_id: str, replicas: int, spot: int) -> float:
+def _gpu_price(catalog: Catalog, gpu_id: str, replicas: int, spot: int, gpus_per_replica: int = 1) -> float:
     gpu = catalog.gpus[gpu_id]
-    return (replicas - spot) * gpu.on_demand_per_hour + spot * gpu.spot_per_hour
+    return ((replicas - spot) * gpu.on_demand_per_hour + spot * gpu.spot_per_hour) * gpus_per_replica
 
 
 def _plan_gpu(node: Node, catalog: Catalog, req: Requirements, replicas: int, spot: int, notes: list[str]) -> PoolPlan:
@@ -161,53 +174,50 @@ def _plan_gpu(node: Node, catalog: Catalog, req: Requirements, replicas: int, sp
 
 def _plan_generation(node: Node, catalog: Catalog, req: Requirements, replicas: int, spot: int, notes: list[str],
                      arrival_rps: float, degraded_tokens: int | None, prefix_hit: float = 0.0) -> PoolPlan:
-    """Continuous batching as a multi-server queue whose slots are the sequences the KV cache holds.
-
-    A decode step re-reads the weights and the running sequences' KV cache from HBM, so its time is
-    ``t_w + n * t_kv`` for n running sequences; a request holds a slot for its prefill plus one step
-    per output token. The running count n solves n = lambda_replica * S(n) (capped at the slots).
-    """
+    """Continuous batching from first principles (``llm``): a multi-server queue whose servers are
+    the sequences the KV cache holds, each holding its slot for the prefill wait, the prefill and
+    one decode step per output token at the replica's arrival rate."""
     p = node.params
     gpu = catalog.gpus[p["gpu_type"]]
-    precision = p.get("precision", "fp16")
+    precision = p["precision"]
+    tp = int(p["tensor_parallel"])
     model_gb = req.model_size_gb if req.model_size_gb is not None else DEFAULT_MODEL_GB["generation_pool"]
     if req.model_size_gb is None:
         notes.append(f"model size not declared: assuming {model_gb:g} GB at FP16")
-    weights = model_gb * PRECISION_MEMORY[precision]
-    usable = gpu.memory_gb * USABLE_MEMORY
+    compute, why = llm.compute_precision(gpu, precision)
+    if why:
+        notes.append(why)
+    prefill_eff = float(p["prefill_efficiency"]) * (LOW_PRECISION_PREFILL_SHARE if compute in ("fp8", "int8") else 1.0)
+    engine = llm.engine_for(gpu, precision, model_gb, float(p["kv_cache_mb_per_token"]), tp, prefill_eff,
+                            float(p["decode_efficiency"]))
+    weights_gb = engine.weight_bytes / 1e9
+    usable = gpu.memory_gb * USABLE_MEMORY * tp
     prompt = req.prompt_tokens or DEFAULT_PROMPT_TOKENS
     out = req.output_tokens or DEFAULT_OUTPUT_TOKENS
     if degraded_tokens is not None and degraded_tokens < out:
         notes.append(f"degraded: output capped at {degraded_tokens} tokens (of {out})")
         out = degraded_tokens
-    kv_gb_per_seq = (prompt + out) * float(p["kv_cache_mb_per_token"]) / 1024
-    kv_free = usable - weights
+    kv_gb_per_seq = (prompt + out) * engine.kv_bytes_per_token / 1e9
+    kv_free = usable - weights_gb
     slots = 0 if kv_free <= 0 else min(int(p["max_num_seqs"]), int(kv_free // kv_gb_per_seq))
-    bandwidth_gb_s = gpu.hbm_bandwidth_tb_s * 1000 * float(p["decode_efficiency"])
-    t_w = weights / bandwidth_gb_s
-    t_kv = (prompt + out / 2) * float(p["kv_cache_mb_per_token"]) / 1024 / bandwidth_gb_s
-    reference = catalog.gpus["h100"].relative_speed if "h100" in catalog.gpus else gpu.relative_speed
-    prefill = prompt / (float(p["prefill_tokens_per_s"]) * gpu.relative_speed / reference)
     if prefix_hit > 0:
         # A KV-prefix cache hit skips the prefill of the shared prefix; count the whole prompt as
-        # shared on a hit (an upper bound on the saving).
+        # shared on a hit (an upper bound on the saving): the mean prefill work shrinks by the hit ratio.
         notes.append(f"KV-prefix cache: {prefix_hit:.0%} of prompts skip prefill")
-        prefill *= 1 - prefix_hit
-    a, b = prefill + out * t_w, out * t_kv
-    lam = arrival_rps / replicas if replicas else 0.0
-    n = min(float(slots), lam * a / (1 - lam * b)) if lam * b < 1 else float(slots)
-    n = max(n, 1.0)
-    service = a + b * n
-    tpot = t_w + n * t_kv
-    notes.append(f"{gpu.title} {precision.upper()}: weights {weights:.1f} GB, KV room {max(kv_free, 0):.1f} GB "
-                 f"= {slots} sequences of {prompt}+{out} tokens; step {tpot * 1000:.1f} ms at {n:.0f} running, "
-                 f"prefill {prefill * 1000:.0f} ms")
+    prefill_tokens = max(1, round(prompt * (1 - prefix_hit)))
+    state = llm.replica_state(engine, arrival_rps / replicas if replicas else 0.0, prefill_tokens, out, slots)
     if slots == 0:
-        notes.append("the model and one sequence's KV cache do not fit this GPU")
-    return PoolPlan(node.id, node.kind, replicas, replicas * slots, service, GENERATION_CV,
-                    memory_needed_gb=weights + (kv_gb_per_seq if slots == 0 else 0.0), memory_available_gb=usable,
-                    price_per_hour=_gpu_price(catalog, gpu.id, replicas, spot), ttft_s=prefill + t_w, tpot_s=tpot,
-                    notes=notes)
+        notes.append("the model and one sequence's KV cache do not fit this GPU" + (" set" if tp > 1 else ""))
+    gpus = f"{tp} x {gpu.title}" if tp > 1 else gpu.title
+    notes.append(f"{gpus} {precision.upper()}: weights {weights_gb:.1f} GB, KV room {max(kv_free, 0):.1f} GB "
+                 f"= {slots} sequences of {prompt}+{out} tokens; prefill {state.prefill_s * 1000:.0f} ms "
+                 f"({state.prefill_share:.0%} of GPU time), step {state.step_s * 1000:.1f} ms at "
+                 f"{state.running:.0f} running ({'compute' if state.compute_bound else 'memory'}-bound)")
+    return PoolPlan(node.id, node.kind, replicas, replicas * slots, state.service_s, GENERATION_CV,
+                    memory_needed_gb=weights_gb + (kv_gb_per_seq if slots == 0 else 0.0), memory_available_gb=usable,
+                    price_per_hour=_gpu_price(catalog, gpu.id, replicas, spot, tp),
+                    ttft_s=state.prefill_wait_s + state.prefill_s + state.step_s, tpot_s=state.tpot_s,
+                    notes=notes, capacity_rps=replicas * state.capacity_rps, engine=engine, replica=state)
 
 
 def cost_of_node(node: Node, catalog: Catalog, plan: PoolPlan | None, rate_rps: float, down: bool) -> float:

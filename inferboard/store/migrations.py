@@ -1,7 +1,10 @@
 """Migrations from older design file versions to the current one, one step per version.
 
 Version 0 was the pre-release draft format: node positions were ``"pos": [x, y]`` and edges were
-``{"id", "from": "node.port", "to": "node.port"}``. Each step takes and returns a plain dict.
+``{"id", "from": "node.port", "to": "node.port"}``. Version 1 LLM generation pools carried
+``prefill_tokens_per_s`` (prompt tokens per second on an H100, scaled by relative speed); version 2
+derives prefill from FLOPs with ``prefill_efficiency`` instead, so the old figure is dropped (the
+new parameters take their catalog defaults). Each step takes and returns a plain dict.
 """
 
 from __future__ import annotations
@@ -42,8 +45,22 @@ def _v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _drop_prefill_rate(node: Any) -> Any:
+    params = node.get("params") if isinstance(node, dict) else None
+    if not (isinstance(params, dict) and node.get("kind") == "generation_pool" and "prefill_tokens_per_s" in params):
+        return node
+    return {**node, "params": {k: v for k, v in params.items() if k != "prefill_tokens_per_s"}}
+
+
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    out = {**data, "version": 2}
+    if isinstance(data.get("nodes"), list):  # anything else is reported by validation afterwards
+        out["nodes"] = [_drop_prefill_rate(node) for node in data["nodes"]]
+    return out
+
+
 #: version N -> the function that turns a version-N dict into a version N+1 dict
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1}
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2}
 
 
 def migrate(data: dict[str, Any], migrations: dict[int, Migration] | None = None,

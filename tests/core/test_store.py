@@ -192,3 +192,15 @@ def test_unreadable_path_is_a_clear_error(tmp_path):
     os.mkdir(tmp_path / "dir.json")
     with pytest.raises(DesignFileError):
         read_design(tmp_path / "dir.json")
+
+
+def test_version_one_llm_pools_lose_the_retired_prefill_rate():
+    data = json.loads(json.dumps(good_dict()))
+    data["version"] = 1
+    data["nodes"].append({"id": "llm", "kind": "generation_pool", "x": 0, "y": 0,
+                          "params": {"replicas": 2, "prefill_tokens_per_s": 10000.0}})
+    design = parse_design(json.dumps(data).encode(), "v1.json")
+    params = design.node("llm").params
+    assert "prefill_tokens_per_s" not in params and params["replicas"] == 2
+    assert params["prefill_efficiency"] == design.catalog.kind("generation_pool").param("prefill_efficiency").default
+    assert json.loads(design_to_bytes(design))["version"] == 2
