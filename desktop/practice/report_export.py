@@ -3,6 +3,7 @@ design drawn by its own canvas and, for a mock interview, the interviewer's scor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -14,9 +15,18 @@ from desktop.practice.common import design_png, esc, pct
 
 
 def record_report_html(record: Any) -> str:
-    """The report of an attempt read back from the history, with its final design as a PNG."""
+    """The report of an attempt read back from the history, with its final design as a PNG and,
+    when the interviewer's machine stored one (a remote mock interview), the score sheet."""
     design = (record.result or {}).get("design")
-    return report_for_record(record, design_png(design) if design else None)
+    html = report_for_record(record, design_png(design) if design else None)
+    sheet = next((e for e in reversed(record.events) if e["kind"] == "score_sheet"), None)
+    if sheet is not None:
+        try:
+            data = json.loads(sheet["detail"])
+            html = add_section(html, score_sheet_html(data["rows"], data.get("overall")))
+        except (ValueError, KeyError, TypeError):
+            pass  # a damaged score sheet leaves the rest of the report
+    return html
 
 
 def score_sheet_html(rows: Iterable[Mapping[str, Any]], overall: float | None) -> str:

@@ -103,6 +103,10 @@ def test_joining_with_the_spoken_code_mirrors_the_candidates_edits(remote, qtbot
     assert {"rubric": "clarifying", "given": 35.0}.items() <= next(
         r for r in sheet["rows"] if r["rubric"] == "clarifying").items()
     assert any(e["kind"] == "note" and "Asked about the model" in e["detail"] for e in record.events)
+    from desktop.practice.report_export import record_report_html
+
+    report = record_report_html(record)
+    assert "Interviewer's score sheet" in report and "One question before drawing" in report
     assert record.attempt["mode"] == "mock"
     candidate_history = History(host.data_folder)
     try:
