@@ -58,6 +58,7 @@ def console_of(join):
     return join.remote.console if join.remote is not None else None
 
 
+@pytest.mark.slow
 def test_joining_with_the_spoken_code_mirrors_the_candidates_edits(remote, qtbot):
     host, join, history = remote()
     code = host.code_label.text()
