@@ -8,9 +8,9 @@ from, is the tick model in :mod:`tickqueue` (its names are re-exported here).
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
@@ -160,10 +160,25 @@ class _Window:
 
 def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
                   metric_at: Callable[[int, int, int], np.ndarray], emit: Emit) -> PoolTrack:
-    """Replica count over time for one pool: faults, provisioning and (if wired) its autoscaler.
+    """Replica count over the whole of ``times_s`` for one pool (see :func:`pool_controller`)."""
+    control = pool_controller(plan, times_s, np.asarray(lam, dtype=float), emit)
+    track = next(control)
+    control.send((len(times_s), metric_at, (), ()))
+    return track
 
-    ``lam`` is the pool's arrival rate per tick; ``metric_at(r, lo, hi)`` gives the autoscaler's
-    metric over ticks ``lo:hi`` as if ``r`` replicas were ready. Decisions happen at tick times; a
+
+def pool_controller(plan: PoolPlanOverTime, times_s: np.ndarray, lam_arr: np.ndarray, emit: Emit):
+    """Replica count over time for one pool: faults, provisioning and (if wired) its autoscaler,
+    as a resumable generator. The first ``next()`` gives the :class:`PoolTrack` (arrays over all of
+    ``times_s``, filled as the run goes); each ``send((limit, metric_at, barriers, commands))`` then
+    runs the control loop up to tick ``limit`` (exclusive). ``lam_arr`` is the pool's arrival rate
+    per tick; the caller fills it (in place) at least up to ``limit`` before sending. ``barriers``
+    are ticks where the pool's parameters change; ``commands`` act at the first tick of the stretch:
+    ``("scale", replicas)`` sets the replica count by hand (an autoscaler keeps deciding after it)
+    and ``("limits", min, max)`` changes the autoscaler's bounds.
+
+    ``metric_at(r, lo, hi)`` gives the autoscaler's metric over ticks ``lo:hi`` as if ``r`` replicas
+    were ready. Decisions happen at tick times; a
     replica asked for at time t serves from the first tick at or after ``t + provisioning_s``;
     removals act at once. Quiet stretches (no recommendation that would act) are skipped in
     vectorised chunks, so the cost grows with the number of decisions rather than of ticks.
@@ -187,6 +202,12 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
     up_events: deque[tuple[float, int]] = deque()
     down_events: deque[tuple[float, int]] = deque()
     wake: list[int] = sorted(plan.fault_ticks)
+    configured = plan.initial
+    track = PoolTrack(reps, ready_arr, first)
+    metric_box: list = [None]
+
+    def metric_at(r: int, lo: int, hi: int):
+        return metric_box[0](r, lo, hi)
 
     def mark(i: int) -> None:
         reps[i:] = n
@@ -251,23 +272,46 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
                 if started and spot:
                     scale_to(i, n - spot, f"{spot} spot replica(s) reclaimed", ready_first=True)
         if a is None:
-            target = plan.initial - (int(round(plan.initial * plan.spot_share)) if reclaiming else 0)
+            target = configured - (int(round(configured * plan.spot_share)) if reclaiming else 0)
             target = target if cap is None else min(target, cap)
             if target != n:
                 scale_to(i, target, "fault over: back to the configured count" if target > n else "fault")
 
+    def command(i: int, commands) -> None:
+        nonlocal a, configured
+        for cmd in commands:
+            if cmd[0] == "scale":
+                configured = max(0, int(cmd[1]))
+                target = configured if cap is None else min(configured, cap)
+                if a is not None:
+                    target = min(max(target, a.min_replicas), a.max_replicas)
+                scale_to(i, target, "scaled by hand")
+            elif cmd[0] == "limits" and a is not None:
+                low, high = int(cmd[1]), int(cmd[2])
+                a = replace(a, min_replicas=max(0, min(low, high)), max_replicas=max(1, high))
+                target = min(max(n, a.min_replicas), a.max_replicas)
+                if target != n and n > 0:
+                    scale_to(i, target, f"autoscaler bounds now {a.min_replicas}-{a.max_replicas}")
+        mark(i)
+
+    limit = 0
     if a is None:
         done = -1
-        while wake:
+        while True:
+            if not wake or wake[0] >= limit:
+                begin = limit
+                limit, metric_box[0], _, commands = yield track
+                if commands and begin < count:
+                    mature(begin)
+                    command(begin, commands)
+                continue
             i = wake.pop(0)
             if done < i < count:
                 done = i
                 mature(i)
                 apply_faults(i)
                 mark(i)
-        return PoolTrack(reps, ready_arr, first)
 
-    lam_arr = np.asarray(lam, dtype=float)
     times_arr = np.asarray(times_s, dtype=float)
     tick = float(times_s[1] - times_s[0]) if count > 1 else 0.0
     # Ask for the floor early enough that it is ready at the scheduled hour, ticks included.
@@ -296,7 +340,7 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
         lo = min(max(a.min_replicas, floors[i] if any_floor else 0), hi)
         if not lo <= n <= hi:
             return i + 1
-        end = barriers[bisect_right(barriers, i)]
+        end = min(barriers[bisect_right(barriers, i)], limit)
         if pending:  # the next replica to become ready ends the quiet stretch
             end = min(end, int(np.searchsorted(times_arr, pending[0][0] - EPS_T)))
             if end <= i + 1:
@@ -360,7 +404,16 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
         return found
 
     i = 0
-    while i < count:
+    while True:
+        if i >= limit:
+            begin = limit
+            limit, metric_box[0], extra, commands = yield track
+            for tick in extra:
+                if 0 < tick < count and tick not in barriers:
+                    insort(barriers, int(tick))
+            if commands and begin < count:
+                command(begin, commands)
+            continue
         before = (n, ready)
         t = times[i]
         if pending and pending[0][0] <= t + EPS_T:
@@ -393,8 +446,8 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
                     while down_events and down_events[0][0] <= t - HPA_POLICY_PERIOD_S:
                         down_events.popleft()
                     base = n - sum(k for _, k in up_events) + sum(k for _, k in down_events)
-                    limit = max(base + HPA_SCALE_UP_PODS, math.ceil(base * (1 + HPA_SCALE_UP_PERCENT / 100)))
-                    rec = min(rec, max(limit, n))  # never below the current count (as in Kubernetes)
+                    rate_cap = max(base + HPA_SCALE_UP_PODS, math.ceil(base * (1 + HPA_SCALE_UP_PERCENT / 100)))
+                    rec = min(rec, max(rate_cap, n))  # never below the current count (as in Kubernetes)
                 rec = max(min(max(a.min_replicas, floor), hi), min(hi, rec))
                 if rec != n:
                     scale_to(i, rec, f"HPA {a.metric} {value:.3g} vs target {a.target:g}")
@@ -403,4 +456,3 @@ def simulate_pool(plan: PoolPlanOverTime, times_s: np.ndarray, lam: np.ndarray,
         i = next_tick(i)
         if lam_arr[i - 1] > 0:  # ticks skipped had traffic (zero-traffic ticks are never skipped)
             idle_since = None
-    return PoolTrack(reps, ready_arr, first)

@@ -212,12 +212,13 @@ def _fcfs_lindley(arr: np.ndarray, svc: np.ndarray, work: _Work) -> np.ndarray:
 
 
 def _fcfs_loop(arr: list, svc: list, c: int, cap: int | None, tmo: float | None,
-               work: _Work) -> tuple[array, bytearray, int]:
-    """FCFS on c servers with optional waiting room and timeout: (start, outcome, n decided)."""
+               work: _Work, joining: tuple = ()) -> tuple[array, bytearray, int]:
+    """FCFS on c servers with optional waiting room and timeout: (start, outcome, n decided).
+    ``joining``: times at which more servers join (each is a server busy until then)."""
     m, chunk = len(arr), work.chunk
     start = array("d", bytes(8 * m))
     out = bytearray(m)
-    free = [0.0] * c  # heap of the times servers become free
+    free = [0.0] * c + sorted(joining)  # heap of the times servers become free (a sorted list is a heap)
     heapreplace = heapq.heapreplace
     done = 0
     if cap is None and tmo is None:
@@ -324,7 +325,7 @@ def _batch_loop(arr: list, noise: list, st: Station, work: _Work):
     return out, q, batches, i, nq
 
 
-def _run_station(st: Station, a: np.ndarray, rng: np.random.Generator, work: _Work) -> dict:
+def _run_station(st: Station, a: np.ndarray, rng: np.random.Generator, work: _Work, joining: tuple = ()) -> dict:
     """Serve one station's sorted arrivals ``a``: per-request start, finish, outcome; totals."""
     m = len(a)
     start, dep, out = a.copy(), a.copy(), np.zeros(m, np.uint8)
@@ -355,11 +356,11 @@ def _run_station(st: Station, a: np.ndarray, rng: np.random.Generator, work: _Wo
         del q, outb
     else:
         svc = _draw(rng, st.service_mean_s, st.service_cv, m)
-        if _is_plain_single_server(st):
+        if _is_plain_single_server(st) and not joining:
             start = _fcfs_lindley(a, svc, work)
         else:
             sa, outb, done = _fcfs_loop(a.tolist(), svc.tolist(), st.servers, st.queue_capacity,
-                                        st.timeout_s, work)
+                                        st.timeout_s, work, joining)
             start = np.frombuffer(sa, dtype=np.float64).copy()
             out = np.frombuffer(outb, dtype=np.uint8).copy()
             del sa, outb
@@ -450,28 +451,35 @@ def run_load_test(network: Network, n_requests: int, seed: int = 0,
                   progress: Callable[[float], None] | None = None,
                   cancel: Callable[[], bool] | None = None,
                   warmup_fraction: float = 0.1, *, keep_trace: bool = False,
-                  target_precision: float = TARGET_PRECISION) -> LoadTestResult:
+                  target_precision: float = TARGET_PRECISION, arrival_s: np.ndarray | None = None,
+                  servers_joining: dict[str, tuple[float, ...]] | None = None) -> LoadTestResult:
     """Simulate ``n_requests`` arrivals through ``network`` (see the module docstring).
 
     ``progress(fraction)`` is called about every 0.5% of the work and with 1.0 at the end;
     ``cancel()`` returning True stops the run with a partial, ``cancelled=True`` result. With
     ``keep_trace`` the result carries per-request arrays (:class:`LoadTrace`). A network with
     no arrivals (rate 0) yields an empty result. ``target_precision`` is the relative half-width of
-    the 95% intervals above which ``warnings`` asks for a longer run.
+    the 95% intervals above which ``warnings`` asks for a longer run. ``arrival_s`` (sorted arrival
+    times, e.g. a time-varying Poisson stream from :mod:`arrivals`) replaces the drawn arrivals;
+    ``n_requests`` is then their number. ``servers_joining`` maps a (non-batching) station to the
+    times at which more servers join it, one time per server (a pool scaling up during the run).
     """
     wall0 = time.perf_counter()
     if not 0.0 <= warmup_fraction < 1.0 or n_requests < 0:
         raise ValueError("need n_requests >= 0 and 0 <= warmup_fraction < 1")
     rng = np.random.default_rng(seed)
-    n = int(n_requests) if network.arrival_rate > 0 else 0
+    if arrival_s is not None:
+        n_requests = len(arrival_s)
+    n = int(n_requests) if network.arrival_rate > 0 or arrival_s is not None else 0
     paths, order = network.paths, network.topological_order()
     on_paths = {sid: [k for k, p in enumerate(paths) if sid in p.stations] for sid in order}
     work = _Work(_GEN_COST * n + sum(
         (_station_weight(network.stations[sid]) + _POST_COST) * n * sum(paths[k].share for k in ks)
         for sid, ks in on_paths.items()), progress, cancel, n)
 
-    mean_gap = 1.0 / network.arrival_rate if n else 0.0
-    arrival = np.cumsum(_draw(rng, mean_gap, network.arrival_cv, n))
+    mean_gap = 1.0 / network.arrival_rate if n and network.arrival_rate > 0 else 0.0
+    arrival = np.cumsum(_draw(rng, mean_gap, network.arrival_cv, n)) if arrival_s is None else \
+        np.sort(np.asarray(arrival_s, dtype=float))
     shares = np.cumsum([p.share for p in paths]) if paths else np.zeros(0)
     if len(shares) and network.unrouted_share <= 1e-12:
         shares[-1] = np.inf
@@ -499,7 +507,7 @@ def run_load_test(network: Network, n_requests: int, seed: int = 0,
             o = np.argsort(a, kind="stable")
             idx, a = idx[o], a[o]
             del o
-        res = _run_station(st, a, rng, work)
+        res = _run_station(st, a, rng, work, tuple((servers_joining or {}).get(sid, ())))
         out, start = res["out"], res["start"]
         t_cur[idx] = res["dep"]
         dropped = out != SERVED

@@ -363,16 +363,23 @@ class _MetricTable:
     GRID = np.unique(np.concatenate([np.linspace(0, 0.8, 17), np.linspace(0.8, 1.2, 81), [1.5, 2, 3, 5, 10, 30, 100]]))
 
     def __init__(self, metric: str, lam: np.ndarray, sig: np.ndarray, tables: _Tables, j: int | None,
-                 low: int = 0, high: int = 1 << 30):
+                 low: int = 0, high: int = 1 << 30, shared: tuple[dict, list] | None = None):
         self.metric, self.lam, self.sig, self.tables, self.j = metric, lam, sig, tables, j
         self.low, self.high = low, high  #: replica counts the autoscaler can reach
-        self.cache: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
-        self.lists: dict[tuple[int, int], tuple[list, list]] = {}
+        #: ``shared``: a cache kept across stretches of a stepped timeline, and per signature its
+        #: parameter row (the cache's key, as signatures are numbered anew in each stretch)
+        store, self.rows = shared if shared is not None else ({}, None)
+        self.cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = store.setdefault("arrays", {})
+        self.lists: dict[tuple, tuple[list, list]] = store.setdefault("lists", {})
         self.lam_l, self.sig_l = lam.tolist(), sig.tolist()
         self.changes = (np.flatnonzero(np.diff(sig)) + 1).tolist()
 
+    def _name(self, key: int):
+        return key if self.rows is None else self.rows[key]
+
     def table(self, r: int, key: int) -> tuple[np.ndarray, np.ndarray]:
-        found = self.cache.get((r, key))
+        name = self._name(key)
+        found = self.cache.get((r, name))
         if found is None:  # a block of R_BLOCK replica counts in one vectorised call
             g = self.tables.params[self.j]["sig_regime"][key]
             counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
@@ -385,23 +392,18 @@ class _MetricTable:
                 state.p95_s() * 1000.0 if self.metric == "latency_p95" else state.busy)
             for k, count in enumerate(counts.astype(int)):
                 part = slice(k * self.GRID.size, (k + 1) * self.GRID.size)
-                self.cache[(int(count), key)] = (lam[part], values[part])
-            found = self.cache[(r, key)]
+                self.cache[(int(count), name)] = (lam[part], values[part])
+            found = self.cache[(r, name)]
         return found
 
     def __call__(self, r: int, lo: int, hi: int) -> np.ndarray | list[float]:
         if self.metric == "rps" or self.j is None:
             return self.lam[lo:hi]
         if hi - lo == 1:  # one tick (a sync of the control loop): plain Python interpolation
-            key, x = (r, self.sig_l[lo]), self.lam_l[lo]
-            found = self.lists.get(key)
-            if found is None:
-                found = self.lists[key] = tuple(v.tolist() for v in self.table(*key))
-            grid, values = found
-            k = min(max(bisect_right(grid, x), 1), len(grid) - 1)
-            share = min(max((x - grid[k - 1]) / (grid[k] - grid[k - 1]), 0.0), 1.0) if grid[k] > grid[k - 1] else 0.0
-            return [values[k - 1] + share * (values[k] - values[k - 1])]
+            return [self.value_at(r, lo, self.lam_l[lo])]
         lam, sig = self.lam[lo:hi], self.sig[lo:hi]
+        if hi - lo == 0:
+            return lam
         if bisect_right(self.changes, lo) == bisect_right(self.changes, hi - 1):  # one signature throughout
             return np.interp(lam, *self.table(r, self.sig_l[lo]))
         out = np.empty(hi - lo)
@@ -409,3 +411,14 @@ class _MetricTable:
             mask = sig == g
             out[mask] = np.interp(lam[mask], *self.table(r, int(g)))
         return out
+
+    def value_at(self, r: int, tick: int, x: float) -> float:
+        """The metric with ``r`` ready replicas at load ``x`` under tick ``tick``'s parameters."""
+        key = (r, self._name(self.sig_l[tick]))
+        found = self.lists.get(key)
+        if found is None:
+            found = self.lists[key] = tuple(v.tolist() for v in self.table(r, self.sig_l[tick]))
+        grid, values = found
+        k = min(max(bisect_right(grid, x), 1), len(grid) - 1)
+        share = min(max((x - grid[k - 1]) / (grid[k] - grid[k - 1]), 0.0), 1.0) if grid[k] > grid[k - 1] else 0.0
+        return values[k - 1] + share * (values[k] - values[k - 1])

@@ -1,22 +1,29 @@
 """A day (or any horizon) of the design tick by tick: traffic, faults, autoscaling, latency, cost.
 
 1. Offered traffic per tick comes from :mod:`traffic` (mean rate over the tick).
-2. The design is compiled once per distinct set of active faults (a "regime"), never per tick; the
-   routing fractions of that compile (path shares, router shedding, lost traffic) scale with the
-   tick's rate, so routing that depends on the rate (fallback overflow, admission control, rate
-   limits) is taken at the reference rate, the requirements' mean. A region outage is "undetected"
-   (its traffic still sent there and lost) until health_check_interval_s × unhealthy_threshold of
-   the global load balancer in front of it has passed; then the compile fails over.
-3. Each pool's replicas come from :func:`autoscaling.simulate_pool` (HPA/KEDA/Knative rules,
+2. The design is compiled once per distinct set of active faults (a "regime"), never per tick; a
+   regime whose routing depends on the rate (fallback overflow, admission control, rate limits) is
+   compiled at each rate where a router starts to act and the path shares of a tick are
+   interpolated in 1/rate between them (:func:`timeline_state.routing_rates`), so a limiter acts
+   in the ticks whose rate exceeds it, whether that rate comes from the traffic pattern or from a
+   surge fault. A region outage is "undetected" (its traffic still sent there and lost) until
+   health_check_interval_s × unhealthy_threshold of the global load balancer in front of it has
+   passed; then the compile fails over.
+3. Each pool's replicas come from :func:`autoscaling.pool_controller` (HPA/KEDA/Knative rules,
    provisioning, GPU shortage caps, spot reclaims). The autoscaler reads its metric from the pool's
    own queue at the offered rate (before losses upstream), via per-replica-count tables over load
-   (:class:`tickqueue._MetricTable`).
-4. Each pool is a steady-state queue at the tick's arrival rate and ready servers
+   (:class:`tickqueue._MetricTable`), with the pool's carried backlog added
+   (:class:`timeline_state.BacklogMetric`): queue depth counts the backlog, utilisation is 100%
+   while one exists.
+4. Each pool carries a backlog from tick to tick (:mod:`fluid`): a fluid queue with abandonment,
+   ``b[k+1] = min(max(0, b[k] + (arrivals - capacity) dt), capacity × time-out)``, the part cut off
+   timing out (the stationary-backlog-carry-over idea of Stolletz 2008). Where no backlog exists
+   or forms, a tick is the steady-state queue at the tick's arrival rate and ready servers
    (:func:`tickqueue.station_state`): utilisation, mean wait, queue length (Little), requests shed
-   by timeouts, a full waiting room or missing capacity. Stations are taken in topological order
-   and each path's traffic is thinned by the losses and errors upstream. Caveat (references §1.2):
-   a tick is a steady state, valid when the tick is long against the relaxation time
-   ``1/(mu (1 - rho)^2)``; backlogs do not carry over between ticks (the load test shows transients).
+   by timeouts, a full waiting room or missing capacity. Where one does, the wait is the backlog's
+   (of the requests completing in the tick) plus the steady wait at 90% load at most, and losses
+   are the fluid ones. Stations are taken in topological order and each path's traffic is thinned
+   by the losses and errors upstream.
 5. End-to-end percentiles: a path's sojourn is the sum of its stations' sojourns plus its fixed
    delays (load balancers, cache hits, network); its mean and variance are sums along the path
    (stations independent) and it is approximated by a moment-matched lognormal. The end-to-end
@@ -50,19 +57,15 @@ from typing import Sequence
 import numpy as np
 
 from inferboard.model.design import Design
-from inferboard.sim.autoscaling import PoolPlanOverTime, autoscaler_for, simulate_pool
-from inferboard.sim.compile import DesignStructure, compile_design, default_load
+from inferboard.sim.compile import compile_design  # noqa: F401  (timeline_state compiles through this name)
 from inferboard.sim.faults import FAULT_KINDS, Fault, TimedFault
-from inferboard.sim.hardware import POOL_KINDS, plan_pool
-from inferboard.sim.tickqueue import (_MetricTable, _Tables, mixture_cdf, mixture_lognormal, mixture_quantiles,
-                                      station_state)
-from inferboard.sim.traffic import traffic_series
+from inferboard.sim.hardware import plan_pool
 
 MAX_TICKS = 2_000_000
 DEFAULT_AVAILABILITY = 99.9
 LATENCY_ALLOWANCE = 0.01
-BURN_WINDOWS = ((3600.0, 300.0, 14.4, "fast burn"), (21600.0, 1800.0, 6.0, "slow burn"))
-SHED_ON, SHED_OFF = 1e-3, 5e-4
+
+
 MAX_LATENCY_MS = 3.6e6
 MAX_VALUE = 1e15
 PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
@@ -89,12 +92,12 @@ class TimelineResult:
 
     def to_dict(self) -> dict:
         """Plain lists and finite floats, ready for JSON."""
-        return {"times_s": _finite(self.times_s).tolist(),
-                "series": {k: _finite(v).tolist() for k, v in self.series.items()},
+        return {"times_s": finite(self.times_s).tolist(),
+                "series": {k: finite(v).tolist() for k, v in self.series.items()},
                 "events": [e.to_dict() for e in self.events], "notes": list(self.notes)}
 
 
-def _finite(values: np.ndarray, high: float = MAX_VALUE) -> np.ndarray:
+def finite(values: np.ndarray, high: float = MAX_VALUE) -> np.ndarray:
     """No NaN or infinity, nothing negative, nothing above ``high``; denormal dust becomes 0."""
     out = np.clip(np.nan_to_num(np.asarray(values, dtype=float), nan=0.0, posinf=high, neginf=0.0), 0.0, high)
     out[out < 1e-200] = 0.0
@@ -114,8 +117,9 @@ def detection_delay(design: Design, region: str) -> tuple[float, bool]:
     return delay, failover
 
 
-def _regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray):
-    """Per tick its regime's index; per regime (faults to compile with, undetected regions)."""
+def fault_regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray, extra: frozenset = frozenset()):
+    """Per tick its regime's index; per regime (faults to compile with, undetected regions). ``extra``:
+    faults in force throughout (operations such as a failover or a cache flush, already detected)."""
     delays = {f.target: detection_delay(design, f.target)[0] for f in faults if f.kind == "region_outage"}
     points = {0.0}
     for f in faults:
@@ -129,8 +133,10 @@ def _regimes(design: Design, faults: Sequence[TimedFault], times: np.ndarray):
         mask = interval == value
         t = float(times[np.argmax(mask)])
         active = [f for f in faults if f.active(t)]
-        key = (frozenset(Fault(f.kind, f.target, f.magnitude) for f in active if f.kind != "spot_reclaimed"),
-               frozenset(f.target for f in active if f.kind == "region_outage" and t < f.start_s + delays[f.target]))
+        known = {f.target for f in extra if f.kind == "region_outage"}
+        key = (frozenset(Fault(f.kind, f.target, f.magnitude) for f in active if f.kind != "spot_reclaimed") | extra,
+               frozenset(f.target for f in active if f.kind == "region_outage" and t < f.start_s + delays[f.target]
+                         and f.target not in known))
         if key not in keys:
             keys.append(key)
         regime[mask] = keys.index(key)
@@ -145,133 +151,14 @@ def _tick_of(times: np.ndarray, t: float) -> int:
 
 def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, pattern: str | None = None,
                  faults: Sequence[Fault] = (), seed: int = 0, replay_csv: Path | str | None = None) -> TimelineResult:
-    """Simulate ``hours`` of the design at ``tick_s`` resolution (see the module docstring). A plain
+    """Simulate ``hours`` of the design at ``tick_s`` resolution (see the module docstring): a
+    :class:`timeline_state.TimelineState` advanced over the whole horizon at once. A plain
     :class:`Fault` (no timing) lasts the whole run; ``pattern`` defaults to the requirements' (or
     ``replay`` when a CSV is given)."""
-    if not (math.isfinite(hours) and hours > 0 and math.isfinite(tick_s) and tick_s > 0):
-        raise ValueError("hours and tick_s must be finite and > 0")
-    count = int(math.ceil(hours * 3600.0 / tick_s - 1e-9))
-    if count > MAX_TICKS:
-        raise ValueError(f"{count} ticks is more than the {MAX_TICKS} a timeline may have; use a longer tick")
-    times = np.arange(count, dtype=float) * tick_s
-    req = design.requirements
-    mean, load_note = (float(req.mean_rps), "") if req.mean_rps is not None else default_load(req)
-    peak = float(req.peak_rps) if req.peak_rps is not None else 2.0 * mean
-    pattern = pattern or ("replay" if replay_csv is not None else req.traffic_pattern)
-    base = traffic_series(pattern, mean, peak, times, seed, replay_csv, horizon_s=hours * 3600.0)
-    timed = [f if isinstance(f, TimedFault) else TimedFault(f.kind, f.target, f.magnitude, 0.0, times[-1] + tick_s)
-             for f in faults]
-    events: list[tuple[float, int, TimelineEvent]] = []
+    from inferboard.sim.timeline_state import Timeline
 
-    def emit(t: float, kind: str, node_id: str, message: str) -> None:
-        events.append((t, len(events), TimelineEvent(float(t), kind, node_id, message)))
-
-    pools = [n for n in design.nodes.values() if n.kind in POOL_KINDS]
-    scalers = {p.id: autoscaler_for(design, p.id) for p in pools}
-    initial = {}
-    for p in pools:
-        a, configured = scalers[p.id], int(p.params.get("replicas", 1))
-        initial[p.id] = configured if a is None else (
-            0 if a.scale_to_zero and configured == 0 else min(max(configured, a.min_replicas), a.max_replicas))
-    regime, keys = _regimes(design, timed, times)
-    reference = mean if mean > 0 else 1.0
-    override = {pid: max(1, n) for pid, n in initial.items() if scalers[pid] is not None}
-    structure = DesignStructure(design)  # one rate-independent compile shared by the regimes
-    compiled = [compile_design(design, reference, sorted(k[0], key=repr), override, sorted(k[1]), structure=structure)
-                for k in keys]
-    base_spr = {p.id: float(plan_pool(p, design.catalog, req, (), {p.id: 1}).servers) for p in pools}
-    tables = _Tables(design, compiled, base_spr)
-    offered = _finite(base * np.array([c.offered_rps / reference for c in compiled])[regime])
-
-    tracks = {}
-    for p in pools:  # replicas over time, pool by pool
-        j, a = tables.index.get(p.id), scalers[p.id]
-        lam = offered * tables.share[j][regime] if j is not None else np.zeros(count)
-        fault_ticks: dict[int, list] = {}
-        for f in timed:
-            if f.hits(p.id) and (f.kind == "spot_reclaimed" or f.kind == "gpu_shortage" and p.kind in (
-                    "gpu_pool", "generation_pool")):
-                for t, started in ((f.start_s, True), (f.start_s + f.duration_s, False)):
-                    if _tick_of(times, t) < count:
-                        fault_ticks.setdefault(_tick_of(times, t), []).append((f.kind, started, f.amount))
-        sig = tables.params[j]["sig"][regime] if j is not None else np.zeros(count, dtype=np.int64)
-        metric_at = _MetricTable(a.metric if a else "rps", lam, sig, tables, j,
-                                 a.min_replicas if a else 0, a.max_replicas if a else 0)
-        plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
-                                float(p.params.get("spot_share", 0.0)), a, fault_ticks,
-                                tuple((np.flatnonzero(np.diff(sig)) + 1).tolist()))
-        tracks[p.id] = simulate_pool(plan, times, lam, metric_at, emit)
-
-    series, station_loss = _stations(tables, compiled, regime, offered, tracks, times, req)
-    series["cost_per_hour"] = _cost(design, pools, compiled, keys, regime, offered, tracks, timed, times)
-    for p in pools:
-        series[f"replicas:{p.id}"] = tracks[p.id].replicas
-        series[f"ready:{p.id}"] = tracks[p.id].ready
-        for prefix in ("utilisation", "queue", "arrival_rps", "wait_ms"):
-            series.setdefault(f"{prefix}:{p.id}", np.zeros(count))
-    series = {k: _finite(v, 1.0 if k in ("shed_rate", "error_rate") or k.startswith("utilisation:") else MAX_VALUE)
-              for k, v in series.items()}
-    _fault_events(design, timed, times, series, emit)
-    _threshold_events(req, times, tick_s, series, station_loss, compiled, regime, emit)
-    notes = ([load_note] if load_note else []) + sorted({n for c in compiled for n in c.notes})
-    return TimelineResult(times, series, [e for _, _, e in sorted(events, key=lambda x: x[:2])], notes)
-
-
-def _stations(tables: _Tables, compiled, regime, offered, tracks, times, req):
-    """Per-station and end-to-end series; stations in topological order, paths thinned by losses."""
-    count = times.size
-    weights = tables.weights[:, regime]
-    paths = weights.shape[0]
-    alive, shed_mass, err_mass = np.ones((paths, count)), np.zeros((paths, count)), np.zeros((paths, count))
-    path_mean = np.array(tables.path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, count))
-    path_var = np.zeros((paths, count))
-    series: dict[str, np.ndarray] = {}
-    station_loss: dict[str, np.ndarray] = {}
-    for j, sid in enumerate(tables.stations):
-        rows = tables.members[j]
-        lam = offered * (weights[rows] * alive[rows]).sum(axis=0) if rows else np.zeros(count)
-        series[f"arrival_rps:{sid}"] = lam
-        if not lam.any():
-            continue
-        track = tracks[sid]
-        cold = np.where(np.isfinite(track.first_ready_s), track.first_ready_s - times, np.inf)
-        state = station_state(lam, track.ready, tables.station_params(j, regime), cold)
-        err = tables.params[j]["err"][regime]
-        for p in rows:
-            shed_mass[p] += alive[p] * state.loss
-            err_mass[p] += alive[p] * (1 - state.loss) * err
-            alive[p] *= (1 - state.loss) * (1 - err)
-            path_mean[p] += state.sojourn_s
-            path_var[p] += state.sojourn_var
-        station_loss[sid] = state.loss
-        series[f"utilisation:{sid}"] = state.busy
-        series[f"queue:{sid}"] = state.queue
-        series[f"wait_ms:{sid}"] = np.minimum(state.wait_s * 1000.0, MAX_LATENCY_MS)
-    per = [(c.lost_rps / c.offered_rps, sum(c.shed_rps.values()) / c.offered_rps) if c.offered_rps > 0 else (0.0, 0.0)
-           for c in compiled]
-    lost, router_shed = (np.array(v) for v in zip(*per))
-    unrouted = np.maximum(0.0, 1.0 - tables.weights.sum(axis=0) - lost - router_shed)
-    served_weights = weights * alive
-    served = np.clip(served_weights.sum(axis=0), 0.0, 1.0)
-    idle = offered <= 0
-    series["offered_rps"] = offered
-    series["throughput_rps"] = offered * served
-    series["shed_rate"] = np.where(idle, 0.0, router_shed[regime] + (weights * shed_mass).sum(axis=0))
-    series["error_rate"] = np.where(idle, 0.0, (lost + unrouted)[regime] + (weights * err_mass).sum(axis=0))
-    used = np.flatnonzero(served_weights.any(axis=1))  # paths that serve something at some tick
-    w, mu, sigma, has = mixture_lognormal(served_weights[used], path_mean[used], path_var[used])
-    probs = [p for p, _ in PERCENTILES]
-    values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), count))
-    for row, (_, key) in zip(values, PERCENTILES):
-        series[key] = np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0)
-    slow = np.zeros(count)
-    if req.slo_p99_ms is not None and used.size:
-        at = np.full((1, count), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
-        slow = np.where(has, 1.0 - mixture_cdf(at, w, mu, sigma)[0], 0.0)
-    bad = np.clip(series["error_rate"] + series["shed_rate"] + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served, 0, 1)
-    availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
-    series["burn_rate"] = bad / (1.0 - availability / 100.0)
-    return series, station_loss
+    state = Timeline.start(design, pattern, faults, hours, tick_s, seed, replay_csv)
+    return state.advance_ticks(state.count).result()
 
 
 def _pool_prices(design: Design, node) -> tuple[float, float]:
@@ -280,7 +167,8 @@ def _pool_prices(design: Design, node) -> tuple[float, float]:
                            design.catalog, design.requirements, ()).price_per_hour for share in (0.0, 1.0))
 
 
-def _cost(design, pools, compiled, keys, regime, offered, tracks, timed, times) -> np.ndarray:
+def cost_series(design, pools, compiled, keys, regime, offered, tracks, timed, times) -> np.ndarray:
+    """Cost per hour per tick; ``keys[regime[i]]`` is tick i's fault regime, ``compiled[regime[i]]`` its compile."""
     static, per_request, down = [], [], []
     for c, key in zip(compiled, keys):
         dead = {f.target for f in key[0] if f.kind == "region_outage"} | set(key[1])
@@ -309,81 +197,4 @@ def _cost(design, pools, compiled, keys, regime, offered, tracks, timed, times) 
     return total
 
 
-# ----------------------------------------------------------------------------- events
-def _edges(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    d = np.diff(np.concatenate(([0], flags.astype(np.int8))))
-    return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
-
-
-def _hysteresis(values: np.ndarray, on: float, off: float) -> np.ndarray:
-    """True from a value above ``on`` until the next one below ``off``."""
-    state = np.full(values.size, -1, dtype=np.int8)
-    state[values > on], state[values < off] = 1, 0
-    index = np.where(state >= 0, np.arange(values.size), 0)
-    return state[np.maximum.accumulate(index)] == 1
-
-
-def _rolling_mean(values: np.ndarray, window_s: float, tick_s: float) -> np.ndarray:
-    n = max(1, int(round(window_s / tick_s)))
-    cumulative = np.concatenate(([0.0], np.cumsum(values)))
-    i = np.arange(values.size)
-    low = np.maximum(0, i + 1 - n)
-    return (cumulative[i + 1] - cumulative[low]) / (i + 1 - low)
-
-
-def _flag_events(times, flags, emit, node_id, kinds, on_message, off_message) -> None:
-    rises, falls = _edges(flags)
-    for i in rises:
-        emit(times[i], kinds[0], node_id, on_message(i))
-    for i in falls:
-        emit(times[i], kinds[1], node_id, off_message)
-
-
-def _fault_events(design, timed, times, series, emit) -> None:
-    bad, count = series["error_rate"] + series["shed_rate"], times.size
-    for f in timed:
-        start, end = _tick_of(times, f.start_s), _tick_of(times, f.start_s + f.duration_s)
-        if start >= count:
-            continue
-        title, target = FAULT_KINDS[f.kind][0], "" if f.target == "*" else f.target
-        amount = "" if f.magnitude is None else f" ({f.magnitude:g})"
-        emit(times[start], "fault_started", target, f"{title}{amount} on {f.target} for {f.duration_s:g} s")
-        if end < count:
-            emit(times[end], "fault_ended", target, f"{title} on {f.target} is over")
-        delay, failover = detection_delay(design, f.target) if f.kind == "region_outage" else (math.inf, False)
-        detect = _tick_of(times, f.start_s + delay) if math.isfinite(delay) else count
-        if not failover or detect >= min(end, count):
-            continue
-        where = "moves to the other regions" if bad[detect] < SHED_ON else "has no healthy region to go to"
-        emit(times[detect], "failover_started", f.target,
-             f"health checks marked {f.target} down after {delay:g} s; its traffic {where}")
-        settled = np.flatnonzero(bad[detect:min(end, count)] < SHED_ON)
-        if settled.size:
-            emit(times[detect + settled[0]], "failover_done", f.target,
-                 f"traffic of {f.target} is served elsewhere; errors and shedding under {SHED_ON:.1%}")
-
-
-def _threshold_events(req, times, tick_s, series, station_loss, compiled, regime, emit) -> None:
-    kinds = ("shedding_started", "shedding_stopped")
-    for node_id, loss in station_loss.items():
-        _flag_events(times, _hysteresis(loss, SHED_ON, SHED_OFF), emit, node_id, kinds,
-                     lambda i, x=loss: f"{x[i]:.2%} of its arrivals shed (timeouts, full queue or no ready replica)",
-                     f"shedding below {SHED_OFF:.2%}")
-    for node_id in sorted({n for c in compiled for n in c.shed_rps}):
-        share = np.array([c.shed_rps.get(node_id, 0.0) / c.offered_rps if c.offered_rps > 0 else 0.0
-                          for c in compiled])[regime] * (series["offered_rps"] > 0)
-        _flag_events(times, _hysteresis(share, SHED_ON, SHED_OFF), emit, node_id, kinds,
-                     lambda i, x=share: f"sheds {x[i]:.2%} of all traffic (rate limit or admission control)",
-                     "no longer shedding")
-    if req.slo_p99_ms is not None:
-        p99 = series["p99_ms"]
-        _flag_events(times, p99 > req.slo_p99_ms, emit, "", ("slo_breached", "slo_recovered"),
-                     lambda i: f"p99 {p99[i]:.1f} ms exceeds the {req.slo_p99_ms:g} ms SLO",
-                     f"p99 back within the {req.slo_p99_ms:g} ms SLO")
-    burn = series["burn_rate"]
-    for long_s, short_s, threshold, label in BURN_WINDOWS:
-        slow, fast = _rolling_mean(burn, long_s, tick_s), _rolling_mean(burn, short_s, tick_s)
-        for i in _edges((slow > threshold) & (fast > threshold))[0]:
-            emit(times[i], "burn_rate_alert", "",
-                 f"page ({label}): error budget burning {slow[i]:.1f}× over {long_s / 3600:g} h and "
-                 f"{fast[i]:.1f}× over {short_s / 60:g} min (threshold {threshold:g}×)")
+from inferboard.sim.timeline_events import stretch_events  # noqa: E402,F401  (re-exported)

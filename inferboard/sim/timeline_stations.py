@@ -1,0 +1,166 @@
+"""One stretch of a stepped timeline: routing per tick, the pools' control loops, the stations with
+their carried backlogs, end-to-end percentiles, cost and events (timeline.py has the model)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from inferboard.sim.fluid import station_stretch
+from inferboard.sim.tickqueue import mixture_cdf, mixture_lognormal, mixture_quantiles
+
+LATENCY_ALLOWANCE = 0.01
+DEFAULT_AVAILABILITY = 99.9
+MAX_LATENCY_MS = 3.6e6
+PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
+
+
+def _interpolate(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """Per tick, ``values`` (last axis: compiles) between the two compiles around the tick's rate."""
+    return values[..., lo] * (1.0 - alpha) + values[..., hi] * alpha
+
+
+def _routing(state, times: np.ndarray, base: np.ndarray):
+    """Compiles of the stretch, and per tick the two around its rate with the weight of the upper one."""
+    from inferboard.sim import timeline as tl
+
+    regime, keys = tl.fault_regimes(state.design, state.timed, times, state.extra_faults)
+    compiled, rates_all, key_of = [], [], []
+    lo = np.zeros(times.size, dtype=np.int64)
+    hi = np.zeros(times.size, dtype=np.int64)
+    alpha = np.zeros(times.size)
+    for index, key in enumerate(keys):
+        rates, comps = state.compiled_for(key)
+        first = len(compiled)
+        compiled.extend(comps)
+        rates_all.extend(rates)
+        key_of.extend([key] * len(comps))
+        mask = regime == index
+        if len(rates) == 1:
+            lo[mask] = hi[mask] = first
+            continue
+        x = np.maximum(base[mask], 1e-12)
+        grid = np.array(rates)
+        g = np.searchsorted(grid, x)
+        low, high = np.clip(g - 1, 0, grid.size - 1), np.clip(g, 0, grid.size - 1)
+        inv, inv_low, inv_high = 1.0 / x, 1.0 / grid[low], 1.0 / grid[high]
+        span = np.where(low == high, 1.0, inv_low - inv_high)
+        alpha[mask] = np.clip(np.where(low == high, 0.0, (inv_low - inv) / span), 0.0, 1.0)
+        lo[mask], hi[mask] = first + low, first + high
+    ratio = np.array([c.offered_rps / r if r > 0 else 0.0 for c, r in zip(compiled, rates_all)])
+    return compiled, key_of, lo, hi, alpha, ratio
+
+
+def simulate_stretch(state, k0: int, k1: int) -> None:
+    """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`)."""
+    from inferboard.sim import timeline as tl
+
+    times, count, dt = state.times[k0:k1], state.count, state.tick_s
+    n = k1 - k0
+
+    def put(name: str, values, store: dict | None = None) -> None:
+        store = state.series if store is None else store
+        store.setdefault(name, np.zeros(count))[k0:k1] = values
+
+    compiled, key_of, lo, hi, alpha, ratio = _routing(state, times, state.base[k0:k1])
+    tables = state.tables_for(compiled)
+    offered_all = tl.finite(state.base[k0:k1] * ratio[lo])
+    entry_shed = min(max(state.entry_shed, 0.0), 1.0)
+    offered = offered_all * (1.0 - entry_shed)
+
+    for p in state.pools:  # the control loops, pool by pool, up to the end of the stretch
+        j = tables.index.get(p.id)
+        lam = offered * _interpolate(tables.share[j], lo, hi, alpha) if j is not None else np.zeros(n)
+        state.pool_lam[p.id][k0:k1] = lam
+        table, backlog_metric = state.metric_for(p.id, tables, j, lam, lo, k0, k1)
+        if backlog_metric is not None:
+            metric = backlog_metric
+        else:
+            def metric(r, a, b, table=table):
+                return table(r, a - k0, b - k0)
+        sig = tables.params[j]["sig"][lo] if j is not None else np.zeros(n, dtype=np.int64)
+        barriers = (k0 + np.flatnonzero(np.diff(sig)) + 1).tolist()
+        state.controls[p.id].send((k1, metric, barriers, tuple(state.pending_commands.pop(p.id, ()))))
+
+    weights = _interpolate(tables.weights, lo, hi, alpha)
+    paths = weights.shape[0]
+    alive, shed_mass, err_mass = np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n))
+    path_mean = np.array(tables.path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, n))
+    path_var = np.zeros((paths, n))
+    station_loss: dict[str, np.ndarray] = {}
+    for j, sid in enumerate(tables.stations):
+        rows = tables.members[j]
+        lam = offered * (weights[rows] * alive[rows]).sum(axis=0) if rows else np.zeros(n)
+        put(f"arrival_rps:{sid}", lam)
+        carried = state.backlog.get(sid, 0.0)
+        if not lam.any() and carried <= 0:
+            continue
+        track = state.tracks[sid]
+        first = track.first_ready_s[k0:k1]
+        cold = np.where(np.isfinite(first), first - times, np.inf)
+        params = tables.station_params(j, lo)
+        history = state.lost.setdefault(sid, np.zeros(count))
+        longest = float(np.max(np.where(np.isfinite(params.timeout_s), params.timeout_s, 30.0)))
+        back = max(0, k0 - int(math.ceil(longest / dt)) - 1)
+        accepted = state.accepted.setdefault(sid, np.zeros(count + 1))
+        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[back:k0],
+                             accepted[max(0, k0 - 2 * (k0 - back) - 1):k0 + 1])
+        state.backlog[sid] = st.carry
+        history[k0:k1] = st.lost
+        accepted[k0 + 1:k1 + 1] = st.accepted
+        err = tables.params[j]["err"][lo]
+        for p in rows:
+            shed_mass[p] += alive[p] * st.loss
+            err_mass[p] += alive[p] * (1 - st.loss) * err
+            alive[p] *= (1 - st.loss) * (1 - err)
+            path_mean[p] += st.sojourn_s
+            path_var[p] += st.sojourn_var
+        station_loss[sid] = st.loss
+        put(f"loss:{sid}", st.loss, state.aux)
+        put(f"capacity:{sid}", st.capacity, state.aux)
+        put(f"utilisation:{sid}", st.busy)
+        put(f"queue:{sid}", st.queue)
+        put(f"backlog:{sid}", st.backlog)
+        put(f"wait_ms:{sid}", np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS))
+
+    per = np.array([(c.lost_rps / c.offered_rps, sum(c.shed_rps.values()) / c.offered_rps) if c.offered_rps > 0
+                    else (0.0, 0.0) for c in compiled]).reshape(len(compiled), 2)
+    lost = _interpolate(per[:, 0], lo, hi, alpha)
+    router_shed = _interpolate(per[:, 1], lo, hi, alpha)
+    unrouted = np.maximum(0.0, 1.0 - weights.sum(axis=0) - lost - router_shed)
+    served_weights = weights * alive
+    served = np.clip(served_weights.sum(axis=0), 0.0, 1.0)
+    idle = offered_all <= 0
+    keep = 1.0 - entry_shed
+    put("offered_rps", offered_all)
+    put("throughput_rps", offered * served)
+    shed_rate = np.where(idle, 0.0, entry_shed + keep * (router_shed + (weights * shed_mass).sum(axis=0)))
+    error_rate = np.where(idle, 0.0, keep * (lost + unrouted + (weights * err_mass).sum(axis=0)))
+    put("shed_rate", shed_rate)
+    put("error_rate", error_rate)
+    used = np.flatnonzero(served_weights.any(axis=1))
+    w, mu, sigma, has = mixture_lognormal(served_weights[used], path_mean[used], path_var[used])
+    probs = [p for p, _ in PERCENTILES]
+    values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), n))
+    for row, (_, key) in zip(values, PERCENTILES):
+        put(key, np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0))
+    req = state.design.requirements
+    slow = np.zeros(n)
+    if req.slo_p99_ms is not None and used.size:
+        at = np.full((1, n), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
+        slow = np.where(has, 1.0 - mixture_cdf(at, w, mu, sigma)[0], 0.0)
+    bad = np.clip(error_rate + shed_rate + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served * keep, 0, 1)
+    availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
+    put("burn_rate", bad / (1.0 - availability / 100.0))
+    for node_id in sorted({nid for c in compiled for nid in c.shed_rps}):
+        share = np.array([c.shed_rps.get(node_id, 0.0) / c.offered_rps if c.offered_rps > 0 else 0.0
+                          for c in compiled])
+        put(f"router_shed:{node_id}", _interpolate(share, lo, hi, alpha) * keep * (offered_all > 0), state.aux)
+    tracks = {p.id: SimpleNamespace(replicas=state.tracks[p.id].replicas[k0:k1]) for p in state.pools}
+    put("cost_per_hour", tl.cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
+                                        state.timed, times))
+    for c in compiled:
+        state.notes.update(c.notes)
+    tl.stretch_events(state, k0, k1)
