@@ -1,21 +1,30 @@
 """Timeline speed: a 24-hour day at 10-second ticks (8,640 ticks) on a 52-node, five-region design.
 
-    .venv/bin/python bench/bench_timeline.py
+    .venv/bin/python bench/bench_timeline.py [--baseline REV]
 
-Target: median under 250 ms. Each region holds a regional load balancer, a result cache, a canary
-router, a dynamic batcher in front of an autoscaled T4 pool, a canary pool, a CPU fallback, its
-autoscaler and one traffic source; a latency-routed global load balancer and a metrics collector
-join them. The autoscalers use a different metric per region (GPU utilisation, queue depth, p95
-latency, requests per replica, and a predictive schedule) and diurnal traffic with a 2.5x peak
-makes them scale through the day. Also timed: the same day with a region outage, a traffic surge
-and a spot reclaim (more regimes to compile), and the first run in a fresh process (Erlang tables
-not yet cached) is reported separately.
+Target: median under 250 ms for the day, under 5 ms to advance a live drill by one simulated minute.
+Each region holds a regional load balancer, a result cache, a canary router, a dynamic batcher in
+front of an autoscaled T4 pool, a canary pool, a CPU fallback, its autoscaler and one traffic
+source; a latency-routed global load balancer and a metrics collector join them. The autoscalers
+use a different metric per region (GPU utilisation, queue depth, p95 latency, requests per replica,
+and a predictive schedule) and diurnal traffic with a 2.5x peak makes them scale through the day.
+Also timed: the same day with a region outage, a traffic surge and a spot reclaim (more regimes to
+compile), and the first run in a fresh process (Erlang tables not yet cached) is reported separately.
+
+Beside today's figures the same run measures the timeline as it was before it carried backlogs
+(``--baseline``, default: the parent of the commit that added ``inferboard/sim/timeline_state.py``),
+checked out in a temporary git worktree and run in a subprocess on the same design, and prints the
+ratio.
 """
 
 from __future__ import annotations
 
+import argparse
+import re
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path as FsPath
 
@@ -25,12 +34,19 @@ from inferboard.model import Design  # noqa: E402
 from inferboard.model.requirements import Requirements  # noqa: E402
 from inferboard.sim.faults import parse_fault  # noqa: E402
 from inferboard.sim.timeline import run_timeline  # noqa: E402
+from inferboard.sim.timeline_state import Timeline  # noqa: E402
+
+ROOT = FsPath(__file__).resolve().parents[1]
+DRILL_TARGET_MS = 5.0
 
 TARGET_MS = 250.0
 RUNS = 7
 REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-southeast")
 METRICS = (("gpu_utilization", 0.6), ("queue_depth", 8.0), ("gpu_utilization", 0.7), ("rps", 350.0),
            ("gpu_utilization", 0.6))
+
+
+FAULTS = ("region_outage:eu-west@3h+1h", "traffic_surge*1.5:*@14h+30m", "spot_reclaimed:us-east-gpus@9h+2h")
 
 
 def build() -> Design:
@@ -77,10 +93,54 @@ def timed(fn) -> tuple[float, float, object]:
     return (time.perf_counter() - start) * 1000.0, (time.process_time() - cpu) * 1000.0, out
 
 
+def baseline_revision() -> str:
+    added = subprocess.run(["git", "-C", str(ROOT), "log", "--diff-filter=A", "--format=%H", "--",
+                            "inferboard/sim/timeline_state.py"], capture_output=True, text=True, check=True)
+    first = added.stdout.split()[-1]
+    return first + "^"
+
+
+def measure_baseline(revision: str) -> dict | None:
+    """Medians (wall, CPU ms) of the timeline at ``revision``, its bench run from a temporary worktree."""
+    with tempfile.TemporaryDirectory() as folder:
+        tree = FsPath(folder) / "baseline"
+        made = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), revision],
+                              capture_output=True, text=True)
+        if made.returncode:
+            print(f"baseline {revision}: {made.stderr.strip()}")
+            return None
+        try:  # the baseline's own bench script times the same design
+            run = subprocess.run([sys.executable, str(tree / "bench" / "bench_timeline.py")], capture_output=True,
+                                 text=True, cwd=str(tree))
+            found = re.findall(r"(no faults|3 faults)\s+median wall\s+([\d.]+) ms.*?CPU\s+([\d.]+) ms", run.stdout)
+            if len(found) < 2:
+                print(f"baseline {revision}: no figures in its output ({run.stderr.strip()[-300:]})")
+                return None
+            return {("plain" if label == "no faults" else "faulty"): [float(w), float(c)] for label, w, c in found}
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+
+
+def drill_step_ms(design: Design) -> list[float]:
+    """Advancing a live drill by one simulated minute, from the middle of the day."""
+    state = Timeline.start(design, hours=24, tick_s=10)
+    state.advance(12 * 3600)
+    steps = []
+    for _ in range(60):
+        start = time.perf_counter()
+        state.advance(60)
+        steps.append((time.perf_counter() - start) * 1000.0)
+    return steps
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--baseline", default=None, help="git revision to compare with (default: before backlogs)")
+    parser.add_argument("--no-baseline", action="store_true")
+    args = parser.parse_args()
     design = build()
-    faults = [parse_fault("region_outage:eu-west@3h+1h"), parse_fault("traffic_surge*1.5:*@14h+30m"),
-              parse_fault("spot_reclaimed:us-east-gpus@9h+2h")]
+    faults = [parse_fault(f) for f in FAULTS]
+    baseline = None if args.no_baseline else measure_baseline(args.baseline or baseline_revision())
     first_ms, first_cpu, result = timed(lambda: run_timeline(design, hours=24, tick_s=10))
     plain = [timed(lambda: run_timeline(design, hours=24, tick_s=10))[:2] for _ in range(RUNS)]
     faulty = [timed(lambda: run_timeline(design, hours=24, tick_s=10, faults=faults))[:2] for _ in range(RUNS)]
@@ -89,12 +149,21 @@ def main() -> int:
           f"{scaled} scaling decisions")
     print(f"first run in this process:      wall {first_ms:7.1f} ms, CPU {first_cpu:7.1f} ms")
     ok = True
-    for label, runs in (("24 h at 10 s, no faults", plain), ("24 h at 10 s, 3 faults", faulty)):
+    for label, key, runs in (("24 h at 10 s, no faults", "plain", plain), ("24 h at 10 s, 3 faults", "faulty", faulty)):
         wall = statistics.median(r[0] for r in runs)
         cpu = statistics.median(r[1] for r in runs)
         ok &= wall < TARGET_MS
         print(f"{label:<30} median wall {wall:7.1f} ms (min {min(r[0] for r in runs):.1f}), CPU {cpu:7.1f} ms, "
               f"{len(runs)} runs; target < {TARGET_MS:.0f} ms: {'OK' if wall < TARGET_MS else 'MISSED'}")
+        if baseline is not None:
+            old_wall, old_cpu = baseline[key]
+            print(f"{'  before backlogs':<30} median wall {old_wall:7.1f} ms, CPU {old_cpu:7.1f} ms; "
+                  f"now {wall / old_wall:.2f}x wall, {cpu / old_cpu:.2f}x CPU")
+    steps = drill_step_ms(design)
+    step = statistics.median(steps)
+    ok &= step < DRILL_TARGET_MS
+    print(f"{'drill: advance one minute':<30} median wall {step:7.2f} ms (max {max(steps):.2f}), {len(steps)} steps; "
+          f"target < {DRILL_TARGET_MS:g} ms: {'OK' if step < DRILL_TARGET_MS else 'MISSED'}")
     return 0 if ok else 1
 
 

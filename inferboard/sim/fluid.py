@@ -125,8 +125,8 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     FCFS order the request leaving when ``D`` requests have been served arrived when the accepted
     arrivals reached ``D``, so its wait is read off the cumulative arrivals (the past only, as a
     latency dashboard sees it; it also allows for servers that were added since it arrived).
-    ``accepted_before``: cumulative accepted arrivals at the tick boundaries up to the first tick
-    (the last value at its start). ``lost_before``: requests lost in the ticks just before (to count
+    ``accepted_before``: cumulative accepted arrivals at the tick boundaries from the start of the
+    run up to the first tick of the stretch. ``lost_before``: requests lost in every tick before (to count
     the timed-out requests still waiting at the start)."""
     lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
     capacity = station_capacity(ready, p)
@@ -152,12 +152,12 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     loss = np.where(quiet, steady.loss, np.minimum(1.0, lost / arriving))
     before = np.zeros(1) if accepted_before is None or not len(accepted_before) else np.asarray(accepted_before)
     accepted_now = np.where(quiet, lam * (1 - steady.loss) * dt, np.maximum(lam * dt - lost, 0.0))
-    accepted = np.concatenate((before, before[-1] + np.cumsum(accepted_now)))
-    offset = before.size - 1
-    edge_times = (np.arange(accepted.size) - offset) * dt
+    accepted = np.concatenate((before[:-1], np.cumsum(np.concatenate((before[-1:], accepted_now)))))
+    first = before.size - 1  # index of the stretch's first boundary (= its tick number)
+    edge_times = np.arange(accepted.size) * dt
     boundary = np.append(start, carry)
-    served = accepted[offset:] - boundary  # requests through the station by each boundary
-    waits = np.maximum(0.0, edge_times[offset:] - np.interp(served, accepted, edge_times))
+    served = accepted[first:] - boundary  # requests through the station by each boundary
+    waits = np.maximum(0.0, edge_times[first:] - np.interp(served, accepted, edge_times))
     waits = np.where(boundary > EPS, waits, 0.0)
     virtual0, virtual1 = waits[:-1], waits[1:]
     fluid_wait = 0.5 * (virtual0 + virtual1)
@@ -175,9 +175,10 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     doomed = doomed_waiting(history, ticks, offset, history.size) if lost.any() or offset else 0.0
     queue = np.where(quiet, steady.queue, under.queue + 0.5 * (start + end) + doomed)
     return StationStretch(loss, wait, wait + np.where(quiet, steady.sojourn_s - steady.wait_s, service), var,
-                          busy, queue, start, lost, capacity, patience, carry, accepted[offset + 1:])
+                          busy, queue, start, lost, capacity, patience, carry, accepted[first + 1:])
 
 
 def _accepted(before: np.ndarray | None, per_tick: np.ndarray) -> np.ndarray:
+    """Cumulative sums continued from ``before[-1]``, added in the same order as in one pass."""
     base = 0.0 if before is None or not len(before) else float(before[-1])
-    return base + np.cumsum(per_tick)
+    return np.cumsum(np.concatenate(([base], per_tick)))[1:]

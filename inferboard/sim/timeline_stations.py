@@ -102,11 +102,8 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         cold = np.where(np.isfinite(first), first - times, np.inf)
         params = tables.station_params(j, lo)
         history = state.lost.setdefault(sid, np.zeros(count))
-        longest = float(np.max(np.where(np.isfinite(params.timeout_s), params.timeout_s, 30.0)))
-        back = max(0, k0 - int(math.ceil(longest / dt)) - 1)
         accepted = state.accepted.setdefault(sid, np.zeros(count + 1))
-        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[back:k0],
-                             accepted[max(0, k0 - 2 * (k0 - back) - 1):k0 + 1])
+        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[:k0], accepted[:k0 + 1])
         state.backlog[sid] = st.carry
         history[k0:k1] = st.lost
         accepted[k0 + 1:k1 + 1] = st.accepted
