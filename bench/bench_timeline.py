@@ -121,15 +121,15 @@ def measure_baseline(revision: str) -> dict | None:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
 
 
-def drill_step_ms(design: Design) -> list[float]:
-    """Advancing a live drill by one simulated minute, from the middle of the day."""
+def drill_step_ms(design: Design) -> list[tuple[float, float]]:
+    """(wall, CPU ms) of advancing a live drill by one simulated minute, from the middle of the day."""
     state = Timeline.start(design, hours=24, tick_s=10)
     state.advance(12 * 3600)
     steps = []
     for _ in range(60):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         state.advance(60)
-        steps.append((time.perf_counter() - start) * 1000.0)
+        steps.append(((time.perf_counter() - start) * 1000.0, (time.process_time() - cpu) * 1000.0))
     return steps
 
 
@@ -160,10 +160,11 @@ def main() -> int:
             print(f"{'  before backlogs':<30} median wall {old_wall:7.1f} ms, CPU {old_cpu:7.1f} ms; "
                   f"now {wall / old_wall:.2f}x wall, {cpu / old_cpu:.2f}x CPU")
     steps = drill_step_ms(design)
-    step = statistics.median(steps)
+    step, step_cpu = statistics.median(w for w, _ in steps), statistics.median(c for _, c in steps)
     ok &= step < DRILL_TARGET_MS
-    print(f"{'drill: advance one minute':<30} median wall {step:7.2f} ms (max {max(steps):.2f}), {len(steps)} steps; "
-          f"target < {DRILL_TARGET_MS:g} ms: {'OK' if step < DRILL_TARGET_MS else 'MISSED'}")
+    print(f"{'drill: advance one minute':<30} median wall {step:7.2f} ms (max {max(w for w, _ in steps):.2f}), "
+          f"CPU {step_cpu:.2f} ms, {len(steps)} steps; target < {DRILL_TARGET_MS:g} ms: "
+          f"{'OK' if step < DRILL_TARGET_MS else 'MISSED'}")
     return 0 if ok else 1
 
 

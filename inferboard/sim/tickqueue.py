@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import networkx as nx
@@ -237,6 +238,7 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
 
 
 # ----------------------------------------------------------------------------- percentiles
+@lru_cache(maxsize=64)
 def _probit(p: float) -> float:
     lo, hi = -10.0, 10.0
     for _ in range(100):

@@ -167,10 +167,19 @@ def _pool_prices(design: Design, node) -> tuple[float, float]:
                            design.catalog, design.requirements, ()).price_per_hour for share in (0.0, 1.0))
 
 
-def cost_series(design, pools, compiled, keys, regime, offered, tracks, timed, times) -> np.ndarray:
-    """Cost per hour per tick; ``keys[regime[i]]`` is tick i's fault regime, ``compiled[regime[i]]`` its compile."""
+def cost_series(design, pools, compiled, keys, regime, offered, tracks, timed, times,
+                memo: dict | None = None) -> np.ndarray:
+    """Cost per hour per tick; ``keys[regime[i]]`` is tick i's fault regime, ``compiled[regime[i]]`` its
+    compile. ``memo`` keeps per-compile and per-pool figures across the stretches of a stepped run."""
+    memo = {} if memo is None else memo
     static, per_request, down = [], [], []
     for c, key in zip(compiled, keys):
+        found = memo.get(("compile", id(c)))
+        if found is not None:
+            static.append(found[0])
+            per_request.append(found[1])
+            down.append(found[2])
+            continue
         dead = {f.target for f in key[0] if f.kind == "region_outage"} | set(key[1])
         fixed = variable = 0.0
         for node_id, item in c.cost_items.items():
@@ -183,10 +192,14 @@ def cost_series(design, pools, compiled, keys, regime, offered, tracks, timed, t
         static.append(fixed)
         per_request.append(variable)
         down.append([p.region in dead or p.id in dead for p in pools])
+        memo[("compile", id(c))] = (fixed, variable, down[-1], c)  # the compile kept alive with its id
     total = np.array(static)[regime] + np.array(per_request)[regime] * offered
     down = np.array(down, dtype=bool).reshape(len(compiled), len(pools))[regime]
     for k, p in enumerate(pools):
-        on_demand, spot_price = _pool_prices(design, p)
+        prices = memo.get(("pool", p.id))
+        if prices is None:
+            prices = memo[("pool", p.id)] = _pool_prices(design, p)
+        on_demand, spot_price = prices
         n = tracks[p.id].replicas
         reclaimed = np.zeros(times.size, dtype=bool)
         for f in timed:

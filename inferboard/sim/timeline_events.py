@@ -65,6 +65,18 @@ def stretch_events(state, k0: int, k1: int) -> None:
         for i in falls:
             emit(i, kinds[1], node_id, off_message(i) if callable(off_message) else off_message)
 
+    low = max(0, k0 - 1)
+
+    def no_edge(values: np.ndarray, on: float, off: float) -> bool:
+        """No edge of a hysteresis flag can fall in this stretch (a cheap look at its ticks only; the
+        flag is off before the first tick)."""
+        window = values[low:k1]
+        return bool((window < off).all() or k0 > 0 and (window > on).all())
+
+    def steady_flag(flag: np.ndarray) -> bool:
+        window = flag[low:k1]
+        return bool(not window.any() or k0 > 0 and window.all())
+
     def rise_before(rises: np.ndarray, i: int) -> int:
         earlier = rises[rises < i]
         return int(earlier[-1]) if earlier.size else 0
@@ -80,15 +92,21 @@ def stretch_events(state, k0: int, k1: int) -> None:
         emit(start, "fault_started", target, f"{title}{amount} on {f.target} for {f.duration_s:g} s")
         if end < count:
             emit(end, "fault_ended", target, f"{title} on {f.target} is over")
-            unhealthy = np.flatnonzero(~_healthy(state, series, start, end))
-            if unhealthy.size:  # time to recover: from the fault's start to the first healthy tick after the last bad one
-                last_bad = start + int(unhealthy[-1])
-                healthy = np.flatnonzero(_healthy(state, series, last_bad + 1, count))
+            memo = state.recovery.get(id(f))
+            if memo is None:  # the fault is over: where it last hurt is known for good
+                unhealthy = np.flatnonzero(~_healthy(state, series, start, end))
+                last_bad = start + int(unhealthy[-1]) if unhealthy.size else None
+                memo = state.recovery[id(f)] = [last_bad, None if last_bad is None else last_bad + 1]
+            if memo[1] is not None and memo[1] < count:  # time to recover: from the fault's start to
+                healthy = np.flatnonzero(_healthy(state, series, memo[1], count))  # healthy after its last bad tick
                 if healthy.size:
-                    r = last_bad + 1 + int(healthy[0])
+                    r = memo[1] + int(healthy[0])
+                    memo[1] = None
                     after = f", {_duration(times[r] - times[end])} after it ended" if r > end else ""
                     emit(max(r, end), "recovered", target, f"recovered {_duration(times[r] - times[start])} after the "
                          f"{title.lower()} began{after}: no backlog, error budget no longer burning")
+                else:
+                    memo[1] = count
         delay, failover = detection_delay(state.design, f.target) if f.kind == "region_outage" else (math.inf, False)
         detect = state.tick_of(f.start_s + delay) if math.isfinite(delay) else state.count
         if not failover or detect >= min(end, state.count) or detect >= count:
@@ -103,6 +121,8 @@ def stretch_events(state, k0: int, k1: int) -> None:
 
     kinds = ("shedding_started", "shedding_stopped")
     for name, loss in aux.items():
+        if no_edge(loss, SHED_ON, SHED_OFF):
+            continue
         if name.startswith("loss:"):
             flags(name[5:], hysteresis(loss, SHED_ON, SHED_OFF), kinds,
                   lambda i, x=loss: f"{x[i]:.2%} of its arrivals shed (timeouts, full queue or no ready replica)",
@@ -115,6 +135,8 @@ def stretch_events(state, k0: int, k1: int) -> None:
         if not name.startswith("backlog:"):
             continue
         sid = name[8:]
+        if not backlog[low:k1].any():
+            continue
         capacity = np.maximum(aux.get(f"capacity:{sid}", np.ones(k1)), 1e-12)
         wait = backlog / capacity
         building = hysteresis(wait, QUEUE_ON_S, 1e-9)
@@ -129,13 +151,19 @@ def stretch_events(state, k0: int, k1: int) -> None:
     if req.slo_p99_ms is not None:
         p99 = series["p99_ms"]
         breach = p99 > req.slo_p99_ms
-        rises, _ = _edges(breach)
-        flags("", breach, ("slo_breached", "slo_recovered"),
-              lambda i: f"p99 {p99[i]:.1f} ms exceeds the {req.slo_p99_ms:g} ms SLO",
-              lambda i: f"p99 back within the {req.slo_p99_ms:g} ms SLO after "
-                        f"{_duration(times[i] - times[rise_before(rises, i)])}")
+        if not steady_flag(breach):
+            rises, _ = _edges(breach)
+            flags("", breach, ("slo_breached", "slo_recovered"),
+                  lambda i: f"p99 {p99[i]:.1f} ms exceeds the {req.slo_p99_ms:g} ms SLO",
+                  lambda i: f"p99 back within the {req.slo_p99_ms:g} ms SLO after "
+                            f"{_duration(times[i] - times[rise_before(rises, i)])}")
     burn = series["burn_rate"]
+    cumulative = np.concatenate(([0.0], np.cumsum(burn)))
     for long_s, short_s, threshold, label in BURN_WINDOWS:
+        near = (_window_mean(cumulative, low, k1, long_s, state.tick_s) > threshold) & (
+            _window_mean(cumulative, low, k1, short_s, state.tick_s) > threshold)
+        if not near.any() or k0 > 0 and near.all():  # no edge in this stretch
+            continue
         slow, fast = rolling_mean(burn, long_s, state.tick_s), rolling_mean(burn, short_s, state.tick_s)
         firing = (slow > threshold) & (fast > threshold)
         rises, _ = _edges(firing)
@@ -155,3 +183,11 @@ def _healthy(state, series, lo: int, hi: int) -> np.ndarray:
         if name.startswith("backlog:"):
             ok &= backlog[lo:hi] <= 0
     return ok
+
+
+def _window_mean(cumulative: np.ndarray, lo: int, hi: int, window_s: float, tick_s: float) -> np.ndarray:
+    """:func:`rolling_mean` at ticks ``lo:hi`` only, from the cumulative sums of the whole series."""
+    n = max(1, int(round(window_s / tick_s)))
+    i = np.arange(lo, hi)
+    low = np.maximum(0, i + 1 - n)
+    return (cumulative[i + 1] - cumulative[low]) / (i + 1 - low)

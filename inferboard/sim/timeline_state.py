@@ -198,8 +198,11 @@ class TimelineState:
         self.accepted: dict[str, np.ndarray] = {}  #: cumulative accepted arrivals at tick boundaries
         self.ticks_done = 0
         self._compiled: dict = {}
+        self.cost_memo: dict = {}
+        self.recovery: dict[int, list] = {}  #: per timed fault: [last bad tick, searched up to, done]
         self._tables: dict = {}
         self._metric_cache: dict = {}
+        self._rows: dict = {}
         self._structure: dict[int, DesignStructure] = {}
         self._setup_pools()
 
@@ -354,7 +357,10 @@ class TimelineState:
             return _MetricTable(metric, lam, sig, tables, None, 0, 0), None
         params = tables.params[j]
         sig = params["sig"][lo_regime]
-        rows = [tuple(float(params[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax",
+        rows = self._rows.get((id(tables), j))
+        if rows is None:  # each signature's parameters, the key of the metric tables kept across stretches
+            rows = self._rows[(id(tables), j)] = [
+                tuple(float(params[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax",
                                                     "base", "item", "window")) for g in params["sig_regime"]]
         cache = self._metric_cache.setdefault(pool_id, {})
         table = _MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,

@@ -74,12 +74,15 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         j = tables.index.get(p.id)
         lam = offered * _interpolate(tables.share[j], lo, hi, alpha) if j is not None else np.zeros(n)
         state.pool_lam[p.id][k0:k1] = lam
-        table, backlog_metric = state.metric_for(p.id, tables, j, lam, lo, k0, k1)
-        if backlog_metric is not None:
-            metric = backlog_metric
+        if state.scalers[p.id] is None:  # no autoscaler: nothing reads a metric
+            metric = None
         else:
-            def metric(r, a, b, table=table):
-                return table(r, a - k0, b - k0)
+            table, backlog_metric = state.metric_for(p.id, tables, j, lam, lo, k0, k1)
+            if backlog_metric is not None:
+                metric = backlog_metric
+            else:
+                def metric(r, a, b, table=table):
+                    return table(r, a - k0, b - k0)
         sig = tables.params[j]["sig"][lo] if j is not None else np.zeros(n, dtype=np.int64)
         barriers = (k0 + np.flatnonzero(np.diff(sig)) + 1).tolist()
         state.controls[p.id].send((k1, metric, barriers, tuple(state.pending_commands.pop(p.id, ()))))
@@ -157,7 +160,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         put(f"router_shed:{node_id}", _interpolate(share, lo, hi, alpha) * keep * (offered_all > 0), state.aux)
     tracks = {p.id: SimpleNamespace(replicas=state.tracks[p.id].replicas[k0:k1]) for p in state.pools}
     put("cost_per_hour", tl.cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
-                                        state.timed, times))
+                                        state.timed, times, state.cost_memo))
     for c in compiled:
         state.notes.update(c.notes)
     tl.stretch_events(state, k0, k1)
