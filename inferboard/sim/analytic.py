@@ -45,6 +45,7 @@ import numpy as np
 
 from inferboard.sim import batching as bt, explain, latency_dist as ld, queueing as q, sojourn as sj
 from inferboard.sim.gimc import gimc
+from inferboard.sim.waiting_room import room_wait_moments
 from inferboard.sim.network import Network, Station
 
 #: Latency given to requests served by an overloaded station with an unbounded queue and no time-out.
@@ -166,6 +167,7 @@ class NetworkResult(_Result):
     _row_of: dict = field(default_factory=dict, repr=False)
     _shifts: list = field(default_factory=list, repr=False)
     _row_index: object = field(default=None, repr=False)  #: station row -> row of ``_rows`` (equal rows shared)
+    _max_sojourn: list = field(default_factory=list, repr=False)  #: per station row, its largest sojourn
 
     @cached_property
     def figures(self) -> dict[str, explain.Figure]:
@@ -185,7 +187,8 @@ class NetworkResult(_Result):
             return [s.mean_sojourn_s for _ in ps]
         grid = self._grid
         shift = self._shifts[row]
-        return [shift + x for x in ld.percentiles(grid, ld.to_pmf(grid, self._rows[self._row_index[row]]), ps)]
+        top = self._max_sojourn[row] if self._max_sojourn else math.inf
+        return [min(shift + x, top) for x in ld.percentiles(grid, ld.to_pmf(grid, self._rows[self._row_index[row]]), ps)]
 
 
 def _station_order(net: Network) -> list[str]:
@@ -312,14 +315,22 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     if m is not None and (t is None or t >= m / cap):
         # G/G/c/K ≈ g × M/M/c/K' with room m/g (diffusion scaling: a reflected Brownian motion with
         # variance g on [0, m] is one with variance 1 on [0, m/g], time and space scaled by g)
-        room = min(max(int(round(m / max(g, 1e-9))), 1 if m else 0), 10 ** 9)
+        g_room = max(g, 1e-3)  # constant arrivals and service: a room 1000x the real one is already deterministic
+        room = min(max(int(round(m / g_room)), 1 if m else 0), 10 ** 9)
         mk = q.mmck(lam, mu, c, room)
         calc.shed_f = max(mk.blocking, 1.0 - cap / lam if lam > cap else 0.0)
-        pw, wmean = mk.p_wait, (mk.mean_wait / mk.p_wait * g if mk.p_wait > 0 else 0.0)
-        wcv, p_out = math.sqrt(mk.wait_scv), 0.0
+        # the wait by the position joined at, on the physical room (waiting_room): exact Erlang
+        # mixture for M/M/c/K, never beyond the room's maximum wait for constant service
+        load = lam / cap
+        ratio = math.exp(min(max(math.log(load) / max(g, 1e-12), -700.0), 700.0)) if load > 0 else 0.0
+        pw, wcv, p_out = mk.p_wait, math.sqrt(mk.wait_scv), 0.0
+        wmean = room_wait_moments(ratio, m, c, s, cs2)[0] if pw > 0 else 0.0
         if t is not None and pw > 0 and wmean > 0:
-            p_out, cut = q.mmck_wait_cut(lam, mu, c, room, t / g)
-            wmean, trunc = cut * g, t
+            gg = g_room
+            p_out, cut = q.mmck_wait_cut(lam, mu, c, room, t / gg)
+            # the cut's effect on the mean from the scaled M/M/c/K', applied to the room's own mean
+            uncut = mk.mean_wait / mk.p_wait
+            wmean, trunc = (wmean * min(cut * gg / (uncut * gg), 1.0) if uncut > 0 else wmean), t
         calc.timeout_f = (1.0 - calc.shed_f) * pw * p_out
         # each time-out frees a place that an arrival would otherwise have been refused (served stays
         # <= capacity because M/M/c/K blocking is >= 1 - capacity/λ)
@@ -327,9 +338,10 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
         calc.served_pre = lam * (1.0 - calc.shed_f - calc.timeout_f)
         p_served = pw * (1.0 - p_out) / max(1.0 - pw * p_out, 1e-300)
         calc.p_wait, calc.wait = p_served, p_served * wmean
-        kind, p0 = "gamma", 1.0 - p_served
+        kind, p0 = "room", 1.0 - p_served
         calc.saturated = lam >= cap
-        info.update(case="bounded", blocking=mk.blocking, pw=pw, K=c + room, wcv=wcv, p_out=p_out)
+        info.update(case="bounded", blocking=mk.blocking, pw=pw, K=c + room, wcv=wcv, p_out=p_out,
+                    max_wait=math.ceil(m / c) * s if cs2 == 0 else math.inf)
     elif t is not None:  # (a bounded queue whose time-out empties it before it fills lands here too)
         pt = q.mmc_patience(lam, mu, c, t, g)
         calc.timeout_f, calc.served_pre = pt.p_abandon, lam * (1.0 - pt.p_abandon)
@@ -364,6 +376,8 @@ def _ggc(st: Station, lam: float, ca2: float) -> _Calc:
     calc.util = min(calc.served_pre / cap, 1.0) if cap > 0 else 0.0
     calc.cd2 = q.qna_departure_scv(calc.util, ca2, cs2, c)
     calc.spec = sj.SojournSpec(shift, kind, p0, rate, wmean, wcv, trunc, s, cv)
+    if kind == "room":
+        calc.spec.room_ratio, calc.spec.room_places, calc.spec.room_servers = ratio, m, c
     return calc
 
 
@@ -532,6 +546,7 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
     served = sum(flow[k] for k in served_paths)
     mean = sum(flow[k] * path_results[k].mean_s for k in served_paths) / served if served > 0 else 0.0
     grid, rows, row_of, shift_of, row_index, pcts = None, None, {}, [], None, [0.0, 0.0, 0.0, 0.0]
+    station_max: list[float] = []
     if served > 0:
         on_path, row_of, pad = plan.layout(net, tuple(served_paths))
         specs = [calcs[s].spec for s in on_path]
@@ -568,6 +583,11 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
                 weights[at] += flow[k]
         pmf = sj.mixture_pmf(grid, rows, idx, weights, shifts)
         pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
+        # no percentile beyond the slowest path's physical maximum (finite rooms with constant
+        # service): the grid's rounding may otherwise put it up to a bin further
+        station_max = [sj.max_sojourn(sp) for sp in specs]
+        longest = max(sum(station_max[row_of[s]] for s in net.paths[k].stations) for k in served_paths)
+        pcts = [min(x, longest) for x in pcts]
     shed, timed_out = lost["shed"] + net.unrouted_share * lam0, lost["timeout"] + lost["backlog"]
     # fractions of the offered rate, kept in [0, 1]: with a subnormal arrival rate the absolute
     # rates lose precision and their ratio could come out a hair above 1
@@ -583,4 +603,4 @@ def _assemble(net: Network, plan: _Plan, calcs: dict[str, _Calc], rates: dict[st
         bottleneck=busiest.id if busiest is not None and busiest.offered_load > 0 else "",
         bin_width_s=grid.dt if grid else 0.0, bins=grid.n_cover if grid else 0,
         stations=stations, paths=tuple(path_results), _grid=grid, _rows=rows, _row_of=row_of,
-        _shifts=shift_of, _row_index=row_index)
+        _shifts=shift_of, _row_index=row_index, _max_sojourn=station_max)

@@ -196,7 +196,15 @@ def station_figures(r, info: dict) -> dict[str, Figure]:
             ins = {**base, "T [ms]": info["timeout"] * ms, "P(wait)": pw}
             assume = assume + " Requests leave after waiting T (Zeltyn–Mandelbaum M/M/n+G, exact for M/M/c+D)."
         elif case == "bounded":
-            formula = "E[Wq | admitted] = g × M/M/c/K' wait, room m/g, g = (ca² + cs²)/2"
+            if g == 1.0:
+                formula = "E[Wq | admitted]: M/M/c/K, position j waits Erlang(j + 1, cμ)"
+                assume = assume + " Exact M/M/c/K waiting-time distribution (mixture over the position joined at)."
+            else:
+                formula = ("E[Wq | admitted]: wait by position joined (weights ρ^(j/g)), blocking from M/M/c/K' "
+                           "with room m/g, g = (ca² + cs²)/2")
+                assume = assume + (" Finite room: waits never exceed ceil(m/c) service times with constant service;"
+                                   " measured against the load test p95/p99 within about 4%, p50 up to 10% low for "
+                                   "one server at moderate load.")
             ins = {**base, "K": info["K"], "P(full)": info["blocking"], "P(wait)": pw}
         else:
             formula = "wait = time-out T (the excess times out)" if not r.latency_capped else \

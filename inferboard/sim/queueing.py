@@ -316,6 +316,8 @@ def mmck_wait_cut(lam: float, mu: float, c: int, queue_capacity: int, t: float) 
     if lr <= 0 and span < _SMALL:  # a few terms: plain Python beats numpy's per-call overhead
         return _wait_cut_small(lr, span, cmu, x, t)
     j = np.arange(m - span, m, dtype=float) if lr > 0 else np.arange(0, span, dtype=float)
+    if x + 40.0 * math.sqrt(x + 1.0) < j[0]:  # Poisson(x) is below every window position: all wait > t
+        return 1.0, t
     w = np.exp(j * lr - float((j * lr).max()))
     i = np.arange(int(j[-1]) + 2, dtype=float)
     pois = np.cumsum(np.exp(i * math.log(x) - x - _log_factorials(i.size))) if x > 0 else np.ones_like(i)

@@ -13,6 +13,7 @@ import numpy as np
 
 from inferboard.sim.latency_dist import (Grid, atom_exp_factor, gamma_factor, reflected_exp_factor, shift_factor,
                                          to_pmf, truncated_gamma_rows)
+from inferboard.sim.waiting_room import room_wait_moments, room_wait_pmf
 
 
 @dataclass(slots=True)
@@ -25,6 +26,9 @@ class SojournSpec:
     * ``kind="exp"``: density ∝ ``exp(-wait_rate*x)`` on ``(0, trunc)``; ``wait_rate`` may be <= 0
       (overloaded queue with time-outs), then ``trunc`` must be finite;
     * ``kind="gamma"``: gamma with mean ``wait_mean`` and CV ``wait_cv``, cut at ``trunc``;
+    * ``kind="room"``: a finite waiting room's position mixture (``waiting_room``): ``room_places``
+      places, position weights ``room_ratio^j``, ``room_servers`` servers of the given service
+      time, cut at ``trunc``;
     * ``kind="table"``: the station's whole sojourn (wait and service together; ``p0`` 1 and no
       service part) is a tabulated distribution, quantiles registered with ``register_table`` and
       referred to by ``table_id`` (the dynamic batcher, ``batching.py``);
@@ -42,6 +46,9 @@ class SojournSpec:
     service_mean: float = 0.0
     service_cv: float = 0.0
     table_id: float = -1.0
+    room_ratio: float = 0.0
+    room_places: int = 0
+    room_servers: int = 0
 
     def moments(self) -> tuple[float, float, float]:
         """``(mean, variance, rough 99.9th percentile)`` used to size the grid (generous)."""
@@ -61,6 +68,11 @@ class SojournSpec:
             if math.isfinite(self.trunc):
                 tail = min(tail, self.trunc)
             mean, var, q = mean + w1, var + max(w2 - w1 * w1, 0.0), q + tail
+        elif pw > 0 and self.kind == "room":
+            m1, v1, far = room_wait_moments(self.room_ratio, self.room_places, self.room_servers, self.service_mean,
+                                            self.service_cv ** 2)
+            mean, var = mean + pw * m1, var + max(pw * (v1 + m1 * m1) - (pw * m1) ** 2, 0.0)
+            q += min(self.trunc, far)
         elif pw > 0 and self.kind == "gamma":
             sd = self.wait_cv * self.wait_mean
             w1, w2 = pw * self.wait_mean, pw * (sd * sd + self.wait_mean ** 2)
@@ -72,15 +84,34 @@ class SojournSpec:
         return mean, var, q
 
 
+def max_sojourn(sp: SojournSpec) -> float:
+    """The largest sojourn time the spec allows (inf unless the wait and the service are bounded):
+    with constant service a finite room's wait is at most ``ceil(m/c)`` services (``waiting_room``),
+    and any wait is at most its cut ``trunc``."""
+    service = sp.service_mean if sp.service_cv <= 0.0 or sp.service_mean <= 0.0 else math.inf
+    if sp.kind == "table":
+        return math.inf
+    if sp.p0 >= 1.0 or sp.kind == "none":
+        wait = 0.0
+    elif sp.kind == "room" and sp.service_cv <= 0.0 and sp.room_servers > 0:
+        wait = min(sp.trunc, math.ceil(sp.room_places / sp.room_servers) * sp.service_mean)
+    elif sp.kind in ("exp", "gamma", "room"):
+        wait = sp.trunc
+    else:
+        wait = math.inf
+    return sp.shift + wait + service
+
+
 #: Spec fields a transform row depends on (all but the shift), in ``_row_key`` order after ``kind``.
-_ROW_FIELDS = ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc", "service_mean", "service_cv", "table_id")
+_ROW_FIELDS = ("p0", "wait_rate", "wait_mean", "wait_cv", "trunc", "service_mean", "service_cv", "table_id",
+               "room_ratio", "room_places", "room_servers")
 _COL = {name: i for i, name in enumerate(_ROW_FIELDS)}
 
 
 def _row_key(sp: SojournSpec) -> tuple:
     """Everything a station's transform row depends on (all but the shift)."""
     return (sp.kind, sp.p0, sp.wait_rate, sp.wait_mean, sp.wait_cv, sp.trunc, sp.service_mean, sp.service_cv,
-            sp.table_id)
+            sp.table_id, sp.room_ratio, sp.room_places, sp.room_servers)
 
 
 def dedupe(specs: list[SojournSpec]) -> tuple[list[tuple], np.ndarray]:
@@ -139,6 +170,13 @@ def row_moments(keys: list[tuple], table: np.ndarray | None = None) -> np.ndarra
         mean = np.where(gam, mean + w1, mean)
         var = np.where(gam, var + np.maximum(w2 - w1 * w1, 0.0), var)
         q = np.where(gam, q + np.minimum(trunc, wmean + sd * np.maximum(6.0, 3.0 + 3.0 * wcv)), q)
+    for i in np.flatnonzero((kind == "room") & (pw > 0)):
+        m1, v1, far = room_wait_moments(t[i, c["room_ratio"]], int(t[i, c["room_places"]]),
+                                        int(t[i, c["room_servers"]]), smean[i], scv[i] ** 2)
+        p = pw[i]
+        mean[i] += p * m1
+        var[i] += max(p * (v1 + m1 * m1) - (p * m1) ** 2, 0.0)
+        q[i] += min(trunc[i], far)
     for i in np.flatnonzero(is_table):
         tm, tv, tq = table_moments(t[i, c["table_id"]])
         mean[i], var[i], q[i] = mean[i] + tm, var[i] + tv, q[i] + tq
@@ -202,6 +240,7 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
     exp_cut = np.flatnonzero(exp_wait)  # exponential waits cut at T
     cut = np.flatnonzero(gam & finite & ~exp_wait)  # gamma waits cut at T
     tabled = np.flatnonzero(is_table)
+    room = np.flatnonzero(np.array([k == "room" for k in kinds]) & waiting)
 
     if service.size:
         out[service] = gamma_factor(grid, col("service_mean", service), col("service_cv", service))
@@ -218,9 +257,13 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
         if group.size:
             q = p0[group][:, None]
             out[group] *= q + (1.0 - q) * make(group)
+    for i in room:
+        pmf = room_wait_pmf(grid, col("room_ratio")[i], int(col("room_places")[i]), int(col("room_servers")[i]),
+                            col("service_mean")[i], col("service_cv")[i] ** 2, trunc[i])
+        out[i] *= p0[i] + (1.0 - p0[i]) * np.fft.rfft(pmf)
     if tabled.size:
         out[tabled] *= np.fft.rfft(np.array([table_pmf(grid, i) for i in col("table_id", tabled)]), axis=1)
-    for group in (service, down_cut, down, up, plain, exp_cut, cut, tabled):
+    for group in (service, down_cut, down, up, plain, exp_cut, cut, tabled, room):
         random[group] = True
     return out, random
 

@@ -153,3 +153,52 @@ def gimc_sojourn_tail(pi: np.ndarray, mu: float, c: int, t: float) -> float:
             continue
         total += p * erlang_plus_exp_tail(max(n - c + 1, 0), c * mu, mu, t)
     return total
+
+
+# ---- M/M/c/K: the sojourn time of admitted requests ----------------------------------------------
+
+def mmck_state_probabilities(lam: float, mu: float, c: int, k: int) -> list[float]:
+    """Stationary P(n in system), n = 0..K, of the M/M/c/K birth–death chain (log space)."""
+    logp = [0.0]
+    for n in range(1, k + 1):
+        logp.append(logp[-1] + math.log(lam) - math.log(min(n, c) * mu))
+    top = max(logp)
+    p = [math.exp(x - top) for x in logp]
+    z = sum(p)
+    return [x / z for x in p]
+
+
+def _log_poisson_upper(x: float, top: int) -> np.ndarray:
+    """log P(Poisson(x) >= m) for m = 0..top, summed from the far end (no cancellation)."""
+    i = np.arange(top + 400 + int(x + 12 * math.sqrt(x + 1)))
+    logpmf = i * math.log(x) - x - np.array([math.lgamma(v + 1) for v in i]) if x > 0 else np.where(i == 0, 0.0, -np.inf)
+    peak = float(np.max(logpmf))
+    upper = np.cumsum(np.exp(logpmf - peak)[::-1])[::-1]
+    with np.errstate(divide="ignore"):
+        return (np.log(upper) + peak)[: top + 1]
+
+
+def mmck_sojourn_tail(lam: float, mu: float, c: int, k: int, t: float) -> float:
+    """P(T > t) for an admitted request: finding n < K in the system (PASTA, renormalised over the
+    admitted), it waits for m = n - c + 1 departures at rate r = c*mu if n >= c, then is served,
+    Exp(mu): P(Erlang(m, r) + Exp(mu) > t) = P(Poisson(r t) < m) + e^{-mu t} (r/(r-mu))^m P(Poisson((r-mu) t) >= m)."""
+    p = mmck_state_probabilities(lam, mu, c, k)
+    admitted = 1.0 - p[k]
+    r = c * mu
+    top = max(k - c + 1, 1)
+    up_r = _log_poisson_upper(r * t, top)
+    total = 0.0
+    for n in range(k):
+        if p[n] <= 1e-14 * admitted:
+            continue
+        m = max(n - c + 1, 0)
+        if m == 0:
+            tail = math.exp(-mu * t)
+        elif c == 1:
+            tail = erlang_plus_exp_tail(m, r, mu, t)
+        else:
+            if n == c:
+                up_s = _log_poisson_upper((r - mu) * t, top)
+            tail = (1.0 - math.exp(up_r[m])) + math.exp(-mu * t + m * math.log(r / (r - mu)) + up_s[m])
+        total += p[n] / admitted * tail
+    return total
