@@ -14,9 +14,11 @@ Per station (all formulas in ``queueing.py``):
   exact for exponential service), the mean from Allen–Cunneen for other service times.
 * unbounded queue with time-out T → M/M/c+D (exact for Poisson/exponential, Allen–Cunneen scaled
   otherwise): time-outs, and the served requests' wait truncated at T. Continuous through ρ = 1.
-* bounded queue (m places) → G/G/c/K ≈ g × M/M/c/K' with room m/g, g = (ca² + cs²)/2 (diffusion
-  scaling; exact for M/M/c/K): blocking is shed, the admitted wait is gamma-shaped with that mean
-  and CV. A time-out then removes ``P(W > T)`` (exact Erlang mixture of M/M/c/K), each time-out
+* bounded queue (m places) → blocking from M/M/c/K' with room m/g, g = (ca² + cs²)/2 (diffusion
+  scaling; exact for M/M/c/K), shed; the admitted wait is a mixture over the position joined at
+  (``waiting_room``): exactly Erlang(j + 1, cμ) with weights ρ^j for M/M/c/K, otherwise weights
+  ρ^(j/g) and waits that stop at the room's physical maximum for constant service, so no
+  percentile exceeds the maximum sojourn. A time-out then removes ``P(W > T)`` (exact Erlang mixture of M/M/c/K), each time-out
   freeing a place an arrival would have been refused; if T is shorter than the time to drain a
   full room (m / capacity) the room never fills and the station is solved as M/M/c+D instead.
 * dynamic batcher → ``batching.batch_steady`` (shared queue on c replicas; its sojourn distribution
