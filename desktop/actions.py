@@ -84,6 +84,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("view.snap_lines", "Snap &Lines", VIEW, "Ctrl+Shift+'", "set_snap_lines",
                "Align with other nodes while dragging (hold a modifier to suspend)", checkable=True,
                separator_after=True),
+    ActionSpec("view.projector", "Pro&jector View", VIEW, "", "set_projector",
+               "Large type in the readouts and plots, for a room", checkable=True, separator_after=True),
     ActionSpec("view.focus_canvas", "Focus Ca&nvas", VIEW, "F6", "focus_canvas"),
     ActionSpec("view.focus_outline", "Focus Ou&tline", VIEW, "Ctrl+Shift+O", "focus_outline"),
     ActionSpec("view.focus_inspector", "Focus Ins&pector", VIEW, "Ctrl+I", "focus_inspector",

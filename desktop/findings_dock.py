@@ -5,6 +5,7 @@ explanation (its working) beside the list."""
 from __future__ import annotations
 
 import html
+from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSpl
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from desktop.theme import LIGHT, Theme
+from desktop.wrapping import wrap_rows
 
 SEVERITIES = ("blocker", "major", "minor", "advice")
 FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -49,6 +51,8 @@ class FindingsPanel(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.theme: Theme = LIGHT
+        #: A node id -> the name the user sees (the window passes the design's labels).
+        self.label_of: Callable[[str], str] = str
         self.report = None
         self.pending_behaviour = False
         self.summary = QLabel("Checking…", self)
@@ -67,7 +71,8 @@ class FindingsPanel(QWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        self.tree.setUniformRowHeights(True)
+        wrap_rows(self.tree)  # long titles wrap onto a second line rather than being cut
+        self.tree.setIndentation(14)
         self.detail = QTextBrowser(self)
         self.detail.setAccessibleName("Finding explanation")
         self.detail.setOpenExternalLinks(True)
@@ -174,17 +179,65 @@ class FindingsPanel(QWidget):
         finding = item.data(0, FINDING_ROLE) if item is not None else None
         if finding is None:
             return
-        self.detail.setHtml(self.detail_html(finding))
+        self.detail.setMarkdown(self.detail_markdown(finding))
         self.finding_selected.emit(finding)
 
+    def detail_markdown(self, finding) -> str:
+        """What is wrong, where (by the components' labels) and why it matters, as headed sections."""
+        where = ", ".join(md_escape(self.label_of(n)) for n in finding.node_ids) or "the design as a whole"
+        details = "".join(f"- {md_escape(d)}\n" for d in finding.details)
+        text = (f"### {md_escape(finding.title)}\n\n**{finding.severity}** · −{finding.points:g} points\n\n"
+                f"{md_escape(finding.message)}\n\n" + (f"{details}\n" if details else "")
+                + f"*Where:* {where}\n\n")
+        body, facts = rule_markdown(_explanation(finding))
+        if body:
+            text += "---\n\n" + body + "\n\n"
+        facts = [f"Rule {finding.rule_id}"] + facts
+        return text + "*" + md_escape(" · ".join(facts)) + "*\n"
+
     def detail_html(self, finding) -> str:
-        colour = self.theme.severity.get(finding.severity, self.theme.muted)
-        where = ", ".join(finding.node_ids) or "the design as a whole"
-        details = "".join(f"<li>{html.escape(d)}</li>" for d in finding.details)
-        explanation = html.escape(_explanation(finding)).replace("\n\n", "<p>").replace("\n", " ")
-        return (f"<h3 style='margin:0'>{html.escape(finding.title)}</h3>"
-                f"<p><b style='color:{colour}'>{finding.severity}</b> · {html.escape(finding.rule_id)} · "
-                f"−{finding.points:g} points</p><p>{html.escape(finding.message)}</p>"
-                + (f"<ul>{details}</ul>" if details else "")
-                + f"<p><i>Where:</i> {html.escape(where)}</p>"
-                + (f"<hr><p><b>Why it matters</b></p><p>{explanation}</p>" if explanation else ""))
+        """The detail as HTML (for reports and tests that want markup)."""
+        from PySide6.QtGui import QTextDocument
+
+        document = QTextDocument()
+        document.setMarkdown(self.detail_markdown(finding))
+        return document.toHtml()
+
+
+MD_SPECIAL = "\\`*_{}[]<>#|"
+
+
+def md_escape(text: str) -> str:
+    return "".join("\\" + c if c in MD_SPECIAL else c for c in str(text))
+
+
+def rule_markdown(text: str) -> tuple[str, list[str]]:
+    """A rule's explanation (prose in sections: a short heading line, then a hard-wrapped paragraph)
+    as Markdown with headings; the title line and the metadata lines ("Rubric: ...", "Topics: ...")
+    are returned apart, to be shown after the text rather than before it."""
+    blocks = [b.strip("\n") for b in text.replace("\r\n", "\n").split("\n\n") if b.strip()]
+    facts: list[str] = []
+    out: list[str] = []
+    for index, block in enumerate(blocks):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        if index == 0:  # "ID: title" then metadata lines
+            kept = []
+            for line in lines:
+                if line.split(":", 1)[0] in ("Rubric", "Topics") or " | " in line:
+                    facts.extend(part.strip() for part in line.split(" | ")
+                                 if not part.strip().startswith(("Severity:", "Points:")))  # shown above
+                elif not kept and not out and ":" in line and line.split(":", 1)[0].replace("-", "").isalnum():
+                    continue  # the rule's id and title repeat the heading above
+                else:
+                    kept.append(line)
+            lines = kept
+            if not lines:
+                continue
+        head = lines[0]
+        if len(lines) > 1 and len(head) <= 60 and not head.endswith((".", ":", ";", ",")):
+            out.append(f"#### {md_escape(head)}\n\n" + md_escape(" ".join(lines[1:])))
+        elif all(line.startswith(("- ", "* ")) for line in lines):
+            out.append("\n".join("- " + md_escape(line[2:]) for line in lines))
+        else:
+            out.append(md_escape(" ".join(lines)))
+    return "\n\n".join(out), facts

@@ -34,6 +34,8 @@ from desktop.settings import RecentFiles, app_settings, data_dir
 from desktop.theme import ThemeManager
 from desktop.window_commands import WindowCommands
 
+PROJECTOR_SCALE = 1.5
+UNDO_TIP_CHARS = 40
 TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edit.redo", None, "view.fit_all",
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
@@ -84,8 +86,9 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def _build_docks(self) -> None:
         self.docks: dict[str, QDockWidget] = {}
-        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
+        # The readouts take the whole width at the bottom: the plots need it more than the side panels.
+        self.setCorner(Qt.Corner.BottomLeftCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks
                             | QMainWindow.DockOption.AllowNestedDocks)
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
@@ -97,6 +100,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.history.setEmptyLabel("Opened design")
         self.history.setAccessibleName("Undo history")
         self.findings = FindingsPanel(self)
+        self.findings.label_of = self.node_title
         self.readouts = ReadoutsPanel(lambda: self.document.design, self)
         self._dock("palette", "Palette", self.component_palette, left)
         self._dock("outline", "Outline", self.outline, left)
@@ -120,7 +124,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.resizeDocks([self.docks["palette"], inspector], [240, 360], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
         self.resizeDocks([inspector, self.docks["findings"]], [380, 470], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["readouts"]], [360], Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["readouts"]], [max(270, min(380, round(0.36 * self.height())))],
+                         Qt.Orientation.Vertical)
 
     def _install_field_undo(self) -> None:
         keys = [seq for action_id in ("edit.undo", "edit.redo") for seq in self.actions_by_id[action_id].shortcuts()]
@@ -197,8 +202,8 @@ class MainWindow(WindowCommands, QMainWindow):
         stack = doc.undo_stack
         stack.canUndoChanged.connect(self.actions_by_id["edit.undo"].setEnabled)
         stack.canRedoChanged.connect(self.actions_by_id["edit.redo"].setEnabled)
-        stack.undoTextChanged.connect(lambda t: self.actions_by_id["edit.undo"].setText(f"&Undo {t}".strip()))
-        stack.redoTextChanged.connect(lambda t: self.actions_by_id["edit.redo"].setText(f"&Redo {t}".strip()))
+        stack.undoTextChanged.connect(lambda t: self._name_undo_action("edit.undo", "Undo", t))
+        stack.redoTextChanged.connect(lambda t: self._name_undo_action("edit.redo", "Redo", t))
         self.actions_by_id["edit.undo"].setEnabled(stack.canUndo())
         self.actions_by_id["edit.redo"].setEnabled(stack.canRedo())
         self.scene.selectionChanged.connect(self.on_selection_changed)
@@ -221,6 +226,15 @@ class MainWindow(WindowCommands, QMainWindow):
                 dock.toggleViewAction().toggled.connect(action.setChecked)
         self.presenter.connect()
 
+    def _name_undo_action(self, action_id: str, verb: str, command: str) -> None:
+        """The menu says what would be undone; the toolbar button keeps its one word (so it never
+        changes width), with a short tooltip."""
+        action = self.actions_by_id[action_id]
+        short = command if len(command) <= UNDO_TIP_CHARS else command[: UNDO_TIP_CHARS - 1].rstrip() + "…"
+        action.setText(f"&{verb} {short}".strip())
+        action.setIconText(verb)
+        action.setToolTip(f"{verb} {short}".strip())
+
     def _restore_settings(self, restore_layout: bool) -> None:
         snap_grid = str(self.settings.value("canvas/snap_grid", "true")).lower() == "true"
         snap_lines = str(self.settings.value("canvas/snap_lines", "true")).lower() == "true"
@@ -229,6 +243,8 @@ class MainWindow(WindowCommands, QMainWindow):
         self.set_snap_grid(snap_grid)
         self.set_snap_lines(snap_lines)
         self.actions_by_id[f"view.theme_{self.theme_manager.mode}"].setChecked(True)
+        if str(self.settings.value("view/projector", "false")).lower() == "true":
+            self.actions_by_id["view.projector"].setChecked(True)
         self.resize(1600, 1000)
         self._layout_restored = False
         if restore_layout:
@@ -243,6 +259,16 @@ class MainWindow(WindowCommands, QMainWindow):
             action = self.actions_by_id.get(f"view.panel.{name}")
             if action is not None:
                 action.setChecked(not dock.isHidden())
+
+    def set_projector(self, on: bool) -> None:
+        """Large type in the readouts and plots, for a projector (remembered between runs)."""
+        self.readouts.set_scale(PROJECTOR_SCALE if on else 1.0)
+        self.settings.setValue("view/projector", "true" if on else "false")
+
+    def node_title(self, node_id: str) -> str:
+        """The name a user knows a component by: its label, else its id."""
+        node = self.document.design.nodes.get(node_id)
+        return (node.label or node_id) if node is not None else node_id
 
     def save_layout(self) -> None:
         self.settings.setValue("window/geometry", self.saveGeometry())

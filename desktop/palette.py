@@ -11,6 +11,7 @@ from inferboard.catalog import Catalog
 
 from desktop import icons
 from desktop.canvas.view import KIND_MIME
+from desktop.wrapping import wrap_rows
 
 CATEGORY_TITLES = {
     "traffic": "Traffic", "routing": "Routing", "queueing": "Queueing", "compute": "Compute",
@@ -54,7 +55,8 @@ class Palette(QWidget):
         self.tree.setDragEnabled(True)
         self.tree.setDragDropMode(QAbstractItemView.DragDropMode.DragOnly)
         self.tree.setIconSize(icons.standard_size())
-        self.tree.setUniformRowHeights(True)
+        wrap_rows(self.tree)  # long titles wrap onto a second line rather than being cut
+        self.tree.setIndentation(14)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)

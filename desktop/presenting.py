@@ -7,12 +7,10 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from desktop.moment import build_moment
 
 if TYPE_CHECKING:
     from desktop.main_window import MainWindow
-
-ENTRY_KINDS = ("traffic_source",)
-
 
 def _behaviour_rule_ids() -> set[str]:
     try:
@@ -21,12 +19,6 @@ def _behaviour_rule_ids() -> set[str]:
         return {rule.id for rule in default_rules() if rule.behaviour}
     except Exception:
         return set()
-
-
-def level_for_utilisation(u: float, saturated: bool = False) -> str:
-    if saturated or u >= 0.9:
-        return "bad"
-    return "warn" if u >= 0.7 else "ok"
 
 
 class Presenter:
@@ -41,6 +33,7 @@ class Presenter:
         ev.structural_ready.connect(self.on_structural)
         ev.report_ready.connect(self.on_report)
         ev.steady_ready.connect(self.on_steady)
+        w.readouts.reading_changed.connect(self.on_reading)
         ev.timeline_ready.connect(w.readouts.show_timeline)
         ev.failed.connect(self.on_failed)
         ev.busy_changed.connect(lambda busy: w.eval_label.setText("Evaluating…" if busy else "Up to date"))
@@ -94,29 +87,17 @@ class Presenter:
 
     # ------------------------------------------------------------------ figures
     def on_steady(self, result) -> None:
+        self.window.readouts.show_steady(result)
+        self.selection_changed(self.window.scene.selected_node_ids())
+
+    def on_reading(self, reading) -> None:
+        """The tiles show a new moment: the cards show the same one."""
         w = self.window
-        w.readouts.show_steady(result)
         design = w.document.design
-        req = design.requirements
-        badges = {}
-        for node_id, node_result in result.nodes.items():
-            if node_id not in design.nodes:
-                continue
-            u, capacity = node_result.utilisation, node_result.capacity_rps
-            if u is None or capacity is None:
-                continue
-            tip = self.explain(result, f"nodes.{node_id}.utilisation")
-            badges[node_id] = ((f"{u * 100:.0f}%", level_for_utilisation(u, node_result.saturated)), tip)
-        p99 = result.p99_ms
-        if p99 is not None:
-            slo = req.slo_p99_ms
-            level = "ok" if slo is None or p99 <= slo else "bad"
-            tip = self.explain(result, "p99_ms")
-            for node in design.nodes.values():
-                if node.kind in ENTRY_KINDS:
-                    badges[node.id] = ((f"p99 {p99:.0f}ms", level), tip)
-        w.scene.set_badges(badges)
-        self.selection_changed(w.scene.selected_node_ids())
+        steady = w.readouts.steady
+        moment = build_moment(design, reading, steady, w.readouts.faults,
+                              explain=lambda key: self.explain(steady, key), slo_p99_ms=design.requirements.slo_p99_ms)
+        w.scene.show_moment(moment)
 
     @staticmethod
     def explain(result, key: str) -> str:

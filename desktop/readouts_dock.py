@@ -1,77 +1,34 @@
-"""The readouts dock: the steady-state figures (each can show its working), the simulated day
-with play, pause and scrub, a traffic-pattern selector, fault injection, and the load test."""
+"""The readouts dock: the headline tiles (at the playhead or at steady state, always saying which),
+the plots in tabs beside them with the selected figure's working, the simulated day with play,
+pause and scrub, a traffic-pattern selector, fault injection, and the load test.
+
+Every figure shown comes from one :class:`desktop.readings.Reading`, so the tiles, the line under
+them, the plots' cursor and the canvas badges cannot disagree."""
 
 from __future__ import annotations
 
 import html
-import math
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QGridLayout, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton,
-                               QSizePolicy, QSlider, QSpinBox, QSplitter, QTextBrowser, QToolButton, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QSizePolicy,
+                               QSlider, QSpinBox, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+
+from inferboard import humanize
 
 from desktop.fault_menu import fill_fault_menu
+from desktop.readings import (PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, number, steady_reading,
+                              timeline_reading)
+from desktop.readout_tiles import TILES, TileBoard
 from desktop.theme import LIGHT, Theme
+from desktop.working_view import WorkingView
 
-#: tile key -> (title, unit, SLO field of the requirements or None)
-TILES = {
-    "p50_ms": ("p50 latency", "ms", "slo_p50_ms"),
-    "p95_ms": ("p95 latency", "ms", "slo_p95_ms"),
-    "p99_ms": ("p99 latency", "ms", "slo_p99_ms"),
-    "throughput_rps": ("Throughput", "req/s", None),
-    "shed_rate": ("Shed", "%", None),
-    "error_rate": ("Errors", "%", None),
-    "cost_per_hour": ("Cost per hour", "$", "budget_per_hour"),
-    "cost_per_1k": ("Cost per 1k", "$", "budget_per_1k"),
-}
 FAULT_HOURS = 2.0
+value_of = number  # the name other modules import
 
 
 def hours_label(value_h: float) -> str:
-    minutes = int(round(value_h * 60))
-    return f"{minutes // 60:02d}:{minutes % 60:02d}"
-
-
-def value_of(x: Any) -> float | None:
-    """A number from a figure that may be a float, None, or an estimate with ``.value``."""
-    if x is None:
-        return None
-    x = getattr(x, "value", x)
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        return None
-    return x if math.isfinite(x) else None
-
-
-def fmt(key: str, value: float | None) -> str:
-    if value is None:
-        return "—"
-    if key in ("shed_rate", "error_rate"):
-        return f"{value * 100:.2f}"
-    if key == "cost_per_1k":
-        return f"{value:.4f}" if value < 0.1 else f"{value:.3g}"
-    if key == "cost_per_hour":
-        return f"{value:,.2f}"
-    return f"{value:,.0f}" if abs(value) >= 100 else f"{value:.1f}"
-
-
-def fmt_limit(key: str, value: float) -> str:
-    """A limit as short as it reads: 60 not 60.0, $0.005 not $0.0050."""
-    return f"{value:,.4g}"
-
-
-def figure_text(key: str, unit: str, value: float | None, limit: float | None) -> str:
-    """'11.9 / 60 ms', '$15.30 / $60', '2,000 req/s', '0.00 %'."""
-    if value is None:
-        return "—"
-    money = unit == "$"
-    text = ("$" if money else "") + fmt(key, value)
-    if limit is not None:
-        text += " / " + ("$" if money else "") + fmt_limit(key, limit)
-    return text if money else f"{text} {unit}"
+    return humanize.clock(value_h * 3600.0)
 
 
 def patterns() -> tuple[str, ...]:
@@ -84,28 +41,10 @@ def patterns() -> tuple[str, ...]:
     return typing.get_args(TrafficPattern)
 
 
-class Tile(QToolButton):
-    def __init__(self, key: str, parent: QWidget):
-        super().__init__(parent)
-        self.key = key
-        self.title, self.unit, self.limit_field = TILES[key]
-        self.setObjectName(f"tile:{key}")
-        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.setAutoRaise(True)
-        self.setMinimumWidth(60)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.explanation = ""
-        self.show_value(None, None, LIGHT)
-
-    def show_value(self, value: float | None, limit: float | None, theme: Theme) -> None:
-        colour = theme.text
-        if value is not None and limit is not None:
-            colour = theme.bad if value > limit else theme.ok
-        text = figure_text(self.key, self.unit, value, limit)
-        self.setText(f"{self.title}\n{text}")
-        self.setStyleSheet(f"QToolButton {{ color: {colour}; font-weight: 600; padding: 2px 4px; }}")
-        within = "" if value is None or limit is None else (" (over the limit)" if value > limit else " (within)")
-        self.setAccessibleName(f"{self.title}: {text}{within}")
+def _cut_not_widen(*labels: QLabel) -> None:
+    """Long texts must not widen the dock (and with it the window): they wrap or are cut."""
+    for label in labels:
+        label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
 
 
 class ReadoutsPanel(QWidget):
@@ -113,6 +52,8 @@ class ReadoutsPanel(QWidget):
     faults_changed = Signal(tuple)
     load_test_requested = Signal(int)
     load_test_cancelled = Signal()
+    #: The figures now shown changed (a Reading): the canvas shows the same moment.
+    reading_changed = Signal(object)
 
     def __init__(self, design_provider: Callable[[], Any], parent: QWidget | None = None):
         super().__init__(parent)
@@ -122,7 +63,41 @@ class ReadoutsPanel(QWidget):
         self.steady = None
         self.timeline = None
         self.load_summary = None
-        # ---- controls
+        self.mode = PLAYHEAD
+        self.scale = 1.0
+        self.reading: Reading | None = None
+        #: The user put the playhead somewhere: new timelines keep it there (else: the busiest tick).
+        self.playhead_placed = False
+        self._build_controls()
+        self._build_timeline_row()
+        self.board = TileBoard(self)
+        self.board.basis_chosen.connect(self.set_mode)
+        self.board.tile_activated.connect(self.show_working)
+        self.tiles = self.board.tiles
+        self.status = QLabel("", self)
+        self.status.setWordWrap(True)
+        self.status.hide()
+        self.load_label = QLabel("", self)
+        self.load_label.setObjectName("load_test_line")
+        self.load_label.setWordWrap(True)
+        self.load_label.hide()
+        #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
+        self.plots = None
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Readout tabs")
+        self.tabs.setDocumentMode(True)
+        self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
+        self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.tabs.addTab(self.plots_placeholder, "Plots")
+        self.working = WorkingView(self)
+        self.tabs.addTab(self.working, "Working")
+        self._lay_out()
+        self.play_timer = QTimer(self)
+        self.play_timer.setInterval(40)
+        self.play_timer.timeout.connect(self._advance)
+
+    # ------------------------------------------------------------------ building
+    def _build_controls(self) -> None:
         self.pattern = QComboBox(self)
         self.pattern.setAccessibleName("Traffic pattern")
         self.pattern.addItem("Requirements' pattern", None)
@@ -140,16 +115,6 @@ class ReadoutsPanel(QWidget):
         self.clear_faults_button.clicked.connect(self.clear_faults)
         self.fault_label = QLabel("No faults", self)
         self.fault_label.setAccessibleName("Injected faults")
-        self.play_button = QPushButton("Play", self)
-        self.play_button.setAccessibleName("Play or pause the timeline")
-        self.play_button.setCheckable(True)
-        self.play_button.toggled.connect(self.set_playing)
-        self.scrub = QSlider(Qt.Orientation.Horizontal, self)
-        self.scrub.setAccessibleName("Timeline position")
-        self.scrub.setRange(0, 0)
-        self.scrub.valueChanged.connect(self._scrubbed)
-        self.time_label = QLabel("", self)
-        self.time_label.setMinimumWidth(40)
         self.requests = QSpinBox(self)
         self.requests.setAccessibleName("Requests to simulate")
         self.requests.setRange(1000, 5_000_000)
@@ -167,6 +132,27 @@ class ReadoutsPanel(QWidget):
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.clicked.connect(self.load_test_cancelled.emit)
         self.cancel_button.hide()
+        _cut_not_widen(self.fault_label)
+
+    def _build_timeline_row(self) -> None:
+        self.play_button = QPushButton("Play", self)
+        self.play_button.setAccessibleName("Play or pause the timeline")
+        self.play_button.setCheckable(True)
+        self.play_button.toggled.connect(self.set_playing)
+        self.scrub = QSlider(Qt.Orientation.Horizontal, self)
+        self.scrub.setAccessibleName("Timeline position")
+        self.scrub.setRange(0, 0)
+        self.scrub.valueChanged.connect(self._scrubbed)
+        self.scrub.actionTriggered.connect(lambda _a: self._placed_by_user())
+        self.scrub.sliderPressed.connect(self._placed_by_user)
+        self.time_label = QLabel("", self)
+        self.time_label.setMinimumWidth(self.time_label.fontMetrics().horizontalAdvance("1d 00:00") + 6)
+        self.at_label = QLabel("", self)
+        self.at_label.setAccessibleName("Figures shown")
+        self.at_label.setWordWrap(True)
+        _cut_not_widen(self.at_label)
+
+    def _lay_out(self) -> None:
         controls = QHBoxLayout()
         controls.setSpacing(6)
         for widget in (self.pattern, self.fault_button, self.clear_faults_button):
@@ -180,69 +166,40 @@ class ReadoutsPanel(QWidget):
         timeline_row.addWidget(self.play_button)
         timeline_row.addWidget(self.scrub, 1)
         timeline_row.addWidget(self.time_label)
-        # Long texts must not widen the dock (and with it the window): they are cut, and the
-        # whole text is in the tooltip.
-        for label in (self.fault_label,):
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        # ---- tiles
-        tiles = QGridLayout()
-        tiles.setSpacing(2)
-        self.tiles: dict[str, Tile] = {}
-        for index, key in enumerate(TILES):
-            tile = Tile(key, self)
-            tile.clicked.connect(lambda _c=False, k=key: self.show_working(k))
-            tiles.addWidget(tile, 0, index)
-            self.tiles[key] = tile
-        self.at_label = QLabel("", self)
-        self.at_label.setAccessibleName("Values at the timeline position")
-        self.at_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.status = QLabel("", self)
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
-        self.plots = None
-        self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
-        self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.working = QTextBrowser(self)
-        self.working.setAccessibleName("Working")
-        self.working.setPlaceholderText("Click a figure to see how it was worked out.")
-        self.working.setMinimumWidth(150)
         left = QWidget(self)
         column = QVBoxLayout(left)
-        column.setContentsMargins(4, 4, 4, 4)
-        column.setSpacing(4)
-        column.addLayout(controls)
-        column.addLayout(tiles)
-        column.addWidget(self.status)
-        column.addLayout(timeline_row)
-        column.addWidget(self.at_label)
-        column.addWidget(self.plots_placeholder, 1)
-        self.column = column
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.board, 1)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(left)
-        splitter.addWidget(self.working)
-        splitter.setStretchFactor(0, 5)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(0, 0)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([1000, 210])
         splitter.setCollapsible(0, False)
+        splitter.setCollapsible(1, False)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(splitter)
-        self.play_timer = QTimer(self)
-        self.play_timer.setInterval(40)
-        self.play_timer.timeout.connect(self._advance)
-        self.status.hide()
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addLayout(controls)
+        layout.addWidget(splitter, 1)
+        layout.addLayout(timeline_row)
+        for label in (self.at_label, self.load_label, self.status):
+            layout.addWidget(label)
 
     def ensure_plots(self):
         """Build the plots (once) and show anything that arrived before them."""
         if self.plots is None:
             from desktop.readouts_plots import TimelinePlots
 
-            self.plots = TimelinePlots(self)
+            self.plots_placeholder.hide()
+            self.plots = TimelinePlots(self.tabs)
             self.plots.cursor_moved.connect(self._cursor_dragged)
             self.plots.set_theme(self.theme)
-            self.column.replaceWidget(self.plots_placeholder, self.plots)
+            self.plots.set_scale(self.scale)
+            self.tabs.removeTab(self.tabs.indexOf(self.plots_placeholder))
             self.plots_placeholder.deleteLater()
-            self.column.setStretchFactor(self.plots, 1)
+            self.tabs.setCurrentIndex(0)
             if self.steady is not None:
                 self.show_steady(self.steady)
             if self.timeline is not None:
@@ -251,21 +208,64 @@ class ReadoutsPanel(QWidget):
                 self.show_load_result(self.load_summary)
         return self.plots
 
-    # ------------------------------------------------------------------ theme
+    # ------------------------------------------------------------------ theme and size
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
         if self.plots is not None:
             self.plots.set_theme(theme)
         self.refresh_tiles()
 
-    # ------------------------------------------------------------------ steady state
+    def set_scale(self, scale: float) -> None:
+        """Larger type for a projector (1.0 is the normal size)."""
+        self.scale = scale
+        self.board.set_scale(scale)
+        self.working.set_scale(scale)
+        if self.plots is not None:
+            self.plots.set_scale(scale)
+
+    # ------------------------------------------------------------------ the figures shown
     def requirements(self):
         design = self.design_provider()
         return design.requirements if design is not None else None
 
+    def pattern_name(self) -> str | None:
+        chosen = self.pattern.currentData()
+        if chosen:
+            return str(chosen)
+        req = self.requirements()
+        return req.traffic_pattern if req is not None else None
+
+    def set_mode(self, mode: str) -> None:
+        """PLAYHEAD (the timeline's moment under the cursor) or STEADY (the analytic steady state)."""
+        self.mode = PLAYHEAD if mode == PLAYHEAD else STEADY
+        self.board.set_mode(self.mode)
+        self.refresh_tiles()
+
+    def current_reading(self) -> Reading | None:
+        timeline = self.timeline
+        if self.mode == PLAYHEAD and timeline is not None and len(timeline.times_s):
+            return timeline_reading(timeline, self.scrub.value(), self.pattern_name())
+        if self.steady is not None:
+            return steady_reading(self.steady)
+        return None
+
+    def refresh_tiles(self) -> None:
+        self.reading = reading = self.current_reading()
+        self.board.show_reading(reading, self.requirements(), self.theme)
+        for key, tile in self.tiles.items():
+            words = self.working.plain_summary(key, reading, self.steady, self.design_provider())
+            tile.explanation = words
+            tile.setToolTip(f"<b>{html.escape(tile.title)}</b><br>{html.escape(words)}<br><i>Click for the working."
+                            "</i>" if words else tile.title)
+        self.at_label.setText(reading.status_line() if reading is not None else "")
+        self.at_label.setToolTip(reading.basis if reading is not None else "")
+        if self.working.key is not None:
+            self.show_working(self.working.key, raise_tab=False)
+        self.reading_changed.emit(reading)
+
     def show_steady(self, result) -> None:
         self.steady = result
-        if result.load_note:  # no traffic figures declared: the tiles are at an assumed load
+        if result.load_note:  # no traffic figures declared: the figures are at an assumed load
             self.status.setText(f"<i>{html.escape(result.load_note)}</i>")
             self.status.show()
         else:
@@ -276,30 +276,20 @@ class ReadoutsPanel(QWidget):
             self.plots.set_slos({k: getattr(req, f"slo_{k}") for k in ("p50_ms", "p95_ms", "p99_ms")},
                                 req.budget_per_hour)
 
-    def refresh_tiles(self) -> None:
-        req = self.requirements()
-        for key, tile in self.tiles.items():
-            value = value_of(getattr(self.steady, key)) if self.steady is not None else None
-            limit = getattr(req, tile.limit_field) if (req is not None and tile.limit_field) else None
-            tile.show_value(value, limit, self.theme)
-            tile.explanation = self.explain(key)
-            tip = tile.explanation.strip()
-            tile.setToolTip(f"<b>{tile.title}</b><br>" + html.escape(tip[:900]).replace("\n", "<br>")
-                            if tip else tile.title)
-
     def explain(self, key: str) -> str:
-        if self.steady is None:
+        """The simulator's own notation for a steady-state figure."""
+        if self.steady is None or not hasattr(self.steady, "explain"):
             return ""
         try:
             return str(self.steady.explain(key))
         except Exception as error:  # an explanation must never break the window
             return f"(no explanation: {error})"
 
-    def show_working(self, key: str) -> None:
-        text = self.explain(key) or "No figures yet."
+    def show_working(self, key: str, raise_tab: bool = True) -> None:
         title = TILES[key][0] if key in TILES else key
-        self.working.setHtml(f"<h4 style='margin:0'>{html.escape(title)}</h4><pre style='white-space:pre-wrap'>"
-                             f"{html.escape(text)}</pre>")
+        self.working.show_figure(key, title, self.reading, self.steady, self.design_provider(), self.explain(key))
+        if raise_tab:
+            self.tabs.setCurrentWidget(self.working)
 
     def show_failed(self, step: str, message: str) -> None:
         first = message.strip().splitlines()[-1] if message.strip() else step
@@ -314,17 +304,22 @@ class ReadoutsPanel(QWidget):
         if design is not None:
             labels = [n.label for n in design.nodes.values() if n.label]
             for node in design.nodes.values():
-                unique = node.label and labels.count(node.label) == 1
-                titles[node.id] = node.label if unique else node.id
+                if not node.label:
+                    titles[node.id] = node.id
+                else:  # a label two pools share is told apart by the id
+                    titles[node.id] = node.label if labels.count(node.label) == 1 else f"{node.label} ({node.id})"
         self.ensure_plots().show_timeline(result, titles)
         self.plots.show_faults(self.faults)
         count = len(result.times_s)
-        position = self.scrub.value()
+        position = self.scrub.value() if self.playhead_placed else busiest_index(result)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, max(0, count - 1))
         self.scrub.setValue(min(position, max(0, count - 1)))
         self.scrub.blockSignals(False)
         self._scrubbed(self.scrub.value())
+
+    def _placed_by_user(self) -> None:
+        self.playhead_placed = True
 
     def _scrubbed(self, index: int) -> None:
         result = self.timeline
@@ -335,23 +330,8 @@ class ReadoutsPanel(QWidget):
         t = float(result.times_s[index])
         if self.plots is not None:
             self.plots.set_cursor(t)
-        self.time_label.setText(hours_label(t / 3600.0))
-        parts = []
-        for key, label in (("offered_rps", "offered"), ("throughput_rps", "served"), ("p99_ms", "p99"),
-                           ("shed_rate", "shed"), ("error_rate", "errors"), ("cost_per_hour", "cost")):
-            series = result.series.get(key)
-            if series is None:
-                continue
-            value = float(series[index])
-            unit = {"offered_rps": " req/s", "throughput_rps": " req/s", "p99_ms": " ms",
-                    "cost_per_hour": " $/h"}.get(key, " %")
-            parts.append(f"{label} {fmt(key, value)}{unit}")
-        events = [e for e in result.events
-                  if abs(e.time_s - t) <= max(60.0, float(result.times_s[-1]) / 200)]
-        event_text = f" — {events[0].message}" if events else ""
-        text = f"At {hours_label(t / 3600.0)}: " + ", ".join(parts) + event_text
-        self.at_label.setText(text)
-        self.at_label.setToolTip(text)
+        self.time_label.setText(humanize.clock(t))
+        self.refresh_tiles()
 
     def _cursor_dragged(self, time_s: float) -> None:
         result = self.timeline
@@ -359,6 +339,7 @@ class ReadoutsPanel(QWidget):
             return
         import numpy as np
 
+        self.playhead_placed = True
         index = int(np.clip(np.searchsorted(result.times_s, time_s), 0, len(result.times_s) - 1))
         self.scrub.setValue(index)
 
@@ -371,6 +352,9 @@ class ReadoutsPanel(QWidget):
             return
         self.play_button.setText("Pause" if on else "Play")
         if on:
+            self.playhead_placed = True
+            if self.mode != PLAYHEAD:
+                self.set_mode(PLAYHEAD)
             if self.scrub.value() >= self.scrub.maximum():
                 self.scrub.setValue(0)
             self.play_timer.start()
@@ -419,8 +403,8 @@ class ReadoutsPanel(QWidget):
     def _faults_updated(self) -> None:
         if self.faults:
             self.fault_label.setText("; ".join(
-                f"{f.title()} → {f.target} ({hours_label(f.start_s / 3600)}–"
-                f"{hours_label((f.start_s + f.duration_s) / 3600)})" for f in self.faults))
+                f"{f.title()} → {f.target} ({humanize.clock(f.start_s)}–"
+                f"{humanize.clock(f.start_s + f.duration_s)})" for f in self.faults))
         else:
             self.fault_label.setText("No faults")
         self.fault_label.setToolTip(self.fault_label.text())
@@ -445,14 +429,14 @@ class ReadoutsPanel(QWidget):
         self.load_summary = summary
         self.set_load_running(False)
         pct = {"p50_ms": summary.p50_ms, "p95_ms": summary.p95_ms, "p99_ms": summary.p99_ms}
-        self.ensure_plots().show_histogram(summary.histogram_edges_ms, summary.histogram_counts, pct)
-        counts = (f"served {summary.served:,}, shed {summary.shed:,}, timed_out {summary.timed_out:,}, "
-                  f"errors {summary.errors:,}")
-        state = " (cancelled: partial results)" if summary.cancelled else ""
-        note = f" · {summary.load_note}" if summary.load_note else ""
-        self.at_label.setText(f"Load test{state}: p50 {fmt('p50_ms', pct['p50_ms'])} ms, p95 "
-                              f"{fmt('p95_ms', pct['p95_ms'])} ms, p99 {fmt('p99_ms', pct['p99_ms'])} ms · {counts}"
-                              + note)
+        n = summary.n_requests
+        self.ensure_plots().show_histogram(summary.histogram_edges_ms, summary.histogram_counts, pct, summary.ci_ms,
+                                           f"Load test: {humanize.count(n)} requests")
+        steady = steady_reading(self.steady) if self.steady is not None else None
+        note = "".join(f" {text}" for text in [summary.load_note, *summary.warnings] if text)
+        self.load_label.setText(load_test_line(summary, steady) + note)
+        self.load_label.show()
+        self.tabs.setCurrentWidget(self.plots.histogram)
 
     def show_load_failed(self, message: str) -> None:
         self.set_load_running(False)

@@ -1,143 +1,218 @@
-"""The readouts' plots (pyqtgraph): latency percentiles against the SLO lines, throughput,
-utilisation per pool, shed and error rates, cost per hour over the simulated day, and the load
-test's latency histogram. Curves are created once and only ``setData`` runs on updates."""
+"""The readouts' plots (pyqtgraph), one per tab so each gets the panel's whole width: latency
+percentiles against their SLOs, throughput, utilisation per pool, shed and error rates, cost per
+hour over the simulated day, and the load test's latency histogram with its intervals.
+
+Every plot has titled axes and a legend; limits (SLOs, budget) are named on the right-hand axis,
+beside the plot, not on top of the curves. pyqtgraph's interaction defaults are tuned for a
+classroom: no auto-range button, no context menu, and the mouse wheel zooms only with Ctrl held
+(otherwise it scrolls the panel as anywhere else). Curves are created once; updates only
+``setData``."""
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from inferboard import humanize
 
 from desktop.theme import LIGHT, Theme
 
 POOL_COLOURS = ("#2563eb", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#ca8a04",
                 "#4f46e5", "#dc2626")
 PERCENTILE_COLOURS = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
+TIME_AXIS = "Simulated time of day"
 
 
-from desktop.readouts_dock import hours_label  # noqa: E402  (one definition of the clock format)
+class ClassroomViewBox(pg.ViewBox):
+    """Wheel zoom only with Ctrl held; otherwise the wheel is left to the widgets around."""
+
+    def wheelEvent(self, ev, axis=None):
+        if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            super().wheelEvent(ev, axis)
+        else:
+            ev.ignore()
 
 
-class TimelinePlots(pg.GraphicsLayoutWidget):
+class Plot(pg.PlotWidget):
+    def __init__(self, name: str, y_title: str, x_title: str = TIME_AXIS, parent: QWidget | None = None):
+        super().__init__(parent, viewBox=ClassroomViewBox())
+        self.setObjectName(f"plot:{name}")
+        self.setAccessibleName(f"{name} plot")
+        item = self.getPlotItem()
+        item.hideButtons()  # the stray "A" auto-range button
+        item.setMenuEnabled(False)
+        item.showGrid(x=True, y=True, alpha=0.15)
+        item.setDownsampling(mode="peak")
+        item.setClipToView(True)
+        self.y_title, self.x_title = y_title, x_title
+        item.setLabel("left", y_title)
+        item.setLabel("bottom", x_title)
+        item.showAxis("right")
+        right = item.getAxis("right")
+        right.setTicks([[]])
+        right.setStyle(showValues=True)
+        right.setWidth(10)
+        self.legend = item.addLegend(offset=(8, 4), labelTextSize="9pt")
+        item.setMouseEnabled(x=True, y=False)
+        self.limit_ticks: list[tuple[float, str]] = []
+
+    def set_limits(self, limits: list[tuple[float, str]]) -> None:
+        """Name limit lines on the right-hand axis, beside the plot."""
+        self.limit_ticks = list(limits)
+        axis = self.getPlotItem().getAxis("right")
+        axis.setTicks([self.limit_ticks, []])
+        width = max([axis.fontMetrics().horizontalAdvance(text) if hasattr(axis, "fontMetrics") else 8 * len(text)
+                     for _v, text in self.limit_ticks] or [0])
+        axis.setWidth(max(10, width + 14) if self.limit_ticks else 10)
+
+    def set_scale(self, scale: float) -> None:
+        """Tick labels, axis titles and the legend in larger type."""
+        item = self.getPlotItem()
+        font = self.font()
+        size = (font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * scale
+        font.setPointSizeF(size)
+        for name in ("left", "bottom", "right"):
+            axis = item.getAxis(name)
+            axis.setStyle(tickFont=font)
+            axis.label.setFont(font)
+        item.getAxis("left").setWidth(int(52 * scale))
+        self.legend.opts["labelTextSize"] = f"{size:.0f}pt"
+        for _sample, label in self.legend.items:
+            label.setText(label.text, size=f"{size:.0f}pt")
+        self.set_limits(self.limit_ticks)
+
+    def set_theme(self, theme: Theme) -> None:
+        self.setBackground(theme.canvas)
+        item = self.getPlotItem()
+        for name in ("left", "bottom", "right"):
+            axis = item.getAxis(name)
+            axis.setPen(pg.mkPen(theme.muted))
+            axis.setTextPen(pg.mkPen(theme.text))
+        item.setLabel("left", self.y_title, color=theme.text)
+        item.setLabel("bottom", self.x_title, color=theme.text)
+        colour = pg.mkColor(theme.canvas)
+        colour.setAlpha(200)
+        self.legend.setBrush(pg.mkBrush(colour))
+        self.legend.setPen(pg.mkPen(theme.muted))
+        self.legend.setLabelTextColor(theme.text)
+        for _sample, label in self.legend.items:
+            label.setText(label.text, color=theme.text)  # setLabelTextColor alone repaints nothing
+
+
+class TimelinePlots(QObject):
+    """The plots, each added as a tab of ``tabs`` (before the tabs already there)."""
+
     #: The user dragged the time cursor (seconds).
     cursor_moved = Signal(float)
 
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.setAccessibleName("Timeline plots")
+    def __init__(self, tabs: QTabWidget):
+        super().__init__(tabs)
+        self.tabs = tabs
+        self._added = 0
         self.theme: Theme = LIGHT
-        self.ci.setContentsMargins(2, 2, 2, 2)
-        self.latency = self._plot(0, 0, "Latency", "ms", keys=(("p50", PERCENTILE_COLOURS["p50_ms"]),
-                                                                ("p95", PERCENTILE_COLOURS["p95_ms"]),
-                                                                ("p99", PERCENTILE_COLOURS["p99_ms"])))
-        self.throughput = self._plot(0, 1, "Throughput", "req/s", keys=(("offered", "#64748b"), ("served", "#2563eb")))
-        self.utilisation = self._plot(0, 2, "Utilisation per pool", "%",
-                                      keys=(("hover a line for its pool", "#64748b"),))
-        self.slos: dict[str, float | None] = {}
-        self.highlighted_pool: str | None = None
-        self.shed = self._plot(1, 0, "Shed and errors", "%", keys=(("shed", "#ea580c"), ("errors", "#dc2626")))
-        self.cost = self._plot(1, 1, "Cost", "$/h", keys=(("cost per hour", "#7c3aed"),))
-        self.histogram = self._plot(1, 2, "Load test latency", "requests", x_unit="ms", timeline=False)
+        self.latency = self._add("Latency", "Latency (ms)")
+        self.throughput = self._add("Throughput", "Requests per second")
+        self.utilisation = self._add("Utilisation", "Utilisation per pool (%)")
+        self.shed = self._add("Shed and errors", "Share of offered requests (%)")
+        self.cost = self._add("Cost", "Cost ($ per hour)")
+        self.histogram = self._add("Load test", "Requests", x_title="Latency of one request (ms)")
         self.timeline_plots = [self.latency, self.throughput, self.utilisation, self.shed, self.cost]
         for plot in self.timeline_plots[1:]:
             plot.setXLink(self.latency)
         self.curves = {
-            "p50_ms": self.latency.plot(name="p50", pen=pg.mkPen(PERCENTILE_COLOURS["p50_ms"], width=1.6)),
-            "p95_ms": self.latency.plot(name="p95", pen=pg.mkPen(PERCENTILE_COLOURS["p95_ms"], width=1.6)),
-            "p99_ms": self.latency.plot(name="p99", pen=pg.mkPen(PERCENTILE_COLOURS["p99_ms"], width=1.8)),
-            "offered_rps": self.throughput.plot(name="offered", pen=pg.mkPen("#64748b", width=1.4,
+            "p50_ms": self.latency.plot(name="p50", pen=pg.mkPen(PERCENTILE_COLOURS["p50_ms"], width=2)),
+            "p95_ms": self.latency.plot(name="p95", pen=pg.mkPen(PERCENTILE_COLOURS["p95_ms"], width=2)),
+            "p99_ms": self.latency.plot(name="p99", pen=pg.mkPen(PERCENTILE_COLOURS["p99_ms"], width=2.4)),
+            "offered_rps": self.throughput.plot(name="offered", pen=pg.mkPen("#64748b", width=1.8,
                                                                              style=Qt.PenStyle.DashLine)),
-            "throughput_rps": self.throughput.plot(name="served", pen=pg.mkPen("#2563eb", width=1.8)),
-            "shed_rate": self.shed.plot(name="shed", pen=pg.mkPen("#ea580c", width=1.6)),
-            "error_rate": self.shed.plot(name="errors", pen=pg.mkPen("#dc2626", width=1.6)),
-            "cost_per_hour": self.cost.plot(name="cost", pen=pg.mkPen("#7c3aed", width=1.8)),
+            "throughput_rps": self.throughput.plot(name="served", pen=pg.mkPen("#2563eb", width=2.2)),
+            "shed_rate": self.shed.plot(name="shed", pen=pg.mkPen("#ea580c", width=2)),
+            "error_rate": self.shed.plot(name="errors", pen=pg.mkPen("#dc2626", width=2)),
+            "cost_per_hour": self.cost.plot(name="cost per hour", pen=pg.mkPen("#7c3aed", width=2.2)),
         }
         self.pool_curves: dict[str, pg.PlotDataItem] = {}
+        self.slos: dict[str, float | None] = {}
+        self.budget: float | None = None
+        self.highlighted_pool: str | None = None
         self.slo_lines: dict[str, pg.InfiniteLine] = {}
         for key in ("p50_ms", "p95_ms", "p99_ms"):
             line = pg.InfiniteLine(angle=0, movable=False,
-                                   pen=pg.mkPen(PERCENTILE_COLOURS[key], width=1, style=Qt.PenStyle.DashLine),
-                                   label=f"{key[:3]} SLO",
-                                   labelOpts={"position": 0.01, "color": PERCENTILE_COLOURS[key],
-                                                                      "anchors": [(0, 0), (0, 0)]})
+                                   pen=pg.mkPen(PERCENTILE_COLOURS[key], width=1.2, style=Qt.PenStyle.DashLine))
             line.hide()
             self.latency.addItem(line)  # the SLO stays in view, so the headroom shows
             self.slo_lines[key] = line
-        self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#7c3aed", style=Qt.PenStyle.DashLine),
-                                           label="budget", labelOpts={"position": 0.01, "color": "#7c3aed",
-                                                                      "anchors": [(0, 1), (0, 1)]})
+        self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#7c3aed", style=Qt.PenStyle.DashLine))
         self.budget_line.hide()
-        self.cost.addItem(self.budget_line, ignoreBounds=True)
+        self.cost.addItem(self.budget_line)
         self.cursors = []
         for plot in self.timeline_plots:
-            cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#94a3b8", width=1))
+            cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#94a3b8", width=1.5))
             cursor.sigDragged.connect(self._cursor_dragged)
             cursor.hide()
             plot.addItem(cursor, ignoreBounds=True)
             self.cursors.append(cursor)
-        self.fault_regions: list[tuple[pg.PlotItem, pg.LinearRegionItem]] = []
-        self.events = pg.ScatterPlotItem(size=9, symbol="t", brush=pg.mkBrush("#e11d48"), pen=None,
-                                         hoverable=True, tip=lambda x, y, data: str(data))
+        self.fault_regions: list[tuple[pg.PlotWidget, pg.LinearRegionItem]] = []
+        self.events = pg.ScatterPlotItem(size=10, symbol="t", brush=pg.mkBrush("#e11d48"), pen=None,
+                                         hoverable=True, tip=lambda x, y, data: str(data), name="events")
         self.throughput.addItem(self.events)
-        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=pg.mkBrush("#60a5fa"), pen=pg.mkPen("#2563eb"))
+        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=pg.mkBrush("#60a5fa"), pen=pg.mkPen("#2563eb"),
+                                    name="requests")
         self.histogram.addItem(self.bars)
-        self.histogram_lines = {}
+        self.histogram_lines: dict[str, pg.InfiniteLine] = {}
+        self.histogram_bands: dict[str, pg.LinearRegionItem] = {}
         for key in ("p50_ms", "p95_ms", "p99_ms"):
-            line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(PERCENTILE_COLOURS[key], width=1.4),
-                                   label=key[:3], labelOpts={"position": 0.9, "color": PERCENTILE_COLOURS[key]})
+            colour = pg.mkColor(PERCENTILE_COLOURS[key])
+            band_colour = pg.mkColor(colour)
+            band_colour.setAlpha(45)
+            band = pg.LinearRegionItem((0, 0), movable=False, brush=pg.mkBrush(band_colour), pen=pg.mkPen(None))
+            band.hide()
+            self.histogram.addItem(band, ignoreBounds=True)
+            self.histogram_bands[key] = band
+            line = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(colour, width=2))
             line.hide()
             self.histogram.addItem(line, ignoreBounds=True)
             self.histogram_lines[key] = line
+            self.histogram.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(colour, width=2)), key[:3])
         self.times_h = np.zeros(0)
 
-    def _plot(self, row: int, col: int, title: str, unit: str, x_unit: str = "h", timeline: bool = True,
-              keys: tuple = (), legend: bool = False):
-        key_text = " ".join(f"<span style='color:{colour}'>■ {name}</span>" for name, colour in keys)
-        plot = self.addPlot(row=row, col=col, title=f"<span style='font-size:9pt'>{title}</span>"
-                            + (f" <span style='font-size:8pt'>{key_text}</span>" if key_text else ""))
-        plot.title_html = plot.titleLabel.text
-        plot.showGrid(x=True, y=True, alpha=0.15)
-        plot.setMenuEnabled(False)
-        plot.getAxis("left").setLabel(units=None, text=unit)
-        plot.getAxis("left").setWidth(44)
-        plot.setDownsampling(mode="peak")
-        plot.setClipToView(True)
-        if timeline:
-            if legend:
-                plot.addLegend(offset=(4, 2), labelTextSize="7pt", verSpacing=-8, colCount=2,
-                               brush=pg.mkBrush(255, 255, 255, 150))
-            plot.setMouseEnabled(x=True, y=False)
-        else:
-            plot.getAxis("bottom").setLabel(text=x_unit)
+    def _add(self, title: str, y_title: str, x_title: str = TIME_AXIS) -> Plot:
+        plot = Plot(title, y_title, x_title, self.tabs)
+        self.tabs.insertTab(self._added, plot, title)
+        self._added += 1
         return plot
+
+    def plots(self) -> list[Plot]:
+        return self.timeline_plots + [self.histogram]
+
+    def set_scale(self, scale: float) -> None:
+        for plot in self.plots():
+            plot.set_scale(scale)
 
     # ------------------------------------------------------------------ theme
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
-        self.setBackground(theme.canvas)
-        for plot in self.timeline_plots + [self.histogram]:
-            for name in ("left", "bottom"):
-                axis = plot.getAxis(name)
-                axis.setPen(pg.mkPen(theme.muted))
-                axis.setTextPen(pg.mkPen(theme.muted))
-            plot.titleLabel.setText(plot.title_html, color=theme.text)
-            if plot.legend is not None:
-                colour = pg.mkColor(theme.canvas)
-                colour.setAlpha(170)
-                plot.legend.setBrush(pg.mkBrush(colour))
-                plot.legend.setLabelTextColor(theme.text)
+        for plot in self.plots():
+            plot.set_theme(theme)
 
     # ------------------------------------------------------------------ data
     def set_slos(self, slos: dict[str, float | None], budget: float | None) -> None:
         self.slos = dict(slos)
+        self.budget = budget
+        limits = []
         for key, line in self.slo_lines.items():
             value = slos.get(key)
             line.setVisible(value is not None)
             if value is not None:
                 line.setValue(value)
+                limits.append((float(value), f"{key[:3]} SLO {humanize.duration_ms(value)}"))
+        self.latency.set_limits(limits)
         self.budget_line.setVisible(budget is not None)
         if budget is not None:
             self.budget_line.setValue(budget)
+        self.cost.set_limits([(float(budget), f"budget {humanize.money_per_hour(budget)}")] if budget is not None
+                             else [])
 
     def show_timeline(self, result, titles: dict[str, str]) -> None:
         times_h = np.asarray(result.times_s, dtype=float) / 3600.0
@@ -154,15 +229,15 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             curve.setData(times_h, values)
         pools = sorted(k.split(":", 1)[1] for k in series if k.startswith("utilisation:"))
         for node_id in list(self.pool_curves):
-            if node_id not in pools:
-                self.utilisation.removeItem(self.pool_curves.pop(node_id))
+            if node_id not in pools or self.pool_curves[node_id].opts.get("name") != titles.get(node_id, node_id):
+                curve = self.pool_curves.pop(node_id)
+                self.utilisation.removeItem(curve)
         for index, node_id in enumerate(pools):
             curve = self.pool_curves.get(node_id)
+            colour = POOL_COLOURS[index % len(POOL_COLOURS)]
             if curve is None:
-                curve = self.utilisation.plot(name=titles.get(node_id, node_id),
-                                              pen=pg.mkPen(POOL_COLOURS[index % len(POOL_COLOURS)], width=1.4))
-                curve.curve.setToolTip(f"{titles.get(node_id, node_id)}: utilisation")
-                curve.colour = POOL_COLOURS[index % len(POOL_COLOURS)]
+                curve = self.utilisation.plot(name=titles.get(node_id, node_id), pen=pg.mkPen(colour, width=2))
+                curve.colour = colour
                 self.pool_curves[node_id] = curve
             curve.setData(times_h, np.asarray(series[f"utilisation:{node_id}"], dtype=float) * 100.0)
         events = list(result.events)
@@ -170,7 +245,7 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             served = np.asarray(series["throughput_rps"], dtype=float)
             xs = np.array([e.time_s / 3600.0 for e in events])
             ys = np.interp(xs, times_h, served)
-            self.events.setData(x=xs, y=ys, data=[f"{hours_label(e.time_s / 3600)} {e.message}" for e in events])
+            self.events.setData(x=xs, y=ys, data=[f"{humanize.clock(e.time_s)} {e.message}" for e in events])
         else:
             self.events.setData(x=[], y=[])
         self._fit_y(series)
@@ -195,7 +270,7 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
                                      (self.throughput, top(("offered_rps", "throughput_rps")), 1.0),
                                      (self.utilisation, top(util_keys, 100.0), 100.0),
                                      (self.shed, top(("shed_rate", "error_rate"), 100.0), 1.0),
-                                     (self.cost, top(("cost_per_hour",)), 1.0)):
+                                     (self.cost, max(top(("cost_per_hour",)), self.budget or 0.0), 1.0)):
             plot.setYRange(0.0, max(least, highest * 1.12), padding=0)
 
     def highlight_pool(self, node_id: str | None) -> None:
@@ -205,15 +280,15 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             wide = pool_id == node_id
             if getattr(curve, "wide", None) != wide:
                 curve.wide = wide
-                curve.setPen(pg.mkPen(curve.colour, width=3.2 if wide else 1.4))
+                curve.setPen(pg.mkPen(curve.colour, width=4 if wide else 2))
                 curve.setZValue(10 if wide else 0)
 
     def _set_ticks(self, end_h: float) -> None:
         step = 6 if end_h > 12 else 2 if end_h > 4 else 1
-        major = [(h, f"{int(h) % 24:02d}:00") for h in np.arange(0, end_h + 0.01, step)]
+        major = [(h, humanize.clock(h * 3600)) for h in np.arange(0, end_h + 0.01, step)]
         minor = [(h, "") for h in np.arange(0, end_h + 0.01, step / 2)]
         for plot in self.timeline_plots:
-            plot.getAxis("bottom").setTicks([major, minor])
+            plot.getPlotItem().getAxis("bottom").setTicks([major, minor])
 
     def show_faults(self, faults) -> None:
         for plot, region in self.fault_regions:
@@ -245,7 +320,9 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
                 cursor.blockSignals(False)
         self.cursor_moved.emit(value * 3600.0)
 
-    def show_histogram(self, edges, counts, percentiles: dict[str, float | None]) -> None:
+    def show_histogram(self, edges, counts, percentiles: dict[str, float | None],
+                       intervals: dict[str, tuple] | None = None, title: str = "") -> None:
+        """Bars of the load test's latencies, each percentile a line and its 95% interval a band."""
         edges = np.asarray(edges, dtype=float)
         counts = np.asarray(counts, dtype=float)
         if len(edges) == len(counts) + 1 and len(counts):
@@ -253,8 +330,15 @@ class TimelinePlots(pg.GraphicsLayoutWidget):
             self.histogram.setXRange(float(edges[0]), float(edges[-1]), padding=0.02)
         else:
             self.bars.setOpts(x0=[], x1=[], height=[])
+        intervals = intervals or {}
         for key, line in self.histogram_lines.items():
             value = percentiles.get(key)
             line.setVisible(value is not None)
             if value is not None:
                 line.setValue(value)
+            low, high = (tuple(intervals.get(key[:3]) or ()) + (None, None))[:2]
+            band = self.histogram_bands[key]
+            band.setVisible(low is not None and high is not None)
+            if low is not None and high is not None:
+                band.setRegion((float(low), float(high)))
+        self.histogram.getPlotItem().setTitle(title or None)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
 from inferboard.catalog.schema import ComponentKind, PortSpec
@@ -96,6 +96,10 @@ class NodeItem(QGraphicsItem):
         self.badge_tip = ""
         self.highlighted = False
         self.show_ports = False
+        #: At the figures' moment: what is wrong with this component (a fault, saturation), if anything.
+        self.alert: str | None = None
+        #: At the figures' moment: inside a region that is down.
+        self.dimmed = False
         self.width = style.CARD_WIDTH
         self.height = style.card_height(kind)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
@@ -135,6 +139,17 @@ class NodeItem(QGraphicsItem):
             self.highlighted = on
             self.update()
 
+    def title_font(self) -> QFont:
+        """The title's font, shrunk (down to SMALLEST_TITLE_PT) so that the whole title fits."""
+        return fitting_font(_fonts()["title"], self.title(), self.width - 46)
+
+    def set_moment(self, alert: str | None, dimmed: bool) -> None:
+        """Mark the component as failing (``alert``) or dead with its region (``dimmed``)."""
+        if alert != self.alert or dimmed != self.dimmed:
+            self.prepareGeometryChange()
+            self.alert, self.dimmed = alert, dimmed
+            self.update()
+
     def set_show_ports(self, on: bool) -> None:
         if on != self.show_ports:
             self.show_ports = on
@@ -162,7 +177,7 @@ class NodeItem(QGraphicsItem):
         return QRectF(0, 0, self.width, self.height)
 
     def boundingRect(self) -> QRectF:
-        return self.rect().adjusted(-12, -6, 12, 8)
+        return self.rect().adjusted(-12, -6, 12, 8 + (ALERT_HEIGHT + 4 if self.alert else 0))
 
     def shape(self) -> QPainterPath:
         path = QPainterPath()
@@ -199,9 +214,31 @@ class NodeItem(QGraphicsItem):
             border = QPen(QColor(theme.selection), 2.2)
         else:
             border = QPen(QColor(theme.card_border), 1)
+        if self.alert:
+            border = QPen(QColor(theme.bad), 3)
         painter.setPen(border)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, 8, 8)
+        if self.dimmed:
+            veil = QColor(theme.canvas)
+            veil.setAlphaF(0.6)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(veil)
+            painter.drawRoundedRect(rect, 8, 8)
+        if self.alert:
+            self._paint_alert(painter, theme)
+
+    def _paint_alert(self, painter: QPainter, theme: Theme) -> None:
+        font = _fonts()["badge"]
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        text = metrics.elidedText(f"⚠ {self.alert}", Qt.TextElideMode.ElideRight, self.width - 12)
+        strip = QRectF(4, self.height + 3, min(self.width - 8, metrics.horizontalAdvance(text) + 12), ALERT_HEIGHT)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.bad))
+        painter.drawRoundedRect(strip, 6, 6)
+        painter.setPen(QColor("#ffffff"))
+        painter.drawText(strip, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_header(self, painter: QPainter, theme: Theme) -> None:
         renderer = icons.renderer(self.kind.id, theme.dark)
@@ -210,7 +247,8 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor(theme.text))
         painter.setFont(fonts["title"])
         title_width = self.width - 46
-        title = QFontMetricsF(fonts["title"]).elidedText(self.title(), Qt.TextElideMode.ElideRight, title_width)
+        painter.setFont(self.title_font())
+        title = QFontMetricsF(painter.font()).elidedText(self.title(), Qt.TextElideMode.ElideRight, title_width)
         painter.drawText(QRectF(38, 4, title_width, 17), Qt.AlignmentFlag.AlignVCenter, title)
         sub_width = self.width - 46
         if self.badge:  # the live badge shares the second line with the id, on the right
@@ -237,7 +275,9 @@ class NodeItem(QGraphicsItem):
             label = spec.title if spec else name
             value = style.format_value(spec, self.node.params.get(name))
             painter.setFont(fonts["value"])
-            value_width = min(QFontMetricsF(fonts["value"]).horizontalAdvance(value) + 2, self.width * 0.55)
+            # Values come first: a label keeps at least MIN_LABEL_WIDTH and is cut before the value is.
+            value_width = min(QFontMetricsF(fonts["value"]).horizontalAdvance(value) + 2,
+                              self.width - 30 - MIN_LABEL_WIDTH)
             painter.setPen(QColor(theme.text))
             painter.drawText(QRectF(self.width - 14 - value_width, y, value_width, style.LINE_HEIGHT),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
@@ -264,6 +304,19 @@ class NodeItem(QGraphicsItem):
                                  Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, name)
 
 
+ALERT_HEIGHT = 16
+SMALLEST_TITLE_PT = 7.0
+MIN_LABEL_WIDTH = 44
+
+
+def fitting_font(font: QFont, text: str, width: float) -> QFont:
+    """``font``, made smaller (down to SMALLEST_TITLE_PT) until ``text`` fits ``width``."""
+    fitted = QFont(font)
+    size = fitted.pointSizeF()
+    while size > SMALLEST_TITLE_PT and QFontMetricsF(fitted).horizontalAdvance(text) > width:
+        size -= 0.5
+        fitted.setPointSizeF(size)
+    return fitted
 _FONTS: dict = {}
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
 
 from inferboard.catalog.schema import ComponentKind
@@ -30,6 +30,8 @@ class RegionItem(QGraphicsItem):
         self.highlighted = False
         self.drop_target = False
         self.badge = None
+        #: At the figures' moment: why the region is down ("DOWN · Region outage 10:00–12:00 ..."), if it is.
+        self.down_label: str | None = None
         self.width, self.height = 360.0, 260.0
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-10)
@@ -54,6 +56,11 @@ class RegionItem(QGraphicsItem):
 
     def set_badge(self, badge, tip: str = "") -> None:
         self.badge = badge
+
+    def set_down(self, label: str | None) -> None:
+        if label != self.down_label:
+            self.down_label = label
+            self.update()
 
     def set_highlighted(self, on: bool) -> None:
         if on != self.highlighted:
@@ -129,10 +136,15 @@ class RegionItem(QGraphicsItem):
                              for n in ("role", "residency") if n in self.node.params)
         painter.setFont(fonts["small"])
         painter.setPen(QColor(theme.muted))
+        if self.down_label:
+            self._paint_down(painter, theme)
+            details = self.down_label
+            painter.setFont(fonts["title"])
+            painter.setPen(QColor(theme.bad))
         left = 40 + metrics.horizontalAdvance(title)
         painter.drawText(QRectF(left, 0, self.width - left - 10, style.REGION_HEADER),
                          Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight,
-                         QFontMetricsF(fonts["small"]).elidedText(details, Qt.TextElideMode.ElideLeft,
+                         QFontMetricsF(painter.font()).elidedText(details, Qt.TextElideMode.ElideLeft,
                                                                   max(0.0, self.width - left - 10)))
         if self.drop_target:
             tint = QColor(theme.drop_target)
@@ -145,6 +157,8 @@ class RegionItem(QGraphicsItem):
             pen = QPen(QColor(theme.highlight), 3)
         elif selected:
             pen = QPen(QColor(theme.selection), 2.2)
+        elif self.down_label:
+            pen = QPen(QColor(theme.bad), 2.5, Qt.PenStyle.DashLine)
         else:
             pen = QPen(QColor(theme.region_border), 1.4)
         painter.setPen(pen)
@@ -154,3 +168,17 @@ class RegionItem(QGraphicsItem):
         for offset in (4.0, 8.0):
             painter.drawLine(QPointF(self.width - offset, self.height - 3),
                              QPointF(self.width - 3, self.height - offset))
+
+    def _paint_down(self, painter: QPainter, theme: Theme) -> None:
+        """A region that is down: greyed and hatched under its cards."""
+        veil = QColor(theme.muted)
+        veil.setAlphaF(0.25)
+        painter.save()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(veil)
+        painter.drawRoundedRect(self.rect(), 10, 10)
+        hatch = QColor(theme.bad)
+        hatch.setAlphaF(0.18)
+        painter.setBrush(QBrush(hatch, Qt.BrushStyle.BDiagPattern))
+        painter.drawRoundedRect(self.rect(), 10, 10)
+        painter.restore()

@@ -48,6 +48,9 @@ class DesignScene(QGraphicsScene):
         self.guides.setZValue(1000)
         self.addItem(self.guides)
         self._highlighted: list = []
+        #: The figures' moment shown on the cards (see ``show_moment``) and its failover wires.
+        self.moment = None
+        self.failover_overlays: list[QGraphicsPathItem] = []
         self._highlight_timer = QTimer(self)
         self._highlight_timer.setSingleShot(True)
         self._highlight_timer.timeout.connect(self.clear_highlight)
@@ -68,6 +71,9 @@ class DesignScene(QGraphicsScene):
             self.removeItem(item)
         self.nodes.clear()
         self.edges.clear()
+        for overlay in self.failover_overlays:
+            self.removeItem(overlay)
+        self.failover_overlays = []
         for node in self.design.nodes.values():
             self._add_node(node)
         for edge in self.design.edges.values():
@@ -205,6 +211,33 @@ class DesignScene(QGraphicsScene):
         for node_id, item in self.nodes.items():
             badge, tip = badges.get(node_id, (None, ""))
             item.set_badge(badge, tip)
+
+    def show_moment(self, moment) -> None:
+        """The figures' moment (a desktop.moment.Moment): badges, regions down, failing components,
+        and the wires traffic takes after a failover."""
+        self.set_badges(moment.badges)
+        self.moment = moment
+        for node_id, item in self.nodes.items():
+            if isinstance(item, RegionItem):
+                item.set_down(moment.down_regions.get(node_id))
+            else:
+                item.set_moment(moment.failing.get(node_id), node_id in moment.dimmed)
+        for overlay in self.failover_overlays:
+            self.removeItem(overlay)
+        self.failover_overlays = []
+        colour = QColor(self.theme.ok)
+        colour.setAlphaF(0.45)
+        for edge_id in sorted(moment.failover_edges):
+            edge = self.edges.get(edge_id)
+            if edge is None:
+                continue
+            overlay = QGraphicsPathItem(edge.shape())
+            overlay.setPen(QPen(Qt.PenStyle.NoPen))
+            overlay.setBrush(colour)
+            overlay.setZValue(-6)
+            overlay.setToolTip("Traffic takes this path after the failover")
+            self.addItem(overlay)
+            self.failover_overlays.append(overlay)
 
     def highlight(self, node_ids: Iterable[str], edge_ids: Iterable[str] = (), seconds: float = 2.5) -> None:
         self.clear_highlight()

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from inferboard.sim.plain_words import fault_words
+
 from desktop.practice.common import ReadOnlyCanvas, esc, pct, phase_name, wrap_tree, wrapped_label
 
 LOST_ROLE = Qt.ItemDataRole.UserRole
@@ -302,8 +304,8 @@ class WhatIfPage(QWidget):
             return
         w = self.what_ifs[row]
         changes = ", ".join(f"{k} → {v}" for k, v in (w.get("requirement_changes") or {}).items())
-        faults = ", ".join(w.get("faults") or [])
-        unmatched = ", ".join(w.get("unmatched") or [])
+        faults = "; ".join(fault_words(text) for text in w.get("faults") or [])
+        unmatched = "; ".join(fault_words(text) for text in w.get("unmatched") or [])
         self.detail.setHtml(f"<p><b>{esc(w['title'])}</b></p><p>{esc(w.get('prompt', ''))}</p>"
                             + (f"<p><b>Requirement changes:</b> {esc(changes)}</p>" if changes else "")
                             + (f"<p><b>Faults:</b> {esc(faults)}</p>" if faults else "")

@@ -64,11 +64,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         out["timeline"] = timeline.to_dict()
     if args.explain:
         out["explanations"] = result.explanations()
+        out["in_words"] = _in_words(result, design)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     print(result.table())
     if args.explain:
+        print("\nIn words:")
+        for key, text in _in_words(result, design).items():
+            print(f"  {text.replace('**', '')}")
         print("\nHow each number was computed:")
         for key, text in result.explanations().items():
             print(f"  {key}: {text}")
@@ -81,6 +85,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         if len(timeline.events) > 60:
             print(f"  ... {len(timeline.events) - 60} more events (use --json for all)")
     return 0
+
+
+def _in_words(result, design) -> dict[str, str]:
+    """The headline figures in plain words (node labels, units people use)."""
+    from inferboard.sim.plain_words import steady_words
+
+    keys = ("p50_ms", "p95_ms", "p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
+    return {key: steady_words(result, design, key) for key in keys}
 
 
 def _load_test(design, args, rps, faults) -> int:

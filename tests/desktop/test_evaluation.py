@@ -67,7 +67,11 @@ def test_readouts_and_badges_change_after_an_edit(make_window, qtbot):
     window.inspector.editors["replicas"].edit.editingFinished.emit()
     qtbot.waitUntil(lambda: window.scene.nodes["gpus"].badge != badge, timeout=WAIT_MS)
     window.readouts.show_working("p99_ms")
-    assert "p99" in window.readouts.working.toPlainText()
+    working = window.readouts.working
+    words = working.browser.toPlainText()
+    assert "99 in 100 requests" in words and "bins=" not in words  # plain words, the notation hidden
+    working.details.setChecked(True)
+    assert "bins=" in working.browser.toPlainText()  # the simulator's notation behind the toggle
 
 
 def test_a_design_without_traffic_figures_says_so_in_the_readouts(make_window, qtbot):
@@ -185,7 +189,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
             progress.append(i)
         return FakeSummary(p50_ms=10.0, p95_ms=20.0, p99_ms=30.0, histogram_edges_ms=np.array([0, 10, 20, 30, 40.0]),
                            histogram_counts=np.array([5, 10, 3, 1]), served=19, shed=0, timed_out=0, errors=0,
-                           cancelled=False, load_note="")
+                           cancelled=False, load_note="", n_requests=19, offered_rps=200.0, ci_ms={}, warnings=[])
 
     window.load_runner.runner = fake
     values = []
@@ -196,7 +200,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
     plots = window.readouts.ensure_plots()
     assert list(plots.bars.opts["height"]) == [5, 10, 3, 1]
     assert plots.histogram_lines["p99_ms"].value() == 30.0
-    assert "p99 30.0 ms" in window.readouts.at_label.text()
+    assert "p99 30 ms" in window.readouts.load_label.text()
 
 
 def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):

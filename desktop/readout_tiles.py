@@ -1,0 +1,185 @@
+"""The headline tiles: one per figure (title, value against its limit, and the basis it is on),
+laid out two rows deep so that every number fits a 1366x768 screen, with the sentence saying what
+the figures are under them and a switch between the playhead and the steady state."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from inferboard import humanize
+
+from desktop.readings import HEADLINE, PLAYHEAD, STEADY, Reading
+from desktop.theme import LIGHT, Theme
+
+#: tile key -> (title, field of the requirements holding its limit, or None)
+TILES = {
+    "p50_ms": ("p50 latency", "slo_p50_ms"),
+    "p95_ms": ("p95 latency", "slo_p95_ms"),
+    "p99_ms": ("p99 latency", "slo_p99_ms"),
+    "throughput_rps": ("Served", None),
+    "shed_rate": ("Shed or timed out", None),
+    "error_rate": ("Errors", None),
+    "cost_per_hour": ("Cost per hour", "budget_per_hour"),
+    "cost_per_1k": ("Cost per 1k requests", "budget_per_1k"),
+}
+assert tuple(TILES) == HEADLINE
+COLUMNS = 4
+#: The widest text each line of a tile may have to show (sizes the tiles; see ``Tile.minimumSizeHint``).
+WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "budget $0.0040 · steady state"}
+
+
+def limit_text(key: str, limit: float | None) -> str:
+    if limit is None:
+        return ""
+    if key.startswith("cost"):
+        return f"budget {humanize.money(limit)}"
+    return f"SLO {humanize.figure(key, limit)}"
+
+
+class Tile(QFrame):
+    """A clickable figure: title on top, the value large, its limit and basis below."""
+
+    activated = Signal(str)
+
+    def __init__(self, key: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.key = key
+        self.title, self.limit_field = TILES[key]
+        self.setObjectName(f"tile:{key}")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.title_label = QLabel(self.title, self)
+        self.value_label = QLabel(humanize.DASH, self)
+        self.detail_label = QLabel("", self)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(6, 3, 6, 3)
+        column.setSpacing(0)
+        for label in (self.title_label, self.value_label, self.detail_label):
+            label.setTextFormat(Qt.TextFormat.PlainText)
+            label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+            column.addWidget(label)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.explanation = ""
+        self.theme: Theme = LIGHT
+        self.set_scale(1.0)
+        self.show_value(None, None, "", LIGHT)
+
+    def set_scale(self, scale: float) -> None:
+        base = self.font().pointSizeF() if self.font().pointSizeF() > 0 else 9.0
+        for label, factor, bold in ((self.title_label, 1.0, False), (self.value_label, 1.55, True),
+                                    (self.detail_label, 0.9, False)):
+            font = QFont(self.font())
+            font.setPointSizeF(base * factor * scale)
+            font.setBold(bold)
+            label.setFont(font)
+        self.updateGeometry()
+
+    def text(self) -> str:
+        """Everything the tile says, one line each."""
+        return "\n".join(label.text() for label in self.lines().values() if label.text())
+
+    def lines(self) -> dict[str, QLabel]:
+        return {"title": self.title_label, "value": self.value_label, "detail": self.detail_label}
+
+    def minimumSizeHint(self):
+        """Wide enough for the widest text any figure can have, so no number is ever cut."""
+        hint = super().minimumSizeHint()
+        margins = self.contentsMargins().left() + self.contentsMargins().right() + 12 + 6  # + rounding slack
+        width = max(label.fontMetrics().horizontalAdvance(max(WIDEST[name], label.text(), key=len))
+                    for name, label in self.lines().items()) + margins
+        hint.setWidth(max(hint.width(), width))
+        return hint
+
+    def show_value(self, value: float | None, limit: float | None, basis: str, theme: Theme) -> None:
+        self.theme = theme
+        colour = theme.text
+        over = value is not None and limit is not None and value > limit
+        if value is not None and limit is not None:
+            colour = theme.bad if over else theme.ok
+        text = humanize.figure(self.key, value)
+        detail = " · ".join(part for part in (limit_text(self.key, limit), basis) if part)
+        self.value_label.setText(text)
+        self.detail_label.setText(detail)
+        self.value_label.setStyleSheet(f"color: {colour};")
+        self.title_label.setStyleSheet(f"color: {theme.text};")
+        self.detail_label.setStyleSheet(f"color: {theme.muted};")
+        within = "" if value is None or limit is None else (" (over the limit)" if over else " (within the limit)")
+        self.setAccessibleName(f"{self.title}: {text}{within}, {detail}")
+        self.updateGeometry()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            self.setFocus()
+            self.activated.emit(self.key)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
+            self.activated.emit(self.key)
+            return
+        super().keyPressEvent(event)
+
+
+class TileBoard(QWidget):
+    """The tiles, the basis switch and the sentence saying what the figures are."""
+
+    #: STEADY or PLAYHEAD chosen by the user.
+    basis_chosen = Signal(str)
+    tile_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.basis_combo = QComboBox(self)
+        self.basis_combo.setAccessibleName("Figures shown")
+        self.basis_combo.addItem("At the playhead", PLAYHEAD)
+        self.basis_combo.addItem("Steady state", STEADY)
+        self.basis_combo.setToolTip("At the playhead: the simulated timeline's moment under the plots' cursor.\n"
+                                    "Steady state: the analytic answer at the mean rate, replicas as configured.")
+        self.basis_combo.activated.connect(lambda _i: self.basis_chosen.emit(self.basis_combo.currentData()))
+        self.basis_label = QLabel("", self)
+        self.basis_label.setObjectName("basis_label")
+        self.basis_label.setAccessibleName("What the figures are")
+        self.basis_label.setWordWrap(True)
+        self.basis_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.basis_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        grid = QGridLayout()
+        grid.setSpacing(3)
+        self.tiles: dict[str, Tile] = {}
+        for index, key in enumerate(TILES):
+            tile = Tile(key, self)
+            tile.activated.connect(self.tile_activated.emit)
+            grid.addWidget(tile, index // COLUMNS, index % COLUMNS)
+            self.tiles[key] = tile
+        head = QHBoxLayout()
+        head.setSpacing(6)
+        head.addWidget(QLabel("Figures:", self))
+        head.addWidget(self.basis_combo)
+        head.addStretch(1)
+        column = QVBoxLayout(self)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(3)
+        column.addLayout(head)
+        column.addLayout(grid)
+        column.addWidget(self.basis_label)
+        column.addStretch(1)
+
+    def set_mode(self, mode: str) -> None:
+        self.basis_combo.setCurrentIndex(max(0, self.basis_combo.findData(mode)))
+
+    def show_reading(self, reading: Reading | None, requirements, theme: Theme) -> None:
+        for key, tile in self.tiles.items():
+            limit = (getattr(requirements, tile.limit_field, None)
+                     if requirements is not None and tile.limit_field else None)
+            value = reading.values.get(key) if reading is not None else None
+            tile.show_value(value, limit, reading.short_basis if reading is not None else "", theme)
+        self.basis_label.setText(reading.basis if reading is not None else "No figures yet.")
+        self.basis_label.setStyleSheet(f"color: {theme.muted};")
+
+    def set_scale(self, scale: float) -> None:
+        for tile in self.tiles.values():
+            tile.set_scale(scale)
