@@ -92,6 +92,7 @@ class ReadoutsPanel(QWidget):
         self.working = WorkingView(self)
         self.tabs.addTab(self.working, "Working")
         self._lay_out()
+        self._fit_tiles_column()
         self.play_timer = QTimer(self)
         self.play_timer.setInterval(40)
         self.play_timer.timeout.connect(self._advance)
@@ -167,6 +168,7 @@ class ReadoutsPanel(QWidget):
         timeline_row.addWidget(self.scrub, 1)
         timeline_row.addWidget(self.time_label)
         left = QWidget(self)
+        self.tiles_column = left
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.board, 1)
@@ -215,10 +217,15 @@ class ReadoutsPanel(QWidget):
             self.plots.set_theme(theme)
         self.refresh_tiles()
 
+    def _fit_tiles_column(self) -> None:
+        """The tiles take the room their numbers need (and a little more); the plots the rest."""
+        self.tiles_column.setMaximumWidth(round(self.board.minimumSizeHint().width() * 1.15) + 8)
+
     def set_scale(self, scale: float) -> None:
         """Larger type for a projector (1.0 is the normal size)."""
         self.scale = scale
         self.board.set_scale(scale)
+        self._fit_tiles_column()
         self.working.set_scale(scale)
         if self.plots is not None:
             self.plots.set_scale(scale)

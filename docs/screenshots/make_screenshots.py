@@ -1,8 +1,9 @@
 """Regenerate the screenshots in this folder from the real window.
 
-Run on a display (Xvfb works: ``Xvfb :99 -screen 0 1600x1000x24 &`` then
-``DISPLAY=:99 QT_QPA_PLATFORM=xcb python docs/screenshots/make_screenshots.py``). Each shot opens
-an example design at 1600x1000, waits until every evaluation has reported, and saves the window.
+Run on a display with a window manager (Xvfb and openbox work: ``Xvfb :99 -screen 0 1600x1000x24 &``,
+``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 QT_QPA_PLATFORM=xcb python docs/screenshots/make_screenshots.py``;
+name shots to make only those). Each shot opens an example design at its size (1600x1000 or
+1366x768) and theme, waits until every evaluation has reported, sets the scene up, and saves the window.
 """
 
 from __future__ import annotations
@@ -49,10 +50,12 @@ def shoot(window, name: str) -> Path:
     return path
 
 
-def window_on(app, example: str, theme: str = "light"):
-    window = open_window(str(EXAMPLES / example), restore_layout=False, theme_mode=theme)
-    window.resize(1600, 1000)
+def window_on(app, example: str, theme: str = "light", size: tuple[int, int] = (1600, 1000)):
+    design = Path(example) if Path(example).is_absolute() else EXAMPLES / example
+    window = open_window(str(design), restore_layout=False, theme_mode=theme)
+    window.resize(*size)
     window.move(0, 0)
+    window.default_dock_sizes()
     settle(app, window)
     window.view.fit_all()
     return window
@@ -63,51 +66,86 @@ def close(window) -> None:
     window.close()
 
 
-def main() -> int:
-    app = make_application()
+def select_busiest_pool(window) -> None:
+    pools = [n.id for n in window.document.design.nodes.values() if n.kind in ("gpu_pool", "cpu_pool")]
+    if pools:
+        window.scene.select_ids(pools[:1])
 
-    window = window_on(app, "starter.json")
-    window.scene.select_ids(["gpus"] if "gpus" in window.scene.nodes else list(window.scene.nodes)[-1:])
-    settle(app, window, 300)
-    shoot(window, "starter.png")
-    close(window)
 
-    window = window_on(app, "multi-region.json")
-    panel = window.findings
-    items = panel.finding_items()
-    if items:  # the finding that names the most components
-        role = Qt.ItemDataRole.UserRole + 1
-        panel.tree.setCurrentItem(max(items, key=lambda item: len(item.data(0, role).node_ids)))
-    settle(app, window, 300)
-    shoot(window, "multi-region-findings.png")
-    close(window)
-
-    window = window_on(app, "multi-region.json")
+def outage_at_noon(app, window, show: str = "p99_ms") -> None:
+    """us-east down from 11:00 to 13:00, the playhead at 12:00, a surviving pool selected."""
     readouts = window.readouts
     region = next((n.id for n in window.document.design.nodes.values() if n.kind == "region"), "*")
-    readouts.add_fault("region_outage" if region != "*" else "traffic_surge", region, start_s=11 * 3600,
-                       duration_s=2 * 3600)
+    readouts.add_fault("region_outage", region, start_s=11 * 3600, duration_s=2 * 3600)
     settle(app, window)
     timeline = readouts.timeline
     if timeline is not None and len(timeline.times_s):
         import numpy as np
 
+        readouts.playhead_placed = True
         readouts.scrub.setValue(int(np.searchsorted(timeline.times_s, 12 * 3600)))
-    window.resizeDocks([window.docks["readouts"]], [470], Qt.Orientation.Vertical)
     pools = [n.id for n in window.document.design.nodes.values() if n.kind == "gpu_pool" and n.region != region]
     if pools:
         window.scene.select_ids(pools[:1])
-    readouts.show_working("p99_ms")
-    window.view.fit_all()
-    settle(app, window, 500)
-    shoot(window, "readouts-fault.png")
-    close(window)
+    readouts.show_working(show)
 
-    window = window_on(app, "multi-region.json", theme="dark")
-    shoot(window, "multi-region-dark.png")
-    close(window)
+
+def findings_naming_most(app, window) -> None:
+    panel = window.findings
+    items = panel.finding_items()
+    if items:  # the finding that names the most components
+        role = Qt.ItemDataRole.UserRole + 1
+        panel.tree.setCurrentItem(max(items, key=lambda item: len(item.data(0, role).node_ids)))
+
+
+def overloaded_cpu_pool() -> Path:
+    """The CPU example with its scorers pinned at 4 replicas x 12 ms and offered 2,500 req/s."""
+    import json
+
+    raw = json.loads((EXAMPLES / "cpu-small.json").read_text())
+    raw["requirements"].update(mean_rps=2500.0, peak_rps=2500.0, traffic_pattern="steady")
+    for node in raw["nodes"]:
+        if node["kind"] == "cpu_pool":
+            node["params"].update(replicas=4, min_replicas=4, max_replicas=4, service_ms=12.0)
+        if node["kind"] == "autoscaler":
+            node["params"].update(min_replicas=4, max_replicas=4)
+    path = Path(tempfile.mkdtemp(prefix="inferboard-shots-")) / "overloaded-cpu-pool.json"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+def projector(app, window) -> None:
+    window.actions_by_id["view.projector"].setChecked(True)
+    window.scene.select_ids([])
+    window.readouts.show_working("p99_ms")
+
+
+#: name -> (example, theme, size, set-up after the first evaluation)
+SHOTS = {
+    "starter.png": ("starter.json", "light", (1600, 1000), lambda app, w: select_busiest_pool(w)),
+    "multi-region-findings.png": ("multi-region.json", "light", (1600, 1000), findings_naming_most),
+    "readouts-fault.png": ("multi-region.json", "light", (1600, 1000), outage_at_noon),
+    "multi-region-dark.png": ("multi-region.json", "dark", (1600, 1000), outage_at_noon),
+    "readouts-fault-1366.png": ("multi-region.json", "light", (1366, 768), outage_at_noon),
+    "overloaded-1366-dark.png": (None, "dark", (1366, 768),
+                                 lambda app, w: w.readouts.show_working("shed_rate")),
+    "projector.png": ("starter.json", "light", (1600, 1000), projector),
+}
+
+
+def main(names: list[str]) -> int:
+    app = make_application()
+    for name in names or list(SHOTS):
+        example, theme, size, set_up = SHOTS[name]
+        window = window_on(app, example or str(overloaded_cpu_pool()), theme, size)
+        set_up(app, window)
+        settle(app, window, 300)
+        window.view.fit_all()
+        settle(app, window, 500)
+        shoot(window, name)
+        close(window)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
