@@ -146,7 +146,9 @@ class TileBoard(QWidget):
         self.basis_label.setAccessibleName("What the figures are")
         self.basis_label.setWordWrap(True)
         self.basis_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.basis_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.basis_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.basis_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._fix_basis_height()
         grid = QGridLayout()
         grid.setSpacing(3)
         self.tiles: dict[str, Tile] = {}
@@ -178,7 +180,12 @@ class TileBoard(QWidget):
             value = reading.values.get(key) if reading is not None else None
             tile.show_value(value, limit, reading.short_basis if reading is not None else "", theme)
         self.basis_label.setText(reading.basis if reading is not None else "No figures yet.")
+        self.basis_label.setToolTip(self.basis_label.text())
         self.basis_label.setStyleSheet(f"color: {theme.muted};")
+
+    def _fix_basis_height(self) -> None:
+        """Three lines whatever the sentence: a longer basis never makes the dock taller."""
+        self.basis_label.setFixedHeight(self.basis_label.fontMetrics().lineSpacing() * 3 + 4)
 
     def set_scale(self, scale: float) -> None:
         for tile in self.tiles.values():

@@ -24,6 +24,8 @@ from desktop.theme import LIGHT, Theme
 from desktop.working_view import WorkingView
 
 FAULT_HOURS = 2.0
+NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the mean rate and gives "
+                "its percentiles with 95% intervals.")
 value_of = number  # the name other modules import
 
 
@@ -39,6 +41,15 @@ def patterns() -> tuple[str, ...]:
     from inferboard.model.requirements import TrafficPattern
 
     return typing.get_args(TrafficPattern)
+
+
+def fixed_lines(label: QLabel, lines: int) -> None:
+    """A wrapped label ``lines`` high whatever it says (the whole text is in its tooltip), so that
+    a long message never makes the dock taller and the canvas smaller."""
+    label.setWordWrap(True)
+    label.setFixedHeight(label.fontMetrics().lineSpacing() * lines + 4)
+    label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
 
 def _cut_not_widen(*labels: QLabel) -> None:
@@ -75,12 +86,12 @@ class ReadoutsPanel(QWidget):
         self.board.tile_activated.connect(self.show_working)
         self.tiles = self.board.tiles
         self.status = QLabel("", self)
-        self.status.setWordWrap(True)
+        self.status.setAccessibleName("Simulation notes")
+        _cut_not_widen(self.status)
         self.status.hide()
-        self.load_label = QLabel("", self)
+        self.load_label = QLabel(NO_LOAD_TEST, self)
         self.load_label.setObjectName("load_test_line")
-        self.load_label.setWordWrap(True)
-        self.load_label.hide()
+        self.load_label.setAccessibleName("Load test")
         #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
         self.plots = None
         self.tabs = QTabWidget(self)
@@ -159,6 +170,7 @@ class ReadoutsPanel(QWidget):
         for widget in (self.pattern, self.fault_button, self.clear_faults_button):
             controls.addWidget(widget)
         controls.addWidget(self.fault_label, 1)
+        controls.addWidget(self.status, 2)
         controls.addSpacing(12)
         for widget in (self.requests, self.run_button, self.progress, self.cancel_button):
             controls.addWidget(widget)
@@ -186,7 +198,8 @@ class ReadoutsPanel(QWidget):
         layout.addLayout(controls)
         layout.addWidget(splitter, 1)
         layout.addLayout(timeline_row)
-        for label in (self.at_label, self.load_label, self.status):
+        for label in (self.at_label, self.load_label):  # always there, so the dock never grows
+            fixed_lines(label, 2)
             layout.addWidget(label)
 
     def ensure_plots(self):
@@ -301,6 +314,7 @@ class ReadoutsPanel(QWidget):
     def show_failed(self, step: str, message: str) -> None:
         first = message.strip().splitlines()[-1] if message.strip() else step
         self.status.setText(f"<i>{html.escape(step)}: {html.escape(first)}</i>")
+        self.status.setToolTip(message.strip()[-2000:])
         self.status.show()
 
     # ------------------------------------------------------------------ timeline
@@ -442,7 +456,7 @@ class ReadoutsPanel(QWidget):
         steady = steady_reading(self.steady) if self.steady is not None else None
         note = "".join(f" {text}" for text in [summary.load_note, *summary.warnings] if text)
         self.load_label.setText(load_test_line(summary, steady) + note)
-        self.load_label.show()
+        self.load_label.setToolTip(self.load_label.text())
         self.tabs.setCurrentWidget(self.plots.histogram)
 
     def show_load_failed(self, message: str) -> None:

@@ -53,10 +53,16 @@ class RequirementsEditor(QWidget):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         outer.addWidget(scroll)
+        # The form never scrolls sideways (Tab used to shift it left): it takes the panel's width, and
+        # a label that does not fit beside its field goes above it.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         body = QWidget()
+        body.setMinimumSize(1, 1)  # an explicit minimum: the form's own must not widen the page
         scroll.setWidget(body)
+        self.scroll = scroll
         self.form = QFormLayout(body)
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.title = QLineEdit(body)
         self.title.setAccessibleName("Design title")
         self.title.editingFinished.connect(self._commit_metadata)

@@ -151,3 +151,27 @@ def test_the_canvas_shows_the_moment_under_the_playhead(make_window, qtbot):
     readouts.scrub.setValue(after)
     assert region.down_label is None and not any(scene.nodes[n].dimmed for n in in_region)
     assert scene.nodes[pool].alert is None and not scene.failover_overlays
+
+
+def test_long_texts_do_not_grow_the_docks_or_shrink_the_canvas(make_window, qtbot):
+    from inferboard.model import ops
+
+    window = evaluated(make_window, qtbot, read_design(templates()["starter"])[0], size=(1366, 768))
+    qtbot.wait(50)
+    canvas = window.view.size()
+    docks = {name: dock.size() for name, dock in window.docks.items() if dock.isVisible()}
+    long = " ".join(["a long sentence that goes on"] * 30)
+    readouts = window.readouts
+    readouts.add_fault("traffic_surge", "*", start_s=3600, duration_s=3600)
+    for _ in range(6):
+        readouts.add_fault("traffic_surge", "*", start_s=7200, duration_s=600)
+    readouts.at_label.setText(long)
+    readouts.load_label.setText(long)
+    readouts.load_label.show()
+    readouts.show_failed("timeline", long)
+    window.document.execute(ops.SetLabel("gpus", long[:200]), "label")
+    window.scene.select_ids(["gpus"])
+    qtbot.wait(50)
+    QApplication.processEvents()
+    assert window.view.size() == canvas
+    assert {name: dock.size() for name, dock in window.docks.items() if dock.isVisible()} == docks

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetricsF
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from inferboard.cli import templates
@@ -83,3 +84,18 @@ def test_the_undo_button_keeps_its_width_whatever_the_command(make_window, qtbot
     assert button.text() == "Undo" and button.sizeHint().width() == width
     assert len(button.toolTip()) <= len("Undo ") + 40
     assert "A very long label" in window.actions_by_id["edit.undo"].text()  # the menu still says what
+
+
+def test_tabbing_through_the_requirements_never_scrolls_sideways(make_window, qtbot):
+    window = make_window(read_design(templates()["starter"])[0])
+    window.resize(1366, 768)
+    window.docks["requirements"].raise_()
+    editor = window.requirements
+    qtbot.waitUntil(editor.isVisible)
+    bar = editor.scroll.horizontalScrollBar()
+    editor.title.setFocus()
+    for _ in range(len(editor.fields) + 4):
+        QTest.keyClick(QApplication.focusWidget() or editor.title, Qt.Key.Key_Tab)
+        QApplication.processEvents()
+        assert bar.value() == 0 and bar.maximum() == 0
+    assert editor.scroll.widget().width() <= editor.scroll.viewport().width()
