@@ -220,8 +220,8 @@ def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Fi
         return True
     nodes = index.sort_nodes(n for n in result.pos.nodes if n in index.nodes)
     edges = index.sort_edges(e for e in result.pos.edges if e in index.design.edges)
-    return Finding(rule.id, rule.rubric, rule.severity, rule.title, rule.render_message(nodes, result.pos.details),
-                   nodes, edges, rule.points, explanation_text(rule, rules), tuple(result.pos.details))
+    message = rule.render_message(nodes, result.pos.details, index.requirements)
+    return Finding(rule.id, rule.rubric, rule.severity, rule.title, message, nodes, edges, rule.points, explanation_text(rule, rules), tuple(result.pos.details))
 
 
 # ----------------------------------------------------------------------------------- explanations

@@ -16,6 +16,7 @@ from typing import Any, Callable
 from inferboard.model.elements import Node
 from inferboard.rules import conditions as c
 from inferboard.rules.context import JURISDICTION, DesignIndex
+from inferboard.rules.schema import requirement_figures
 
 
 @dataclass(slots=True)
@@ -251,13 +252,12 @@ def _single_place(index: DesignIndex, pools: list[Node], regions: list[str]) -> 
         where = f"all serving capacity sits in region '{regions[0]}'"
     else:
         where = "all serving capacity sits in one place (no region holds it)"
+    figures = requirement_figures(req)
     load = req.peak_rps or req.mean_rps
     if load is not None:
         where += f": one regional outage stops all {load:,.0f} req/s"
-    budget = req.error_budget()
-    if budget is not None:
-        minutes = budget * 30 * 24 * 60
-        where += f", while {req.availability_slo:g}% allows about {minutes:,.0f} minutes of downtime a month"
+    if req.availability_slo is not None:
+        where += f", while {figures['availability']} allows only {figures['downtime']} of downtime"
     return where
 
 

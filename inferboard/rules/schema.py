@@ -16,7 +16,15 @@ RULE_ID = r"^[A-Z]+-[0-9]{3}$"
 #: Placeholders a message template may use.
 MESSAGE_FIELDS = {"nodes": "the offending node ids, or 'the design' when none",
                   "count": "how many nodes are flagged",
-                  "details": "the measured facts behind the verdict, joined by '; '"}
+                  "details": "the measured facts behind the verdict, joined by '; '",
+                  "peak": "the judged peak request rate ('6,000 req/s')",
+                  "mean": "the judged mean request rate ('2,500 req/s')",
+                  "pattern": "the traffic pattern ('spike')",
+                  "slo": "the tightest latency SLO ('p99 50 ms')",
+                  "availability": "the availability SLO ('99.99%')",
+                  "downtime": "the downtime the availability SLO allows ('4 minutes a month')"}
+#: What a requirement placeholder reads when the figure is not declared.
+UNDECLARED = "an undeclared figure"
 #: The explanation's sections, in the order they are shown, with their headings.
 SECTIONS = {"checks": "What it checks", "why": "Why it matters in production", "trade_off": "The trade-off",
             "example": "Example", "fix": "How to fix"}
@@ -81,10 +89,32 @@ class Rule(StrictModel):
         """True when answering the rule needs the simulator."""
         return self._behaviour
 
-    def render_message(self, nodes: tuple[str, ...], details: list[str]) -> str:
+    def render_message(self, nodes: tuple[str, ...], details: list[str], requirements: Any = None) -> str:
         values: dict[str, Any] = {"nodes": ", ".join(f"'{n}'" for n in nodes) if nodes else "the design",
-                                  "count": len(nodes), "details": "; ".join(details) or "see the explanation"}
+                                  "count": len(nodes), "details": "; ".join(details) or "see the explanation",
+                                  **requirement_figures(requirements)}
         return self.message.format_map(values)
+
+
+def requirement_figures(requirements: Any) -> dict[str, str]:
+    """The requirement placeholders of a message, in the scenario's own terms."""
+    names = ("peak", "mean", "pattern", "slo", "availability", "downtime")
+    if requirements is None:
+        return {name: UNDECLARED for name in names}
+
+    def rate(value: float | None) -> str:
+        return UNDECLARED if value is None else f"{value:,.0f} req/s"
+
+    slo = next((f"{label} {value:,.0f} ms" for label, value in (("p99", requirements.slo_p99_ms),
+                                                                 ("p95", requirements.slo_p95_ms))
+                if value is not None), UNDECLARED)
+    availability = downtime = UNDECLARED
+    if requirements.availability_slo is not None:
+        availability = f"{requirements.availability_slo:g}%"
+        minutes = requirements.error_budget() * 30 * 24 * 60
+        downtime = f"{minutes / 60:,.0f} hours a month" if minutes >= 120 else f"{minutes:,.0f} minutes a month"
+    return {"peak": rate(requirements.peak_rps), "mean": rate(requirements.mean_rps),
+            "pattern": requirements.traffic_pattern, "slo": slo, "availability": availability, "downtime": downtime}
 
 
 class Rubric(StrictModel):

@@ -91,7 +91,12 @@ def test_the_three_box_fraud_design_is_weak_and_its_follow_ups_fail():
     assert {"REGION-001", "SCALE-001", "OBS-001", "OBS-002", "DRIFT-001", "ROLL-001", "LAT-007", "LAT-010"} <= fired
     assert graded.percent_of("multi_region") == 0 and graded.percent_of("autoscaling") == 0
     region = next(f for f in graded.findings if f.rule_id == "REGION-001")
-    assert "6,000 req/s" in region.message and "99.99%" in region.message
+    assert "6,000 req/s" in region.message and "99.99%" in region.message and "4 minutes a month" in region.message
+    # Messages speak in the scenario's figures, judged from its real requirements, not the candidate's.
+    scaling = next(f for f in graded.findings if f.rule_id == "SCALE-001")
+    assert "spike traffic of 2,500 req/s on average and 6,000 req/s at peak" in scaling.message
+    fallback = next(f for f in graded.findings if f.rule_id == "LAT-010")
+    assert "99.99%" in fallback.message and "4 minutes a month" in fallback.message
     verdicts = {w.follow_up_id: w for w in run_follow_ups(entry.scenario, three_boxes(),
                                                           ["region-down", "feature-store-errors"])}
     assert not verdicts["region-down"].held and not verdicts["feature-store-errors"].held

@@ -139,3 +139,13 @@ def test_a_guard_costs_points_when_it_fires_and_counts_nothing_otherwise():
     broken = check_design(reference(model_size_gb=30), behaviour=False, rubrics=["hardware"]).scores["hardware"]
     assert broken.applicable == pytest.approx(fine.applicable + guard.points)
     assert ("HW-001", guard.points) in broken.lost and not fine.lost
+
+
+def test_message_figures_come_from_the_requirements_in_their_own_terms():
+    from inferboard.rules.schema import UNDECLARED, requirement_figures
+
+    figures = requirement_figures(Requirements(peak_rps=2400, mean_rps=900, availability_slo=99.9, slo_p95_ms=80))
+    assert figures["peak"] == "2,400 req/s" and figures["mean"] == "900 req/s" and figures["slo"] == "p95 80 ms"
+    assert figures["availability"] == "99.9%" and figures["downtime"] == "43 minutes a month"  # 0.1% of 30 days
+    assert requirement_figures(Requirements(availability_slo=99.0))["downtime"] == "7 hours a month"
+    assert requirement_figures(Requirements())["peak"] == UNDECLARED
