@@ -23,17 +23,10 @@ from hypothesis import strategies as hs
 from inferboard.sim.loadtest import ERROR, SERVED, SHED, TIMED_OUT, run_load_test
 from inferboard.sim.network import Network, Path, Station
 
+from .oracles import erlang_c
+
 
 # ----------------------------------------------------------------------------- theory (oracles)
-def erlang_c(c: int, a: float) -> float:
-    """Probability of waiting in M/M/c, via the Erlang B recursion (no factorials)."""
-    b = 1.0
-    for k in range(1, c + 1):
-        b = a * b / (k + a * b)
-    rho = a / c
-    return b / (1.0 - rho * (1.0 - b))
-
-
 def mmc_mean_sojourn(lam: float, mu: float, c: int) -> float:
     return 1.0 / mu + erlang_c(c, lam / mu) / (c * mu - lam)
 

@@ -17,21 +17,15 @@ from inferboard.sim.batching import BatchParams, batch_capacity
 from inferboard.sim.explain import Figure
 from inferboard.sim.network import Network, Path, Station
 
+from .oracles import erlang_c, quantile
+
 RHOS = (0.3, 0.5, 0.7, 0.85, 0.95)
 SERVERS = (1, 2, 4, 8, 16, 32, 64)
 
 
 # ---- independent references ---------------------------------------------------------------
-
-def ref_erlang_c(c: int, a: float) -> float:
-    """Erlang C from its definition, terms a^k/k! in log space (no recursion)."""
-    rho = a / c
-    logs = [k * math.log(a) - math.lgamma(k + 1) for k in range(c)]
-    top = c * math.log(a) - math.lgamma(c + 1) - math.log(1 - rho)
-    hi = max(logs + [top])
-    below = sum(math.exp(x - hi) for x in logs)
-    tail = math.exp(top - hi)
-    return tail / (below + tail)
+# Erlang C from its defining sums and quantiles by bisection live in the shared test oracles.
+ref_erlang_c, ref_quantile = erlang_c, quantile
 
 
 def ref_mmc_wait(lam: float, mu: float, c: int) -> float:
@@ -48,16 +42,6 @@ def ref_sojourn_tail(t: float, lam: float, mu: float, c: int) -> float:
     else:
         hypo = (mu * math.exp(-theta * t) - theta * math.exp(-mu * t)) / (mu - theta)
     return (1 - cw) * math.exp(-mu * t) + cw * hypo
-
-
-def ref_quantile(tail, p: float) -> float:
-    lo, hi = 0.0, 1.0
-    while tail(hi) > 1 - p:
-        hi *= 2
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if tail(mid) > 1 - p else (lo, mid)
-    return (lo + hi) / 2
 
 
 def ref_mmck(lam: float, mu: float, c: int, k: int) -> tuple[float, float]:
