@@ -275,8 +275,14 @@ class TimelineState:
         return self
 
     def snapshot(self) -> TimelineSnapshot:
+        """The state's inputs and actions so far. The snapshot keeps its own copy of the design, so
+        later edits of the design do not change it (the running state itself works from the design
+        it was started with: edit a design through actions while it runs)."""
         design, pattern, faults, hours, tick_s, seed, replay = self.inputs
-        return TimelineSnapshot(design, pattern, faults, hours, tick_s, seed, replay, tuple(self.actions),
+        from inferboard.store.design_files import design_to_bytes, parse_design
+
+        copy = parse_design(design_to_bytes(design), "<timeline snapshot>", design.catalog)
+        return TimelineSnapshot(copy, pattern, faults, hours, tick_s, seed, replay, tuple(self.actions),
                                 self.ticks_done)
 
     def result(self):

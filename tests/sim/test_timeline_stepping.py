@@ -137,3 +137,13 @@ def test_a_rate_limiter_protects_the_pool_under_a_spike():
     # Without it the pool (200/s) gets 225/s for 10 min: a 15,000-request backlog and minutes of wait.
     assert open_door.series["backlog:pool"].max() == pytest.approx(25 * 600, rel=0.02)
     assert open_door.series["p99_ms"].max() > 60_000
+
+
+def test_a_snapshot_is_not_changed_by_later_edits_of_the_design():
+    design = scaled_design()
+    state = Timeline.start(design, faults=FAULTS, hours=1, tick_s=10).advance(1200)
+    snap = state.snapshot()
+    design.set_params("pool", workers_per_replica=1)  # the user keeps editing the board
+    resumed = Timeline.resume(snap).advance(3600).result()
+    untouched = Timeline.start(scaled_design(), faults=FAULTS, hours=1, tick_s=10).advance(3600).result()
+    same(untouched, resumed)
