@@ -48,7 +48,7 @@ def resolve(operand: Any, index: DesignIndex, node: Node | None) -> Any:
         return operand
     if operand.requirement is not None:
         for name in operand.requirement_names():
-            value = getattr(index.requirements, name, None)
+            value = getattr(index.requirements, name)  # names are checked against Requirements on load
             if value is not None:
                 return value * operand.times if _is_number(value) else value
         return None
@@ -314,8 +314,8 @@ def _residency_respected(leaf: c.ResidencyRespected, index: DesignIndex) -> Resu
 
 def _requirement(leaf: c.Requirement, index: DesignIndex) -> Result:
     req = index.requirements
-    declared = [(name, getattr(req, name)) for name in leaf.names()
-                if getattr(req, name, None) is not None and getattr(req, name) != []]
+    declared = [(name, getattr(req, name)) for name in leaf.names()  # names checked on load
+                if getattr(req, name) is not None and getattr(req, name) != []]
     if not declared:
         return Result(False, neg=_ev(details=[f"{' / '.join(leaf.names())} not declared"]))
     if leaf.is_ is None:

@@ -201,6 +201,12 @@ class DesignResult:
             mark = " SATURATED" if node.saturated else (" DOWN" if node.down else "")
             lines.append(f"{node.node_id[:24]:<24} {node.kind[:22]:<22} {node.arrival_rps:>9,.1f} {util:>6} "
                          f"{reps:>8} {queue:>9} {node.cost_per_hour:>8.2f}{mark}")
+        llm = [node for node in self.nodes.values() if node.ttft_ms is not None]
+        if llm:
+            lines.append("")
+            lines += [f"{node.node_id[:24]:<24} time to first token mean {node.ttft_ms:,.0f} ms, p50 {node.ttft_p50_ms:,.0f}"
+                      f" / p95 {node.ttft_p95_ms:,.0f} / p99 {node.ttft_p99_ms:,.0f} ms; {node.tpot_ms:,.1f} ms per "
+                      f"output token" for node in llm]
         if self.notes:
             lines += [""] + [f"note: {n}" for n in self.notes]
         return "\n".join(lines)

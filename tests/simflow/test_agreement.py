@@ -78,3 +78,43 @@ def test_the_rules_decide_on_the_figures_evaluate_reports(example):
         tight = behaviour.headroom(c.Headroom(min_pct=spare_pct + 0.1, kind=list(POOL_KINDS)), index)
         assert loose.holds is True and tight.holds is False
         assert busiest_id in tight.neg.nodes
+
+
+@pytest.mark.parametrize("scenario_id", ["global-llm-chat", "llm-cost-cut"])
+def test_llm_figures_agree_across_cli_rules_and_evaluate(scenario_id, tmp_path, capsys):
+    """The LLM scenarios' references: TTFT percentiles, TPOT, utilisation and capacity of every
+    generation pool, and the design's p99 and cost, are the same through all three doors."""
+    from inferboard.practice.library import ScenarioLibrary
+    from inferboard.store import save_design
+
+    design = ScenarioLibrary(user_packs=None).load().get(scenario_id).reference_design()
+    path = tmp_path / "reference.json"
+    save_design(design, path)
+    rps = behaviour.load_rps(DesignIndex(design), "peak")
+    direct = evaluate(design, rps)
+    by_rules = behaviour.simulate(DesignIndex(design), rps)
+    assert main(["simulate", str(path), "--json", "--peak"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli["p99_ms"] == direct.p99_ms == by_rules.p99_ms
+    assert cli["cost_per_hour"] == direct.cost_per_hour == by_rules.cost_per_hour
+    llm_pools = [n for n, node in direct.nodes.items() if node.kind == "generation_pool" and node.ttft_ms is not None]
+    assert llm_pools
+    for node_id in llm_pools:
+        for key in ("ttft_ms", "ttft_p50_ms", "ttft_p95_ms", "ttft_p99_ms", "tpot_ms", "utilisation", "capacity_rps"):
+            value = getattr(direct.nodes[node_id], key)
+            assert cli["nodes"][node_id][key] == value == getattr(by_rules.nodes[node_id], key), (node_id, key)
+        node = direct.nodes[node_id]
+        assert node.ttft_p50_ms <= node.ttft_p95_ms <= node.ttft_p99_ms
+
+
+def test_the_cli_table_shows_the_ttft_percentiles(tmp_path, capsys):
+    from inferboard.practice.library import ScenarioLibrary
+    from inferboard.store import save_design
+
+    design = ScenarioLibrary(user_packs=None).load().get("llm-cost-cut").reference_design()
+    path = tmp_path / "reference.json"
+    save_design(design, path)
+    assert main(["simulate", str(path)]) == 0
+    text = capsys.readouterr().out
+    node = evaluate(design).nodes["us-east-generation"]
+    assert f"p95 {node.ttft_p95_ms:,.0f} / p99 {node.ttft_p99_ms:,.0f} ms" in text
