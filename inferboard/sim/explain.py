@@ -110,8 +110,8 @@ _GG = ("Allen–Cunneen approximation (exact for M/M/c, P-K for M/G/1): arrival 
 _BATCH = ("Shared-queue dynamic batching: all replicas take batches from one FIFO queue; a batch leaves when a "
           "replica is free and the queue holds B requests or its oldest has waited D. Solved numerically by "
           "side-by-side replications of exactly these rules over a grid of loads (Monte Carlo, common random "
-          "numbers), assuming Poisson arrivals; measured against the request-level load test to within 2% on "
-          "p99 up to 90% of capacity and 10% above (docs/simulator.md, 'Dynamic batcher').")
+          "numbers), renewal arrivals; measured against the request-level load test to within 5% on p99 up to "
+          "90% of capacity and 10% above, extrapolated beyond 95% (docs/simulator.md, 'Dynamic batcher').")
 
 
 def _assumption(info: dict, model: str) -> str:
