@@ -208,6 +208,7 @@ def networks(draw):
     return Network(stations, tuple(paths), arrival_rate=rate, arrival_cv=draw(hs.floats(0.0, 5.0)))
 
 
+@pytest.mark.slow  # each random batching station solves its own batching table (about 1 s of CPU)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(networks())
 def test_any_valid_network_solves_to_finite_numbers(net):
