@@ -110,11 +110,9 @@ def build_moment(design: Any, reading: Reading | None, steady: Any = None, fault
             for node in design.nodes.values():
                 if _fault_can_hit(fault.kind, node.kind):
                     moment.failing[node.id] = f"{fault.title()} ({_window(fault)})"
-    for node_id, ((text, level), _tip) in list((k, v) for k, v in moment.badges.items() if v[0] is not None):
-        node = design.nodes.get(node_id)
-        if node is not None and node.kind in POOL_KINDS and (_at(reading.source, f"utilisation:{node_id}",
-                                                                 reading.index or 0) or 0.0) >= 0.999:
-            moment.failing.setdefault(node_id, "Saturated: cannot keep up")
+    for node in design.nodes.values():
+        if node.kind in POOL_KINDS and (_at(reading.source, f"utilisation:{node.id}", reading.index or 0) or 0.0) >= 0.999:
+            moment.failing.setdefault(node.id, "Saturated: cannot keep up")
     return moment
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
+from inferboard import humanize
+
 from desktop.moment import build_moment
 
 if TYPE_CHECKING:
@@ -119,21 +121,21 @@ class Presenter:
             w.inspector.set_live("")
             return
         rows = []
-        for key, title, unit, scale in (("arrival_rps", "Arrivals", "req/s", 1),
-                                        ("utilisation", "Utilisation", "%", 100),
-                                        ("replicas", "Replicas", "", 1), ("capacity_rps", "Capacity", "req/s", 1),
-                                        ("queue_ms", "Queueing", "ms", 1),
-                                        ("ttft_p95_ms", "TTFT p95", "ms", 1), ("tpot_ms", "TPOT", "ms", 1)):
+        for key, title, show in (("arrival_rps", "Arrivals", humanize.rate), ("utilisation", "Utilisation", humanize.share),
+                                 ("replicas", "Replicas", humanize.count), ("capacity_rps", "Capacity", humanize.rate),
+                                 ("queue_ms", "Queueing", humanize.duration_ms),
+                                 ("ttft_p95_ms", "TTFT p95", humanize.duration_ms), ("tpot_ms", "TPOT", humanize.duration_ms)):
             value = getattr(node_result, key)
             if value is None:
                 continue
             tip = self.explain(result, f"nodes.{node_ids[0]}.{key}")
             rows.append(f"<tr><td title='{tip}'>{title}</td><td align='right' title='{tip}'>"
-                        f"<b>{value * scale:,.1f}</b> {unit}</td></tr>")
+                        f"<b>{html.escape(show(value))}</b></td></tr>")
         fit = node_result.memory_fit
         if fit is not None:
             rows.append(f"<tr><td>Memory</td><td align='right'><b>{'fits' if fit else 'does not fit'}</b></td></tr>")
-        w.inspector.set_live("<p><b>Simulated</b> (hover a figure for its working)</p><table width='100%'>"
+        w.inspector.set_live("<p><b>Simulated: steady state at the mean rate</b> (hover a figure for its working)</p>"
+                             "<table width='100%'>"
                              + "".join(rows) + "</table>" if rows else "")
 
     def on_failed(self, step: str, message: str) -> None:

@@ -125,7 +125,7 @@ def timeline_reading(timeline: Any, index: int, pattern: str | None = None) -> R
     values["cost_per_1k"] = cost_per_1k(values.get("cost_per_hour"), values.get("throughput_rps"))
     offered = timeline_value(timeline, "offered_rps", index)
     tick = float(timeline.times_s[1] - timeline.times_s[0]) if count > 1 else 60.0
-    events = tuple(f"{humanize.clock(e.time_s)} {e.message}" for e in getattr(timeline, "events", []) or []
+    events = tuple(f"{humanize.clock(e.time_s)} {humanize.in_text(e.message)}" for e in getattr(timeline, "events", []) or []
                    if abs(e.time_s - t) <= max(tick, 60.0))
     busiest = " (the busiest moment)" if index == busiest_index(timeline) else ""
     traffic = f"{pattern} traffic" if pattern else "the requirements' traffic pattern"

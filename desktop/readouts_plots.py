@@ -245,7 +245,7 @@ class TimelinePlots(QObject):
             served = np.asarray(series["throughput_rps"], dtype=float)
             xs = np.array([e.time_s / 3600.0 for e in events])
             ys = np.interp(xs, times_h, served)
-            self.events.setData(x=xs, y=ys, data=[f"{humanize.clock(e.time_s)} {e.message}" for e in events])
+            self.events.setData(x=xs, y=ys, data=[f"{humanize.clock(e.time_s)} {humanize.in_text(e.message)}" for e in events])
         else:
             self.events.setData(x=[], y=[])
         self._fit_y(series)

@@ -7,6 +7,7 @@ explanations all format through these functions, so one figure reads the same ev
 from __future__ import annotations
 
 import math
+import re
 
 DASH = "—"
 
@@ -149,3 +150,14 @@ FORMATS = {
 def figure(key: str, value: float | None) -> str:
     """Any headline figure by its result key (``p99_ms``, ``shed_rate``, ``cost_per_hour``...)."""
     return FORMATS.get(key, lambda v: DASH if _finite(v) is None else compact(float(v)))(value)
+
+
+_MS = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?) ?ms\b")
+_PERCENT = re.compile(r"(?<![\w.])(\d+\.\d{2,})%")
+
+
+def in_text(text: str) -> str:
+    """Numbers inside a sentence written by the simulator, made readable:
+    "p99 30169.9 ms exceeds the 50 ms SLO" -> "p99 30 s exceeds the 50 ms SLO", "46.67%" -> "46.7%"."""
+    text = _MS.sub(lambda m: duration_ms(float(m.group(1).replace(",", ""))), text)
+    return _PERCENT.sub(lambda m: share(float(m.group(1)) / 100.0), text)

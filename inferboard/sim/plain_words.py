@@ -187,7 +187,7 @@ def timeline_words(timeline: Any, index: int, design: Any, key: str) -> str:
                      f"{queue or 0.0:,.1f} requests queued, {humanize.duration_ms(wait)} average wait.")
     near = [e for e in getattr(timeline, "events", []) or [] if abs(e.time_s - t) <= 300]
     for event in near[:3]:
-        lines.append(f"- {humanize.clock(event.time_s)}: {event.message}")
+        lines.append(f"- {humanize.clock(event.time_s)}: {humanize.in_text(event.message)}")
     return "\n".join(lines)
 
 

@@ -31,3 +31,9 @@ def test_rates_shares_counts_and_clock():
     assert humanize.count(1_000_000) == "1M" and humanize.count(50_000) == "50,000"
     assert humanize.clock(14 * 3600 + 20 * 60) == "14:20" and humanize.clock(26 * 3600) == "1d 02:00"
     assert humanize.figure("p99_ms", 60_023) == "60 s" and humanize.figure("shed_rate", 0.4667) == "46.7%"
+
+
+def test_numbers_in_the_simulators_sentences_read_the_same_way():
+    assert humanize.in_text("p99 30169.9 ms exceeds the 50 ms SLO") == "p99 30 s exceeds the 50 ms SLO"
+    assert humanize.in_text("46.67% of its arrivals shed") == "46.7% of its arrivals shed"
+    assert humanize.in_text("v2.5 ms-level build 3") == "v2.5 ms-level build 3"  # not a figure

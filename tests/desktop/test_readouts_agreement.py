@@ -84,6 +84,9 @@ def test_tiles_status_line_plots_and_cli_agree_at_the_playhead(make_window, qtbo
     for key, word in (("throughput_rps", "served"), ("p99_ms", "p99"), ("shed_rate", "shed"),
                       ("cost_per_hour", "cost")):
         assert f"{word} {tile_value(window, key)}" in status
+    pool = next(n.id for n in design.nodes.values() if n.kind == "cpu_pool")
+    assert window.scene.nodes[pool].alert == "Saturated: cannot keep up"  # the canvas marks the bottleneck
+    assert window.scene.nodes[pool].badge[0].startswith("100% busy")
     plots = readouts.plots
     assert all(cursor.value() == pytest.approx(t / 3600.0) for cursor in plots.cursors)
     for key in ("p99_ms", "throughput_rps", "shed_rate", "cost_per_hour"):
