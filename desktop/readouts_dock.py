@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressB
 from inferboard import humanize
 
 from desktop.fault_menu import fill_fault_menu
-from desktop.readings import (PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, number, steady_reading,
+from desktop.readings import (PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
                               timeline_reading)
 from desktop.readout_tiles import TILES, TileBoard
 from desktop.theme import LIGHT, Theme
@@ -26,13 +26,6 @@ from desktop.working_view import WorkingView
 FAULT_HOURS = 2.0
 NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the mean rate and gives "
                 "its percentiles with 95% intervals.")
-value_of = number  # the name other modules import
-
-
-def hours_label(value_h: float) -> str:
-    return humanize.clock(value_h * 3600.0)
-
-
 def patterns() -> tuple[str, ...]:
     """The traffic patterns a timeline can run from the requirements (``replay`` needs a recorded CSV,
     so it is not offered here)."""
