@@ -108,7 +108,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("sim.load_test", "Run &Load Test", SIMULATE, "Ctrl+R", "run_load_test",
                "Simulate individual requests in the background"),
     ActionSpec("sim.cancel_load_test", "&Cancel Load Test", SIMULATE, "Ctrl+Shift+R", "cancel_load_test"),
-    ActionSpec("sim.clear_faults", "Clear &Faults", SIMULATE, "", "clear_faults"),
+    ActionSpec("sim.edit_faults", "Planned &Faults…", SIMULATE, "Ctrl+Shift+F", "edit_faults",
+               "Plan faults on the simulated day: what fails, when and for how long (saved with the design)"),
+    ActionSpec("sim.clear_faults", "Clear Fa&ults", SIMULATE, "", "clear_faults"),
 
     ActionSpec("practice.start", "&Practise a Scenario…", PRACTICE, "", "open_practice",
                "Pick a scenario and practise it against the clock"),

@@ -20,6 +20,7 @@ from desktop.canvas.scene import DesignScene
 from desktop.canvas.view import CanvasView
 from desktop.document import DesignDocument
 from desktop.evaluation import Evaluator
+from desktop.fault_plan import FaultPlan
 from desktop.field_undo import FieldUndoFilter
 from desktop.files import FileController
 from desktop.findings_dock import FindingsPanel
@@ -68,6 +69,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self._build_toolbar()
         self._build_status()
         self.presenter = Presenter(self)
+        self.fault_plan = FaultPlan(self)
         self._connect()
         self._restore_settings(restore_layout)
         self.apply_theme(self.theme_manager.theme)

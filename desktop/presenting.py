@@ -50,9 +50,9 @@ class Presenter:
         w.document.replaced.connect(self.on_replaced)
 
     def on_replaced(self) -> None:
-        """A different design: forget results and faults that name the old one's nodes."""
+        """A different design: forget the old one's results (its planned faults come with it:
+        see fault_plan.py)."""
         self.full_report = None
-        self.window.readouts.clear_faults()
 
     # ------------------------------------------------------------------ findings
     def on_structural(self, report) -> None:

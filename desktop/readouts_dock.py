@@ -409,6 +409,11 @@ class ReadoutsPanel(QWidget):
         self._faults_updated()
         return fault
 
+    def set_faults(self, faults) -> None:
+        """Show ``faults`` (the design's planned faults, as the simulator's timed faults)."""
+        self.faults = tuple(faults)
+        self._faults_updated()
+
     def clear_faults(self) -> None:
         if self.faults:
             self.faults = ()

@@ -227,7 +227,20 @@ class WindowCommands:
             self.show_message("Cancelling the load test…")
 
     def clear_faults(self) -> None:
-        self.readouts.clear_faults()
+        self.fault_plan.set_faults((), "Clear faults")
+
+    def edit_faults(self):
+        """The fault editor (one per window, non-modal)."""
+        from desktop.fault_editor import FaultEditor
+
+        editor = getattr(self, "fault_editor", None)
+        if editor is None:
+            editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_start_s, self)
+            self.fault_editor = editor
+        editor.show()
+        editor.raise_()
+        editor.activateWindow()
+        return editor
 
     # ------------------------------------------------------------------ recovery
     def ask_recover(self, entry: Recoverable) -> str:

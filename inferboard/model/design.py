@@ -17,6 +17,7 @@ from inferboard.model import ops
 from inferboard.model.elements import Edge, Node
 from inferboard.model.errors import (ConnectionRefused, DuplicateId, EditRefused, ParamRefused, RegionRefused,
                                      UnknownEdge, UnknownNode)
+from inferboard.model.faults import MAX_FAULTS, PlannedFault
 from inferboard.model.requirements import Requirements
 
 if TYPE_CHECKING:  # networkx is imported when a graph is first asked for (it is slow to import)
@@ -38,6 +39,7 @@ class Design:
         self._graph: "nx.MultiDiGraph | None" = None  # built on demand, dropped on structural edits
         self._requirements = requirements or Requirements()
         self._metadata: dict[str, str] = dict(metadata or {"title": "Untitled design", "notes": ""})
+        self._faults: tuple[PlannedFault, ...] = ()
 
     # ------------------------------------------------------------------ queries
     @property
@@ -55,6 +57,11 @@ class Design:
     @property
     def metadata(self) -> Mapping[str, str]:
         return dict(self._metadata)
+
+    @property
+    def faults(self) -> tuple[PlannedFault, ...]:
+        """The faults planned on this design's timeline."""
+        return self._faults
 
     @property
     def graph(self) -> "nx.MultiDiGraph":
@@ -319,6 +326,9 @@ class Design:
         self.events.emit(ev.NodeRemoved(node))
         # Restore the node first, then its members and edges, edges in their original order.
         restore.sort(key=lambda o: (isinstance(o, ops.AddEdge), getattr(o, "index", 0) or 0))
+        if any(f.target == node.id for f in self._faults):  # faults aimed at it go with it
+            restore.append(self._apply_SetFaults(ops.SetFaults(tuple(f for f in self._faults
+                                                                     if f.target != node.id))))
         return ops.Compound((ops.AddNode(node, index), *restore), f"restore {node.id}")
 
     def _apply_AddEdge(self, op: ops.AddEdge) -> ops.Op:
@@ -409,6 +419,26 @@ class Design:
             self._requirements = op.requirements
             self.events.emit(ev.RequirementsChanged(old, op.requirements))
         return ops.SetRequirements(old)
+
+    def check_fault(self, fault: PlannedFault) -> None:
+        problem = fault.problem() if isinstance(fault, PlannedFault) else "kind: not a planned fault"
+        if not problem and fault.target != "*" and fault.target not in self._nodes:
+            problem = f"target: there is no node '{fault.target}'"
+        if problem:
+            field, _, reason = problem.partition(": ")
+            raise EditRefused(f"fault '{getattr(fault, 'kind', '?')}' field '{field}': {reason}")
+
+    def _apply_SetFaults(self, op: ops.SetFaults) -> ops.Op:
+        new = tuple(op.faults)
+        if len(new) > MAX_FAULTS:
+            raise EditRefused(f"faults: more than {MAX_FAULTS}")
+        for fault in new:
+            self.check_fault(fault)
+        old = self._faults
+        if new != old:
+            self._faults = new
+            self.events.emit(ev.FaultsChanged(old, new))
+        return ops.SetFaults(old)
 
     def _apply_SetMetadata(self, op: ops.SetMetadata) -> ops.Op:
         old = dict(self._metadata)

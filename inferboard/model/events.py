@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from inferboard.model.elements import Edge, Node
+from inferboard.model.faults import PlannedFault
 from inferboard.model.requirements import Requirements
 
 
@@ -76,8 +77,14 @@ class MetadataChanged:
     new: Mapping[str, str]
 
 
+@dataclass(frozen=True)
+class FaultsChanged:
+    old: tuple[PlannedFault, ...]
+    new: tuple[PlannedFault, ...]
+
+
 DesignEvent = (NodeAdded | NodeRemoved | EdgeAdded | EdgeRemoved | ParamsChanged | NodesMoved | NodeResized
-               | RegionChanged | LabelChanged | RequirementsChanged | MetadataChanged)
+               | RegionChanged | LabelChanged | RequirementsChanged | MetadataChanged | FaultsChanged)
 
 #: Events that change the graph's structure (evaluators recompile on these).
 STRUCTURAL_EVENTS = (NodeAdded, NodeRemoved, EdgeAdded, EdgeRemoved, RegionChanged)

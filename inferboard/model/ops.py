@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from inferboard.model.elements import Edge, Node
+from inferboard.model.faults import PlannedFault
 from inferboard.model.requirements import Requirements
 
 
@@ -78,6 +79,13 @@ class SetMetadata:
 
 
 @dataclass(frozen=True)
+class SetFaults:
+    """Replaces the design's planned faults (the whole list, in timeline order as given)."""
+
+    faults: tuple[PlannedFault, ...]
+
+
+@dataclass(frozen=True)
 class Compound:
     """Several edits applied as one; if one fails, the ones before it are rolled back."""
 
@@ -86,4 +94,4 @@ class Compound:
 
 
 Op = (AddNode | RemoveNode | AddEdge | RemoveEdge | SetParams | MoveNodes | ResizeNode | SetRegion | SetLabel
-      | SetRequirements | SetMetadata | Compound)
+      | SetRequirements | SetMetadata | SetFaults | Compound)

@@ -19,7 +19,8 @@ def register(subparsers) -> None:
     p.add_argument("--explain", action="store_true", help="show how every number was computed")
     p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET@START+DURATION",
                    help="inject a fault (repeatable), e.g. region_outage:us-east@2h+30m")
-    p.add_argument("--timeline", action="store_true", help="simulate over time with autoscaling and faults")
+    p.add_argument("--timeline", action="store_true",
+                   help="simulate over time with autoscaling and faults (the design's planned faults, then --fault)")
     p.add_argument("--hours", type=float, default=24.0, help="timeline length in hours (default 24)")
     p.add_argument("--tick", type=float, default=60.0, metavar="SECONDS", help="timeline step (default 60 s)")
     p.add_argument("--pattern", help="traffic pattern for the timeline (default: the requirements')")
@@ -38,7 +39,7 @@ def _num(value, digits=1) -> str:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     from inferboard.sim.design_sim import evaluate
-    from inferboard.sim.faults import parse_fault
+    from inferboard.sim.faults import parse_fault, timed_faults
 
     design, _ = read_design(args.file)
     try:
@@ -59,8 +60,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.timeline:
         from inferboard.sim.timeline import run_timeline
 
-        timeline = run_timeline(design, hours=args.hours, tick_s=args.tick, pattern=args.pattern, faults=faults,
-                                seed=args.seed)
+        timeline = run_timeline(design, hours=args.hours, tick_s=args.tick, pattern=args.pattern,
+                                faults=[*timed_faults(design.faults), *faults], seed=args.seed)
         out["timeline"] = timeline.to_dict()
     if args.explain:
         out["explanations"] = result.explanations()

@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
-#: kind -> (title, what ``target`` names, what ``magnitude`` means)
-FAULT_KINDS: dict[str, tuple[str, str, str]] = {
-    "region_outage": ("Region outage", "a region node", "unused"),
-    "gpu_shortage": ("GPU shortage", "a pool, or * for every GPU pool", "replicas that can be had (cap)"),
-    "spot_reclaimed": ("Spot capacity reclaimed", "a pool, or * for every pool", "unused: all spot replicas go"),
-    "slow_canary": ("Slow model version in the canary", "a canary router, or *", "service-time multiplier"),
-    "slow_replica": ("Slow replicas", "a pool", "service-time multiplier"),
-    "failing_replica": ("Failing replicas", "a pool", "added error rate (0-1)"),
-    "cache_flush": ("Cache flush", "a cache, or *", "unused: hit ratio drops to 0"),
-    "dependency_errors": ("Dependency error burst", "any serving node, or *", "added error rate (0-1)"),
-    "traffic_surge": ("Traffic surge", "* (all traffic) or a traffic source", "traffic multiplier"),
-}
+# kind -> (title, what target names, what magnitude means): defined beside the design's planned
+# faults so that design files are checked without the simulator; re-exported here.
+from inferboard.model.faults import FAULT_KINDS, PlannedFault
 
 DEFAULT_MAGNITUDE = {"slow_canary": 3.0, "slow_replica": 2.0, "failing_replica": 0.2, "dependency_errors": 0.1,
                      "traffic_surge": 2.0, "gpu_shortage": 1.0}
@@ -53,6 +45,11 @@ class TimedFault(Fault):
 
     def active(self, t: float) -> bool:
         return self.start_s <= t < self.start_s + self.duration_s
+
+
+def timed_faults(planned: Iterable[PlannedFault]) -> tuple[TimedFault, ...]:
+    """The simulator's faults for a design's planned ones (``design.faults``)."""
+    return tuple(TimedFault(f.kind, f.target, f.magnitude, float(f.start_s), float(f.duration_s)) for f in planned)
 
 
 def parse_fault(text: str) -> TimedFault:

@@ -16,6 +16,8 @@ from inferboard.catalog.loader import pydantic_problem_text
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.assemble import assemble_design
 from inferboard.model.design import Design
+from inferboard.model.faults import PlannedFault
+from inferboard.model.ops import SetFaults
 from inferboard.store.atomic import FileStamp, atomic_write
 from inferboard.store.migrations import MigrationError, migrate
 from inferboard.store.records import CURRENT_VERSION, FORMAT_NAME, DesignRecord
@@ -87,6 +89,8 @@ def _item_name(raw: dict[str, Any], loc: tuple) -> tuple[str, str]:
         else:
             item = f"{label} #{loc[1] + 1}"
         return item, ".".join(str(p) for p in loc[2:])
+    if len(loc) >= 2 and loc[0] == "faults" and isinstance(loc[1], int):
+        return f"fault #{loc[1] + 1}", ".".join(str(p) for p in loc[2:])
     if loc and loc[0] in ("requirements", "metadata"):
         return str(loc[0]), ".".join(str(p) for p in loc[1:])
     return "", ".".join(str(p) for p in loc)
@@ -129,8 +133,17 @@ def design_from_record(record: DesignRecord, source: str, catalog: Catalog | Non
         record.requirements,
         record.metadata.model_dump(),
     )
+    faults = []
+    for number, raw in enumerate(record.faults, 1):
+        fault = PlannedFault(raw.kind, raw.target, raw.start_s, raw.duration_s, raw.magnitude)
+        if fault.target != "*" and fault.target not in design.nodes:
+            problems.append(Problem(f"fault #{number}", "target", f"names node '{fault.target}', which does not exist"))
+        else:
+            faults.append(fault)
     if problems:
         raise DesignFileError(source, problems)
+    if faults:
+        design.apply(SetFaults(tuple(faults)))
     return design
 
 
@@ -178,7 +191,16 @@ def design_to_dict(design: Design) -> dict[str, Any]:
         "requirements": design.requirements.model_dump(mode="json", exclude_defaults=True),
         "nodes": nodes,
         "edges": edges,
+        "faults": [_fault_entry(f) for f in design.faults],
     }
+
+
+def _fault_entry(fault: PlannedFault) -> dict[str, Any]:
+    entry: dict[str, Any] = {"kind": fault.kind, "target": fault.target, "start_s": _number(fault.start_s),
+                             "duration_s": _number(fault.duration_s)}
+    if fault.magnitude is not None:
+        entry["magnitude"] = _number(fault.magnitude)
+    return entry
 
 
 def _number(value: float | None) -> float | int | None:

@@ -4,7 +4,8 @@ Version 0 was the pre-release draft format: node positions were ``"pos": [x, y]`
 ``{"id", "from": "node.port", "to": "node.port"}``. Version 1 LLM generation pools carried
 ``prefill_tokens_per_s`` (prompt tokens per second on an H100, scaled by relative speed); version 2
 derives prefill from FLOPs with ``prefill_efficiency`` instead, so the old figure is dropped (the
-new parameters take their catalog defaults). Each step takes and returns a plain dict.
+new parameters take their catalog defaults). Version 2 had no planned faults (the app chose them
+anew each session); version 3 adds ``faults``. Each step takes and returns a plain dict.
 """
 
 from __future__ import annotations
@@ -59,8 +60,17 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 3 adds ``faults``; an older file has none planned."""
+    out = dict(data)
+    if "faults" in out:
+        raise MigrationError("field 'faults': files before version 3 have no faults (is the version wrong?)")
+    out["faults"], out["version"] = [], 3
+    return out
+
+
 #: version N -> the function that turns a version-N dict into a version N+1 dict
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2}
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(data: dict[str, Any], migrations: dict[int, Migration] | None = None,

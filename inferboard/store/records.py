@@ -1,16 +1,18 @@
-"""The design file format, version 2, as pydantic records (the JSON Schema is generated from these)."""
+"""The design file format, version 3, as pydantic records (the JSON Schema is generated from these).
+Version 3 added the planned ``faults``."""
 
 from __future__ import annotations
 
 from typing import Literal, Union
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
+from inferboard.model.faults import FAULT_KINDS, MAX_FAULTS, MAX_SECONDS
 from inferboard.model.requirements import Requirements
 from inferboard.schema_base import StrictModel
 
 FORMAT_NAME = "inferboard-design"
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 Coordinate = Field(default=0.0, ge=-1_000_000, le=1_000_000, allow_inf_nan=False)
@@ -42,12 +44,31 @@ class Metadata(StrictModel):
     notes: str = Field(default="", max_length=10_000)
 
 
+class FaultRecord(StrictModel):
+    """A fault planned on the design's timeline: ``kind`` on ``target`` (a node id or ``*``) from
+    ``start_s`` for ``duration_s`` seconds; ``magnitude`` absent means the kind's default."""
+
+    kind: str = Field(min_length=1, max_length=64)
+    target: str = Field(default="*", min_length=1, max_length=64)
+    start_s: float = Field(ge=0, le=MAX_SECONDS, allow_inf_nan=False)
+    duration_s: float = Field(gt=0, le=MAX_SECONDS, allow_inf_nan=False)
+    magnitude: float | None = Field(default=None, ge=0, le=1_000_000, allow_inf_nan=False)
+
+    @field_validator("kind")
+    @classmethod
+    def known_kind(cls, value: str) -> str:
+        if value not in FAULT_KINDS:
+            raise ValueError(f"unknown fault '{value}' (known: {', '.join(FAULT_KINDS)})")
+        return value
+
+
 class DesignRecord(StrictModel):
     """A design file: ``format`` and ``version`` first, then the design."""
 
     format: Literal["inferboard-design"]
-    version: Literal[2]
+    version: Literal[3]
     metadata: Metadata = Metadata()
     requirements: Requirements = Requirements()
     nodes: list[NodeRecord] = Field(default_factory=list, max_length=10_000)
     edges: list[EdgeRecord] = Field(default_factory=list, max_length=40_000)
+    faults: list[FaultRecord] = Field(default_factory=list, max_length=MAX_FAULTS)

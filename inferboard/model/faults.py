@@ -1,0 +1,80 @@
+"""Faults planned on a design's timeline: which failure, where, when and for how long. They are
+part of the design (saved with it, edited with undo); the simulator turns them into its own
+timed faults when it plays the day."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: kind -> (title, what ``target`` names, what ``magnitude`` means). The simulator's vocabulary;
+#: it lives here so that a design file can be checked without loading the simulator.
+FAULT_KINDS: dict[str, tuple[str, str, str]] = {
+    "region_outage": ("Region outage", "a region node", "unused"),
+    "gpu_shortage": ("GPU shortage", "a pool, or * for every GPU pool", "replicas that can be had (cap)"),
+    "spot_reclaimed": ("Spot capacity reclaimed", "a pool, or * for every pool", "unused: all spot replicas go"),
+    "slow_canary": ("Slow model version in the canary", "a canary router, or *", "service-time multiplier"),
+    "slow_replica": ("Slow replicas", "a pool", "service-time multiplier"),
+    "failing_replica": ("Failing replicas", "a pool", "added error rate (0-1)"),
+    "cache_flush": ("Cache flush", "a cache, or *", "unused: hit ratio drops to 0"),
+    "dependency_errors": ("Dependency error burst", "any serving node, or *", "added error rate (0-1)"),
+    "traffic_surge": ("Traffic surge", "* (all traffic) or a traffic source", "traffic multiplier"),
+}
+#: The longest fault and the latest start a design may plan (a simulated week).
+MAX_SECONDS = 7 * 24 * 3600.0
+MAX_FAULTS = 100
+
+
+class FaultRefused(ValueError):
+    """A planned fault that cannot be kept; the message names the field."""
+
+
+@dataclass(frozen=True)
+class PlannedFault:
+    """One fault on the design's timeline. ``target`` is a node id or ``*``; ``magnitude`` None
+    means the simulator's default for the kind."""
+
+    kind: str
+    target: str = "*"
+    start_s: float = 0.0
+    duration_s: float = 3600.0
+    magnitude: float | None = None
+
+    def title(self) -> str:
+        return FAULT_KINDS.get(self.kind, (self.kind,))[0]
+
+    def end_s(self) -> float:
+        return self.start_s + self.duration_s
+
+    def problem(self) -> str:
+        """'' if the fault is well formed, else 'field: reason'."""
+        if self.kind not in FAULT_KINDS:
+            return f"kind: unknown fault '{self.kind}' (known: {', '.join(FAULT_KINDS)})"
+        if not self.target or len(self.target) > 64:
+            return "target: must be a node id or *"
+        for name in ("start_s", "duration_s"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value):
+                return f"{name}: must be a number"
+        if not 0 <= self.start_s <= MAX_SECONDS:
+            return f"start_s: {self.start_s:g} s is outside 0..{MAX_SECONDS:g} s"
+        if not 0 < self.duration_s <= MAX_SECONDS:
+            return f"duration_s: {self.duration_s:g} s is outside (0, {MAX_SECONDS:g}] s"
+        if self.magnitude is not None and (not isinstance(self.magnitude, (int, float))
+                                           or not math.isfinite(self.magnitude) or self.magnitude < 0):
+            return "magnitude: must be a number of 0 or more"
+        return ""
+
+
+def clock(seconds: float) -> str:
+    """'02:30' for 9000 s; days add '+1d'."""
+    minutes = int(round(seconds / 60))
+    days, minutes = divmod(minutes, 24 * 60)
+    text = f"{minutes // 60:02d}:{minutes % 60:02d}"
+    return f"{text} +{days}d" if days else text
+
+
+def describe(fault: PlannedFault, target_name: str | None = None) -> str:
+    """'Region outage on us-east, 10:00-12:00' in words a person reads."""
+    where = "everywhere" if fault.target == "*" else f"on {target_name or fault.target}"
+    return f"{fault.title()} {where}, {clock(fault.start_s)}–{clock(fault.end_s())}"
