@@ -94,7 +94,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                  checkable=True, arg=name, submenu="&Panels")
       for name, title in (("palette", "Palette"), ("outline", "Outline"), ("inspector", "Inspector"),
                           ("requirements", "Requirements"), ("history", "History"), ("findings", "Findings"),
-                          ("readouts", "Readouts"))),
+                          ("warnings", "Warnings"), ("readouts", "Readouts"))),
     ActionSpec("view.theme_system", "Follow &System", VIEW, "", "set_theme_mode", checkable=True,
                group="theme", arg="system", submenu="&Theme"),
     ActionSpec("view.theme_light", "&Light", VIEW, "", "set_theme_mode", checkable=True, group="theme",

@@ -33,6 +33,7 @@ from desktop.readouts_dock import ReadoutsPanel
 from desktop.requirements_editor import RequirementsEditor
 from desktop.settings import RecentFiles, app_settings, data_dir
 from desktop.theme import ThemeManager
+from desktop.warnings_view import LiveWarnings
 from desktop.window_commands import WindowCommands
 
 PROJECTOR_SCALE = 1.5
@@ -109,7 +110,11 @@ class MainWindow(WindowCommands, QMainWindow):
         inspector = self._dock("inspector", "Inspector", self.inspector, right)
         requirements = self._dock("requirements", "Requirements", self.requirements, right)
         history = self._dock("history", "History", self.history, right)
-        self._dock("findings", "Findings", self.findings, right)
+        findings = self._dock("findings", "Findings", self.findings, right)
+        self.live_warnings = LiveWarnings(self)
+        warnings = self._dock("warnings", "Warnings", self.live_warnings.panel, right)
+        self.tabifyDockWidget(findings, warnings)
+        findings.raise_()
         self._dock("readouts", "Readouts", self.readouts, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.tabifyDockWidget(inspector, requirements)
         self.tabifyDockWidget(requirements, history)
@@ -190,7 +195,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.selection_label = QLabel("", self)
         self.zoom_label = QLabel("100%", self)
         self.zoom_label.setAccessibleName("Zoom")
-        for label in (self.eval_label, self.selection_label, self.zoom_label):
+        for label in (self.live_warnings.count_label, self.eval_label, self.selection_label, self.zoom_label):
             label.setContentsMargins(8, 0, 8, 0)
             status.addPermanentWidget(label)
 

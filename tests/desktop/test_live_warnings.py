@@ -1,0 +1,49 @@
+"""Live warnings in the editor: an edit that contradicts a setting shows in the Warnings list, as
+a mark on the card and as a count in the status bar; undoing it clears all three."""
+
+from __future__ import annotations
+
+from inferboard.model import Edge, ops
+
+
+def test_each_warning_appears_after_the_edit_and_goes_with_undo(window, qtbot):
+    live = window.live_warnings
+    document = window.document
+    qtbot.waitUntil(lambda: live.warnings == [] and live.count_label.text() == "")
+    assert live.panel.empty.isVisibleTo(window.live_warnings.panel)
+
+    document.execute(ops.SetParams("gpus", {"replicas": 0, "min_replicas": 1}), "replicas")
+    qtbot.waitUntil(lambda: len(live.warnings) == 1)
+    assert "below its minimum" in live.panel.messages()[0]
+    assert "gpus" in live.marks and live.marks["gpus"].parentItem() is window.scene.nodes["gpus"]
+    assert live.count_label.text() == "⚠ 1 warning"
+    document.undo_stack.undo()
+    qtbot.waitUntil(lambda: live.warnings == [] and not live.marks)
+
+    window.component_palette.kind_activated.emit("cache")
+    qtbot.waitUntil(lambda: [w.code for w in live.warnings] == ["unwired"])
+    assert "cache-1" in live.marks and "not wired to anything" in live.marks["cache-1"].toolTip()
+
+    document.execute(ops.SetParams("users", {"share": 0.5}), "share")
+    qtbot.waitUntil(lambda: len(live.warnings) == 2)
+    assert any("add up to 50%" in m for m in live.panel.messages())
+    # picking a warning in the list selects its components
+    row = next(i for i in range(live.panel.list.count()) if "add up" in live.panel.list.item(i).text())
+    live.panel.list.itemClicked.emit(live.panel.list.item(row))
+    assert window.scene.selected_node_ids() == ["users"]
+
+
+def test_conflicting_autoscaler_bounds_are_marked_on_the_pool(window, qtbot):
+    live = window.live_warnings
+    for kind in ("metrics_collector", "autoscaler"):
+        window.component_palette.kind_activated.emit(kind)
+    design = window.document.design
+    for source, source_port, target, target_port in (("gpus", "telemetry", "metrics_collector-1", "telemetry"),
+                                                     ("metrics_collector-1", "telemetry", "autoscaler-1", "metrics"),
+                                                     ("autoscaler-1", "scaling", "gpus", "scaling")):
+        edge = Edge(design.new_edge_id(), source, source_port, target, target_port)
+        assert window.document.execute(ops.AddEdge(edge), "wire")
+    window.document.execute(ops.SetParams("autoscaler-1", {"max_replicas": 20}), "max")
+    window.document.execute(ops.SetParams("gpus", {"max_replicas": 6}), "max")
+    qtbot.waitUntil(lambda: [w.code for w in live.warnings] == ["autoscaler_bounds"])
+    assert "caps at 6 replicas" in live.marks["gpus"].toolTip()
