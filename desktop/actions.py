@@ -44,7 +44,9 @@ FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Hel
 PRACTICE = "&Practice"
 
 ACTIONS: tuple[ActionSpec, ...] = (
-    ActionSpec("file.new", "&New from Template…", FILE, "Ctrl+N", "new_design", "Start a design from a template"),
+    ActionSpec("file.new", "&New", FILE, "Ctrl+N", "new_blank", "Start a blank design"),
+    ActionSpec("file.new_from_template", "New from &Template…", FILE, "Ctrl+Shift+N", "new_design",
+               "Start a design from a template: a blank canvas or an example"),
     ActionSpec("file.open", "&Open…", FILE, "Ctrl+O", "open_design", "Open a design file"),
     ActionSpec("file.save", "&Save", FILE, "Ctrl+S", "save_design", "Save the design"),
     ActionSpec("file.save_as", "Save &As…", FILE, "Ctrl+Shift+S", "save_design_as", "Save under another name",
@@ -122,6 +124,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Be the interviewer of a candidate on another machine"),
     ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
                "Past attempts, scores over time, replays and reports"),
+    ActionSpec("help.getting_started", "&Getting Started", HELP, "", "show_getting_started",
+               "A short guide: draw, read the warnings and findings, plan faults, practise"),
+    ActionSpec("help.welcome", "&Welcome Screen", HELP, "", "show_welcome", "Templates, recent designs and the guide",
+               separator_after=True),
     ActionSpec("help.shortcuts", "&Keyboard Shortcuts", HELP, "F1", "show_shortcuts"),
     ActionSpec("help.about", "&About Inferboard", HELP, "", "show_about"),
 )

@@ -60,5 +60,10 @@ def run_app(path: str | None = None) -> int:
     app = make_application()
     app.aboutToQuit.connect(release_clipboard)
     window = open_window(path)
-    QTimer.singleShot(0, window.offer_recovery)
+
+    def start() -> None:
+        if not window.offer_recovery() and not path:
+            window.welcome_at_start()
+
+    QTimer.singleShot(0, start)
     return app.exec()

@@ -3,10 +3,12 @@ unsaved work is lost. Dialogs go through ``ask_*`` methods so tests can answer t
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from inferboard.model import Design
 from inferboard.paths import data_dir
@@ -17,6 +19,51 @@ from desktop.settings import RecentFiles
 
 FILE_FILTER = "Inferboard designs (*.json);;All files (*)"
 BLANK = "blank"
+
+
+@dataclass(frozen=True)
+class Template:
+    """A template as the gallery shows it: a title and one line, never the file's slug."""
+
+    name: str
+    title: str
+    summary: str
+    path: Path | None
+
+
+BLANK_TEMPLATE = Template(BLANK, "Blank design", "An empty canvas: start from the palette.", None)
+
+
+def first_sentence(text: str, limit: int = 110) -> str:
+    text = " ".join(text.split())
+    end = text.find(". ")
+    line = text if end < 0 else text[:end + 1]
+    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+
+
+def template_list() -> list[Template]:
+    """The blank design, then every bundled example with its own title and first sentence."""
+    out = [BLANK_TEMPLATE]
+    for name, path in templates().items():
+        if path is None:
+            continue
+        try:
+            metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
+        except (OSError, ValueError):
+            metadata = {}
+        title = str(metadata.get("title") or name.replace("-", " ").capitalize())
+        short, _, rest = title.partition(": ")
+        out.append(Template(name, short if rest else title,
+                            first_sentence(str(metadata.get("notes") or rest or "")), path))
+    return out
+
+
+def is_bundled(path: Path | str) -> bool:
+    """Whether ``path`` is one of the files shipped with Inferboard (examples, references)."""
+    try:
+        return Path(path).resolve().is_relative_to(data_dir("assets").resolve())
+    except (OSError, FileNotFoundError):
+        return False
 
 
 def templates() -> dict[str, Path | None]:
@@ -67,10 +114,10 @@ class FileController(QObject):
         return path or None
 
     def ask_template(self) -> str | None:
-        names = list(templates())
-        name, ok = QInputDialog.getItem(self.window, "New design", "Start from template:", names,
-                                        names.index("starter") if "starter" in names else 0, False)
-        return name if ok else None
+        from desktop.welcome import TemplateDialog
+
+        dialog = TemplateDialog(self.window)
+        return dialog.choice() if dialog.exec() else None
 
     def ask_conflict(self, path: Path) -> str:
         """The file changed on disk: 'overwrite', 'save_as' or 'cancel'."""
@@ -96,6 +143,9 @@ class FileController(QObject):
             return self.save()
         return answer == "discard"
 
+    def new_blank(self) -> bool:
+        return self.new_from_template(BLANK)
+
     def new_from_template(self, name: str | None = None) -> bool:
         if not self.maybe_save():
             return False
@@ -115,7 +165,8 @@ class FileController(QObject):
                 self.report_error("New design", str(error))
                 return False
         self.document.set_design(design)
-        self.message.emit(f"New design from template “{name}”")
+        title = next((t.title for t in template_list() if t.name == name), name)
+        self.message.emit("New blank design" if path is None else f"New design from the “{title}” template")
         return True
 
     def open(self, path: str | Path | None = None, check_unsaved: bool = True) -> bool:
@@ -132,6 +183,12 @@ class FileController(QObject):
                 self.recent.remove(str(Path(path).resolve()))
                 self.recent_changed.emit()
             return False
+        if is_bundled(path):
+            # A shipped example opens as an untitled copy: saving must never change the bundled file.
+            self.document.set_design(design)
+            self.document.suggested_path = str(Path.home() / Path(path).name)
+            self.message.emit(f"Opened a copy of the example {Path(path).name}: Save asks where to keep it")
+            return True
         self.document.set_design(design, Path(path).resolve(), stamp)
         self.recent.add(path)
         self.recent_changed.emit()
@@ -151,6 +208,10 @@ class FileController(QObject):
         return self.save_to(Path(path), self.document.stamp if same else None)
 
     def save_to(self, path: Path, expected=None) -> bool:
+        if is_bundled(path):
+            self.report_error("Cannot save design", f"“{Path(path).name}” is a file shipped with Inferboard; "
+                              "save your design somewhere else.")
+            return False
         try:
             stamp = save_design(self.document.design, path, expected=expected)
         except SaveConflict:

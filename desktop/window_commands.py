@@ -22,6 +22,9 @@ class WindowCommands:
     """Mixed into MainWindow; ``self`` is the window."""
 
     # ------------------------------------------------------------------ file
+    def new_blank(self) -> bool:
+        return self.files.new_blank()
+
     def new_design(self, template: str | None = None) -> bool:
         return self.files.new_from_template(template)
 
@@ -196,6 +199,45 @@ class WindowCommands:
         dialog = CommandPalette(self.actions_by_id, self)
         self._palette_dialog = dialog
         dialog.open()
+
+    def show_getting_started(self):
+        from desktop.help_view import GettingStarted
+
+        dialog = getattr(self, "guide_dialog", None)
+        if dialog is None:
+            dialog = self.guide_dialog = GettingStarted(self)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def make_welcome(self):
+        from desktop.welcome import WelcomeDialog
+
+        show = str(self.settings.value("view/welcome", "true")).lower() == "true"
+        return WelcomeDialog(self.recent.paths(), show, self)
+
+    def show_welcome(self) -> str | None:
+        """The welcome screen; does what was picked there. Returns the choice (None: closed)."""
+        dialog = self.make_welcome()
+        dialog.exec()
+        self.settings.setValue("view/welcome", "true" if dialog.show_at_start.isChecked() else "false")
+        choice = dialog.outcome()
+        dialog.deleteLater()
+        if choice is None:
+            return None
+        if choice.startswith("template:"):
+            self.files.new_from_template(choice.split(":", 1)[1])
+        elif choice == "open":
+            self.files.open()
+        elif choice.startswith("recent:"):
+            self.files.open(choice.split(":", 1)[1])
+        elif choice == "guide":
+            self.show_getting_started()
+        return choice
+
+    def welcome_at_start(self) -> None:
+        if str(self.settings.value("view/welcome", "true")).lower() == "true":
+            self.show_welcome()
 
     def show_shortcuts(self) -> None:
         ShortcutsDialog(self).exec()

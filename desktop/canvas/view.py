@@ -45,6 +45,9 @@ class CanvasView(QGraphicsView):
         self._pan_origin: QPointF | None = None
         self._space_held = False
         scene.layout_changed.connect(self.update_scene_rect)
+        self._was_empty = None
+        scene.document.changed.connect(self._refresh_empty_hint)
+        scene.document.replaced.connect(self._refresh_empty_hint)
         self.update_scene_rect()
 
     def design_scene(self) -> DesignScene:
@@ -129,6 +132,34 @@ class CanvasView(QGraphicsView):
 
     def visible_centre(self) -> QPointF:
         return self.mapToScene(self.viewport().rect().center())
+
+    EMPTY_HINT = ("An empty canvas\n\nDrag a component here from the Palette, or press Ctrl+Shift+A to search "
+                  "for one and Enter to add it.\nFile > New from Template (Ctrl+Shift+N) starts from an example; "
+                  "Help > Getting Started explains the rest.")
+
+    def _refresh_empty_hint(self, *_args) -> None:
+        empty = self.showing_empty_hint()
+        if empty != self._was_empty:
+            self._was_empty = empty
+            self.viewport().update()
+
+    def showing_empty_hint(self) -> bool:
+        return not self.design_scene().design.nodes
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        super().drawForeground(painter, rect)
+        if not self.showing_empty_hint():
+            return
+        painter.save()
+        painter.resetTransform()
+        area = QRectF(self.viewport().rect()).adjusted(40, 40, -40, -40)
+        colour = self.palette().placeholderText().color()
+        painter.setPen(colour)
+        font = painter.font()
+        font.setPointSizeF(max(11.0, font.pointSizeF() * 1.25))
+        painter.setFont(font)
+        painter.drawText(area, int(Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap), self.EMPTY_HINT)
+        painter.restore()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 from inferboard.practice.history import History
 from inferboard.practice.replay import Replay
 
+from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
@@ -80,6 +81,9 @@ class HistoryWindow(QWidget):
         for button in (self.open_button, self.replay_button, self.export_button, self.delete_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        self.close_button = close_button(self)
+        buttons.addWidget(self.close_button)
+        close_on_escape(self)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)

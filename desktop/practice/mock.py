@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from PySide6.QtCore import QObject
-from PySide6.QtGui import QGuiApplication
+import shiboken6
+from PySide6.QtCore import QObject, QTimer
 
 from inferboard.practice.history import History
 from inferboard.practice.interview_link import CandidateLink, InProcessTransport, InterviewerLink
@@ -18,6 +18,7 @@ from inferboard.practice.library import ScenarioEntry
 
 from desktop.practice.candidate import CandidateWindow
 from desktop.practice.interviewer import InterviewerConsole
+from desktop.window_placement import place_pair
 
 
 class MockInterview(QObject):
@@ -33,14 +34,20 @@ class MockInterview(QObject):
         self.console = InterviewerConsole(interviewer_link, None, self.candidate.theme_manager.theme)
 
     def show(self) -> None:
-        """The candidate on the primary screen, the console on a second screen (or beside it)."""
-        screens = QGuiApplication.screens()
+        """The candidate on the primary screen, the console on a second screen when there is one,
+        else beside (or below) the candidate; never on top of it, never off the screen."""
         self.candidate.show()
-        if len(screens) > 1:
-            other = next((s for s in screens if s != QGuiApplication.primaryScreen()), screens[1])
-            self.console.setGeometry(other.availableGeometry().adjusted(40, 40, -40, -40))
         self.console.show()
+        self.place()
+        # Once the window manager has framed them, place again with the real frame sizes.
+        QTimer.singleShot(0, self.place)
         self.console.raise_()
+
+    def place(self) -> None:
+        if not (shiboken6.isValid(self.candidate) and shiboken6.isValid(self.console)):
+            return
+        if self.candidate.isVisible() and self.console.isVisible():
+            place_pair(self.candidate, self.console)
 
     def start(self) -> None:
         self.console.start()

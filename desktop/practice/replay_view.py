@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem
 
 from inferboard.practice.replay import Replay
 
+from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import ReadOnlyCanvas, mmss, phase_name
 
 TICKS_PER_S = 10
@@ -139,7 +140,14 @@ class ReplayWindow(QWidget):
         self.setObjectName("replay_window")
         self.setWindowTitle(f"Replay: {title} — Inferboard")
         self.view = ReplayView(replay, self, theme)
+        self.close_button = close_button(self)
+        close_on_escape(self)
+        row = QHBoxLayout()
+        row.setContentsMargins(8, 4, 8, 8)
+        row.addStretch(1)
+        row.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.view)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(row)
         self.resize(1400, 900)

@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
 
+from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import esc, mmss
 from desktop.practice.report_export import ask_report_path, slug, write_report
 from desktop.practice.result_tabs import ComparePage, LostPointsPage, ScoresPage, WhatIfPage, score_colour
@@ -62,8 +63,8 @@ class ResultWindow(QWidget):
         if open_history is not None:
             self.history_button.clicked.connect(open_history)
             buttons.append(self.history_button)
-        close = QPushButton("&Close", self)
-        close.clicked.connect(self.close)
+        close = close_button(self)
+        close_on_escape(self)
         buttons.append(close)
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Result pages")

@@ -1,0 +1,106 @@
+"""The mock interview's two windows never open on top of each other or off the screen: one per
+screen when there are two, side by side or one above the other on one screen."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QRect, QSize
+
+from desktop.window_placement import pair_layout
+
+ROOT = Path(__file__).parents[2]
+CANDIDATE, CONSOLE = QSize(1030, 470), QSize(1130, 400)
+
+
+def inside(rect: QRect, area: QRect) -> bool:
+    return area.contains(rect)
+
+
+@pytest.mark.parametrize("width, height", [(2560, 1440), (3840, 1200)])
+def test_a_wide_screen_puts_them_side_by_side(width, height):
+    area = QRect(0, 0, width, height)
+    first, second = pair_layout([area], CANDIDATE, CONSOLE)
+    assert not first.intersects(second) and inside(first, area) and inside(second, area)
+    assert first.width() >= CANDIDATE.width() and second.width() >= CONSOLE.width()
+    assert first.top() == second.top() == 0 and first.right() < second.left()
+
+
+def test_a_tall_enough_screen_stacks_them():
+    area = QRect(0, 30, 1600, 970)
+    first, second = pair_layout([area], CANDIDATE, CONSOLE)
+    assert not first.intersects(second) and inside(first, area) and inside(second, area)
+    assert first.height() >= CANDIDATE.height() and second.height() >= CONSOLE.height()
+    assert first.bottom() < second.top()
+
+
+def test_a_second_screen_takes_the_console():
+    main, other = QRect(0, 0, 1366, 768), QRect(1366, 0, 1920, 1080)
+    first, second = pair_layout([main, other], CANDIDATE, CONSOLE)
+    assert first == main and second == other
+
+
+def test_a_small_screen_keeps_both_whole_and_overlapping_least():
+    area = QRect(0, 0, 1366, 768)
+    first, second = pair_layout([area], CANDIDATE, CONSOLE)
+    assert inside(first, area) and inside(second, area)
+    assert first.topLeft() == area.topLeft() and second.bottomRight() == area.bottomRight()
+    overlap = first.intersected(second)
+    assert overlap.width() * overlap.height() < 0.5 * first.width() * first.height()
+
+
+SCRIPT = r"""
+import json, sys, tempfile
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+import desktop.compat
+from desktop.practice.common import open_library
+from desktop.practice.mock import MockInterview
+folder = tempfile.mkdtemp()
+mock = MockInterview(open_library(folder).get("image-embedding-search"), None, data_folder=folder, evaluate=False)
+mock.show()
+for _ in range(5):
+    app.processEvents()
+rect = lambda r: [r.x(), r.y(), r.width(), r.height()]
+print(json.dumps({"candidate": rect(mock.candidate.frameGeometry()), "console": rect(mock.console.frameGeometry()),
+                  "screens": [rect(s.availableGeometry()) for s in app.screens()]}))
+mock.close(discard=True)
+"""
+
+
+def run_with_screens(tmp_path, screens):
+    config = tmp_path / "screens.json"
+    config.write_text(json.dumps({"screens": [
+        {"name": f"s{i}", "x": x, "y": y, "width": w, "height": h, "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}
+        for i, (x, y, w, h) in enumerate(screens)]}))
+    env = dict(os.environ, QT_QPA_PLATFORM=f"offscreen:configfile={config}", PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    return QRect(*data["candidate"]), QRect(*data["console"]), [QRect(*s) for s in data["screens"]]
+
+
+@pytest.mark.slow
+def test_real_windows_side_by_side_on_a_wide_screen_and_one_per_screen_on_two(tmp_path):
+    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 2560, 1440)])
+    assert not candidate.intersects(console)
+    assert screens[0].contains(candidate) and screens[0].contains(console)
+    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1600, 1000), (1600, 0, 1920, 1080)])
+    assert screens[0].contains(candidate) and screens[1].contains(console)
+
+
+@pytest.mark.slow
+def test_real_windows_on_a_laptop_screen_stay_whole_and_apart_as_far_as_they_can(tmp_path):
+    """At 1600x1000 the two windows' minimum sizes do not fit side by side or stacked: both stay
+    entirely on the screen, in opposite corners, never one exactly over the other."""
+    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1600, 1000)])
+    assert screens[0].contains(candidate) and screens[0].contains(console)
+    assert candidate.topLeft() == screens[0].topLeft() and console.bottomRight() == screens[0].bottomRight()
+    overlap = candidate.intersected(console)
+    assert overlap.width() * overlap.height() < 0.5 * console.width() * console.height()
