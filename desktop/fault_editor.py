@@ -20,6 +20,8 @@ from desktop.fault_menu import FAULT_TARGETS
 
 DAY_S = 24 * 3600.0
 SNAP_S = 5 * 60.0
+#: Room left and right of the day for the hour labels.
+EDGE = 26.0
 COLUMNS = ("Fault", "Target", "Start", "Duration", "Magnitude", "")
 
 
@@ -59,19 +61,19 @@ class FaultStrip(QWidget):
         self.setMinimumHeight(34 + 22 * max(1, len(self.faults)))
         self.update()
 
-    def _x(self, seconds: float) -> float:
-        return 10 + (self.width() - 20) * seconds / self.span_s()
+    def x_of(self, seconds: float) -> float:
+        return EDGE + (self.width() - 2 * EDGE) * seconds / self.span_s()
 
     def _seconds(self, x: float) -> float:
-        return (x - 10) / max(1.0, self.width() - 20) * self.span_s()
+        return (x - EDGE) / max(1.0, self.width() - 2 * EDGE) * self.span_s()
 
     def bar(self, row: int) -> QRectF:
         fault = self.faults[row]
         start, duration = fault.start_s, fault.duration_s
         if self._preview and self._preview[0] == row:
             start, duration = self._preview[1], self._preview[2]
-        left = self._x(start)
-        return QRectF(left, 24 + 22 * row, max(6.0, self._x(start + duration) - left), 18)
+        left = self.x_of(start)
+        return QRectF(left, 24 + 22 * row, max(6.0, self.x_of(start + duration) - left), 18)
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
@@ -83,7 +85,7 @@ class FaultStrip(QWidget):
         hours = int(self.span_s() // 3600)
         step = 2 if hours <= 30 else 12
         for hour in range(0, hours + 1, step):
-            x = self._x(hour * 3600)
+            x = self.x_of(hour * 3600)
             painter.setPen(QPen(grid, 1))
             painter.drawLine(QPointF(x, 18), QPointF(x, self.height() - 4))
             painter.setPen(text)
@@ -96,11 +98,20 @@ class FaultStrip(QWidget):
             painter.setPen(QPen(text, 2) if row == self.selected else Qt.PenStyle.NoPen)
             painter.setBrush(fill)
             painter.drawRoundedRect(rect, 4, 4)
-            painter.setPen(palette.highlightedText().color())
-            painter.drawText(rect.adjusted(5, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter, fault.title())
+            label = describe(fault, None).split(", ")[0]
+            room = painter.fontMetrics().horizontalAdvance(label) + 10
+            if room <= rect.width():
+                painter.setPen(palette.highlightedText().color())
+                painter.drawText(rect.adjusted(5, 0, -3, 0), Qt.AlignmentFlag.AlignVCenter, label)
+            else:  # too short to hold its name: the name goes beside it (left of it near the end)
+                painter.setPen(text)
+                right_side = rect.right() + room < self.width()
+                where = (QRectF(rect.right() + 5, rect.top(), room, rect.height()) if right_side
+                         else QRectF(rect.left() - room - 5, rect.top(), room, rect.height()))
+                painter.drawText(where, Qt.AlignmentFlag.AlignVCenter, label)
         if self.playhead_s is not None:
             painter.setPen(QPen(text, 1.5, Qt.PenStyle.DashLine))
-            x = self._x(self.playhead_s)
+            x = self.x_of(self.playhead_s)
             painter.drawLine(QPointF(x, 16), QPointF(x, self.height()))
 
     def _hit(self, pos: QPointF) -> tuple[int, str] | None:

@@ -34,17 +34,24 @@ class Template:
 BLANK_TEMPLATE = Template(BLANK, "Blank design", "An empty canvas: start from the palette.", None)
 
 
-def first_sentence(text: str, limit: int = 110) -> str:
+def first_sentence(text: str, limit: int = 72) -> str:
+    """The first sentence, cut at its last clause (or word) that fits in ``limit`` characters."""
     text = " ".join(text.split())
     end = text.find(". ")
     line = text if end < 0 else text[:end + 1]
-    return line if len(line) <= limit else line[:limit - 1].rstrip() + "…"
+    if len(line) <= limit:
+        return line
+    clause = line[:limit].rfind(", ")
+    if clause > limit // 2:
+        return line[:clause] + "."
+    return line[:line[:limit - 1].rfind(" ")].rstrip(",;:") + "…"
 
 
 def template_list() -> list[Template]:
     """The blank design, then every bundled example with its own title and first sentence."""
     out = [BLANK_TEMPLATE]
-    for name, path in templates().items():
+    ordered = sorted(templates().items(), key=lambda item: (item[0] != "starter", item[0]))
+    for name, path in ordered:
         if path is None:
             continue
         try:

@@ -71,7 +71,7 @@ class TemplateGallery(QListWidget):
         self.setAccessibleName("Templates")
         self.setViewMode(QListView.ViewMode.IconMode)
         self.setIconSize(THUMB)
-        self.setGridSize(QSize(THUMB.width() + 30, THUMB.height() + 78))
+        self.setGridSize(QSize(THUMB.width() + 40, THUMB.height() + 100))
         self.setResizeMode(QListView.ResizeMode.Adjust)
         self.setMovement(QListView.Movement.Static)
         self.setWordWrap(True)

@@ -71,7 +71,7 @@ def test_dragging_a_bar_on_the_strip_moves_the_fault_in_one_step(window, qtbot):
     qtbot.waitExposed(editor)
     strip = editor.strip
     bar = strip.bar(0)
-    hour_px = (strip.width() - 20) / 24
+    hour_px = strip.x_of(3600) - strip.x_of(0)  # as the hour ticks are drawn
     y = bar.center().y()
     _mouse(strip, QEvent.Type.MouseButtonPress, bar.center().x(), y)
     _mouse(strip, QEvent.Type.MouseMove, bar.center().x() + 3 * hour_px, y)

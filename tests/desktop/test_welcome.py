@@ -33,7 +33,7 @@ def test_the_gallery_shows_titles_pictures_and_one_line_never_slugs(window, qtbo
         title, _, line = item.text().partition("\n")
         assert title and line and title not in templates(), item.text()  # a title, not "multi-region"
         assert not item.icon().isNull()
-        assert "\n" not in line and len(line) <= 110
+        assert "\n" not in line and len(line) <= 73
     multi = json.loads(templates()["multi-region"].read_text())["metadata"]["title"]
     assert any(multi.startswith(t.partition("\n")[0]) for t in gallery.titles())
     assert gallery.current_name() == "starter"
