@@ -83,6 +83,14 @@ class FaultPlan(QObject):
         if not self.set_faults(as_planned(faults)) and as_planned(faults) != self.design.faults:
             self.show_in_readouts()  # refused: show what the design really has
 
+    def playhead_s(self) -> float | None:
+        """Where the readouts' timeline is, in seconds (None before a timeline is simulated)."""
+        readouts = self.window.readouts
+        timeline = readouts.timeline
+        if timeline is None or not len(timeline.times_s):
+            return None
+        return float(timeline.times_s[max(0, min(readouts.scrub.value(), len(timeline.times_s) - 1))])
+
     def _extend_menu(self) -> None:
         menu = self.window.readouts.fault_menu
         menu.addSeparator()

@@ -279,6 +279,8 @@ class WindowCommands:
         if editor is None:
             editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_start_s, self)
             self.fault_editor = editor
+            self.readouts.scrub.valueChanged.connect(lambda _i: editor.set_playhead(self.fault_plan.playhead_s()))
+        editor.set_playhead(self.fault_plan.playhead_s())
         editor.show()
         editor.raise_()
         editor.activateWindow()

@@ -112,3 +112,18 @@ def test_the_simulator_reads_the_planned_faults():
     timed = timed_faults((OUTAGE, SURGE))
     assert timed[0] == TimedFault("region_outage", "use1", None, 36000.0, 5400.0)
     assert timed[1].amount == 3.0 and timed[1].active(18 * 3600 + 60) and not timed[1].active(18 * 3600 + 1800)
+
+
+def test_simulate_timeline_plays_the_faults_saved_in_the_file(tmp_path, capsys):
+    from inferboard.cli import main
+
+    design = serving_chain()
+    design.apply(ops.SetFaults((OUTAGE,)))
+    path = tmp_path / "planned.json"
+    save_design(design, path)
+    assert main(["simulate", str(path), "--timeline", "--tick", "600", "--json"]) == 0
+    events = json.loads(capsys.readouterr().out)["timeline"]["events"]
+    started = [e for e in events if e["kind"] == "fault_started"]
+    ended = [e for e in events if e["kind"] == "fault_ended"]
+    assert [(e["time_s"], e["node_id"]) for e in started] == [(36000.0, "use1")]
+    assert [e["time_s"] for e in ended] == [36000.0 + 5400.0]
