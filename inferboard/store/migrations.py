@@ -62,11 +62,7 @@ def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
 
 def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     """Version 3 adds ``faults``; an older file has none planned."""
-    out = dict(data)
-    if "faults" in out:
-        raise MigrationError("field 'faults': files before version 3 have no faults (is the version wrong?)")
-    out["faults"], out["version"] = [], 3
-    return out
+    return {**data, "faults": data.get("faults", []), "version": 3}
 
 
 #: version N -> the function that turns a version-N dict into a version N+1 dict

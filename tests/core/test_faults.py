@@ -83,13 +83,6 @@ def test_version_1_and_2_files_migrate_to_an_empty_fault_plan():
     assert parse_design((FIXTURES / "design-v0.json").read_bytes(), "design-v0.json").faults == ()
 
 
-def test_an_older_file_claiming_faults_is_refused():
-    data = json.loads((FIXTURES / "design-v1.json").read_text()) | {"version": 2}
-    data["faults"] = []
-    with pytest.raises(DesignFileError, match="before version 3 have no faults"):
-        parse_design(json.dumps(data).encode(), "odd.json")
-
-
 def test_bad_faults_in_a_file_name_the_fault_and_field():
     design = serving_chain()
     raw = json.loads(design_to_bytes(design))
