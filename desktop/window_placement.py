@@ -65,5 +65,7 @@ def place_pair(first: QWidget, second: QWidget) -> tuple[QRect, QRect]:
     targets = pair_layout(areas, minimum_frame(first), minimum_frame(second))
     for window, target in zip((first, second), targets):
         margins = frame_margins(window)
-        window.setGeometry(target.marginsRemoved(margins))
+        inner = target.marginsRemoved(margins)
+        window.resize(inner.size())
+        window.move(target.topLeft())  # move() places the frame, title bar included
     return targets

@@ -144,7 +144,8 @@ class CanvasView(QGraphicsView):
             self.viewport().update()
 
     def showing_empty_hint(self) -> bool:
-        return not self.design_scene().design.nodes
+        """An editable, empty canvas says how to start (a read-only mirror or replay does not)."""
+        return self.isInteractive() and not self.design_scene().design.nodes
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
         super().drawForeground(painter, rect)

@@ -41,6 +41,7 @@ class MockInterview(QObject):
         self.place()
         # Once the window manager has framed them, place again with the real frame sizes.
         QTimer.singleShot(0, self.place)
+        QTimer.singleShot(300, self.place)
         self.console.raise_()
 
     def place(self) -> None:
