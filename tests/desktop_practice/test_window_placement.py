@@ -91,15 +91,15 @@ def test_real_windows_side_by_side_on_a_wide_screen_and_one_per_screen_on_two(tm
     candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 2560, 1440)])
     assert not candidate.intersects(console)
     assert screens[0].contains(candidate) and screens[0].contains(console)
-    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1600, 1000), (1600, 0, 1920, 1080)])
+    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1920, 1080), (1920, 0, 1600, 1000)])
     assert screens[0].contains(candidate) and screens[1].contains(console)
 
 
 @pytest.mark.slow
-def test_real_windows_on_a_laptop_screen_stay_whole_and_apart_as_far_as_they_can(tmp_path):
-    """At 1600x1000 the two windows' minimum sizes do not fit side by side or stacked: both stay
+def test_real_windows_on_a_full_hd_screen_stay_whole_and_apart_as_far_as_they_can(tmp_path):
+    """At 1920x1080 the two windows' minimum sizes fit neither side by side nor stacked: both stay
     entirely on the screen, in opposite corners, never one exactly over the other."""
-    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1600, 1000)])
+    candidate, console, screens = run_with_screens(tmp_path, [(0, 0, 1920, 1080)])
     assert screens[0].contains(candidate) and screens[0].contains(console)
     assert candidate.topLeft() == screens[0].topLeft() and console.bottomRight() == screens[0].bottomRight()
     overlap = candidate.intersected(console)
