@@ -147,3 +147,42 @@ def test_a_snapshot_is_not_changed_by_later_edits_of_the_design():
     resumed = Timeline.resume(snap).advance(3600).result()
     untouched = Timeline.start(scaled_design(), faults=FAULTS, hours=1, tick_s=10).advance(3600).result()
     same(untouched, resumed)
+
+
+def test_operations_act_from_the_instant_they_are_applied():
+    design = Design(requirements=Requirements(mean_rps=100.0, peak_rps=100.0, traffic_pattern="steady"))
+    design.add_node("traffic_source", node_id="users", params={"arrival_cv": 1.0})
+    design.add_node("regional_load_balancer", node_id="gw")
+    design.add_node("cache", node_id="cache", params={"hit_ratio": 0.5})
+    design.add_node("canary_router", node_id="canary", params={"canary_share": 0.2})
+    design.add_node("cpu_pool", node_id="stable", params={"replicas": 2, "workers_per_replica": 4, "service_ms": 10.0})
+    design.add_node("cpu_pool", node_id="new", params={"replicas": 2, "workers_per_replica": 4, "service_ms": 10.0})
+    design.add_node("fallback_model", node_id="fallback", params={"replicas": 2})
+    design.connect("users", "requests", "gw", "requests")
+    design.connect("gw", "requests", "cache", "requests")
+    design.connect("gw", "requests", "fallback", "requests")
+    design.connect("cache", "requests", "canary", "requests")
+    design.connect("canary", "stable", "stable", "requests")
+    design.connect("canary", "canary", "new", "requests")
+
+    def after(*steps):
+        state = Timeline.start(design, hours=0.5, tick_s=10).advance(600)
+        for action in steps:
+            state.apply(action)
+        return state.advance(1200).result().series
+
+    base = after()
+    assert base["arrival_rps:new"][-1] == pytest.approx(10.0) and base["arrival_rps:stable"][-1] == pytest.approx(40.0)
+    rolled = after(actions.RollbackCanary("canary"))
+    assert rolled["arrival_rps:new"][60:].max() == 0 and rolled["arrival_rps:stable"][-1] == pytest.approx(50.0)
+    assert rolled["arrival_rps:new"][59] == pytest.approx(10.0)  # the tick before is as it was
+    moved = after(actions.MoveTraffic("canary", 0.5))
+    assert moved["arrival_rps:new"][-1] == pytest.approx(25.0)
+    flushed = after(actions.FlushCache("cache"))
+    assert flushed["arrival_rps:stable"][-1] == pytest.approx(80.0)
+    warmed = after(actions.FlushCache("cache"), actions.WarmCache("cache"))
+    assert warmed["arrival_rps:stable"][-1] == pytest.approx(40.0)
+    fallen = after(actions.SwitchToFallback("gw"))
+    assert fallen["arrival_rps:fallback"][-1] == pytest.approx(100.0) and fallen["arrival_rps:stable"][-1] == 0
+    with pytest.raises(ValueError):
+        after(actions.SwitchToFallback("cache"))
