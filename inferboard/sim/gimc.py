@@ -61,8 +61,10 @@ def gimc(lam: float, mu: float, c: int, ca2: float) -> GIMC:
     if c > GIMC_EXACT_MAX:
         a = lam / mu
         beta = (1.0 - a / c) * math.sqrt(c)
-        ratio = _halfin_whitt(beta / math.sqrt(0.5 * (1.0 + ca2))) / _halfin_whitt(beta)
-        return GIMC(sigma, min(1.0, erlang_c(c, a) * ratio), rate, False)
+        log_ratio = _log_halfin_whitt(beta / math.sqrt(0.5 * (1.0 + ca2))) - _log_halfin_whitt(beta)
+        base = erlang_c(c, a)
+        pw = math.exp(min(0.0, math.log(base) + log_ratio)) if base > 0.0 else 0.0
+        return GIMC(sigma, pw, rate, False)
     pw = None
     for step in (0.0, 1e-6, 1e-5, 1e-4):
         if step == 0.0:
@@ -100,11 +102,15 @@ def _near_pole(c: int, sigma: float) -> bool:
     return 1 <= k <= c and abs(c * (1.0 - sigma) - k) < 1e-7
 
 
-def _halfin_whitt(x: float) -> float:
-    """``1/(1 + x Phi(x)/phi(x))``, the many-server limit of P(wait)."""
-    phi = math.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
-    cdf = 0.5 * math.erfc(-x / math.sqrt(2.0))
-    return 1.0 / (1.0 + x * cdf / phi) if phi > 0 else 0.0
+def _log_halfin_whitt(x: float) -> float:
+    """``log h(x)``, ``h(x) = 1/(1 + x Phi(x)/phi(x))``, the many-server limit of P(wait), for
+    ``x >= 0``. In logs because at light load (large x) ``phi(x)`` underflows long before the ratio
+    of two ``h`` values stops being meaningful."""
+    if x <= 0.0:
+        return 0.0
+    log_phi = -0.5 * x * x - 0.5 * math.log(2.0 * math.pi)
+    log_r = math.log(x) + math.log(0.5 * math.erfc(-x / math.sqrt(2.0))) - log_phi  # log(x Phi/phi)
+    return -(log_r + math.log1p(math.exp(-log_r))) if log_r > 0.0 else -math.log1p(math.exp(log_r))
 
 
 @lru_cache(maxsize=1024)

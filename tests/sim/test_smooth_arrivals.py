@@ -96,3 +96,18 @@ def test_constant_arrivals_and_service_never_wait():
     res = solve(one(1, 0.9, 0.0, 0.0))
     assert res.stations["s"].p_wait == 0.0
     assert res.p99_s == pytest.approx(1.0, rel=0.01)
+
+
+@pytest.mark.parametrize("c,rho,ca2", [(1426, 1e-3, 0.5), (1426, 0.05, 2.0), (5000, 0.3, 0.01), (300, 0.999, 4.0)])
+def test_many_servers_at_any_load_give_a_probability(c, rho, ca2):
+    """Light load on thousands of servers once divided by an underflowed density."""
+    got = gimc(rho * c, 1.0, c, ca2)
+    assert 0.0 <= got.p_wait <= 1.0
+    # Poisson arrivals make the correction exactly 1: Erlang C itself
+    assert gimc(rho * c, 1.0, c, 1.0).p_wait == pytest.approx(erlang_c(c, rho * c), rel=1e-9, abs=1e-300)
+
+
+def test_many_servers_at_light_load_rarely_wait():
+    # Erlang C is below 1e-100 here; smooth or bursty arrivals cannot make waiting likely.
+    for ca2 in (0.25, 1.0, 4.0):
+        assert gimc(0.3 * 2000, 1.0, 2000, ca2).p_wait < 1e-20
