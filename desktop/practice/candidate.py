@@ -47,6 +47,9 @@ class CandidateWindow(MainWindow):
                  clock: Callable[[], float] | None = None, evaluate: bool = True, send_ms: int = SEND_MS):
         super().__init__(data_folder, theme_mode=theme_mode, evaluate=evaluate, restore_layout=False)
         self.setObjectName("candidate_window")
+        # The interview column keeps the whole height beside canvas and readouts: stacked under the
+        # readouts it would make the window taller than a 1600x1000 screen.
+        self.setCorner(Qt.Corner.BottomRightCorner, Qt.DockWidgetArea.RightDockWidgetArea)
         self.link = link
         self.clock = clock or time.monotonic
         self._remove_findings()
