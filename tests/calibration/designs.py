@@ -67,3 +67,15 @@ def strong(entry: ScenarioEntry) -> Design:
 
 
 BUILDERS = {"weak": weak, "middling": middling, "strong": strong}
+
+
+def three_boxes() -> Design:
+    """The three-box fraud design: traffic source -> regional load balancer -> CPU pool; no regions,
+    no feature store, nothing else."""
+    design = Design()
+    design.add_node("traffic_source", 0, 0, {"origin": "us-east"}, node_id="payments")
+    design.add_node("regional_load_balancer", 200, 0, node_id="lb")
+    design.add_node("cpu_pool", 400, 0, node_id="scorers")
+    design.connect("payments", "requests", "lb", "requests")
+    design.connect("lb", "requests", "scorers", "requests")
+    return design

@@ -17,21 +17,10 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.whatif import run_follow_ups
 from inferboard.rules import check_design
 from inferboard.store import save_design
-from tests.calibration.designs import weak
+from tests.calibration.designs import three_boxes, weak
 
 LIBRARY = ScenarioLibrary(user_packs=None).load()
 SCENARIOS = sorted(LIBRARY.entries)
-
-
-def three_boxes() -> Design:
-    """The issue's fraud design: traffic source -> regional LB -> CPU pool, nothing else."""
-    design = Design()
-    design.add_node("traffic_source", 0, 0, {"origin": "us-east"}, node_id="payments")
-    design.add_node("regional_load_balancer", 200, 0, node_id="lb")
-    design.add_node("cpu_pool", 400, 0, node_id="scorers")
-    design.connect("payments", "requests", "lb", "requests")
-    design.connect("lb", "requests", "scorers", "requests")
-    return design
 
 
 DESIGNS = {"reference": lambda e: e.reference_design(), "weak": weak, "blank": lambda e: Design(),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from inferboard.model import Design
 from inferboard.practice.scenario import parse_fault_spec
 from inferboard.practice.whatif import (faults_for, primary_location, readout, resolve_targets, run_follow_ups,
                                         what_if)
+from tests.calibration.designs import three_boxes
 
 
 def test_selectors_resolve_against_the_candidates_own_ids(library):
@@ -103,17 +103,6 @@ def test_a_simulator_failure_is_reported_not_estimated(library, monkeypatch):
     out = readout(library.get("fraud-scoring-cpu").reference_design(), 2500)
     assert out.source == "unavailable" and not out.available and "boom" in out.notes[0]
     assert out.p99_ms is None and out.max_utilisation is None
-
-
-def three_boxes() -> Design:
-    """traffic source -> regional load balancer -> CPU pool: no regions, no feature store."""
-    design = Design()
-    design.add_node("traffic_source", 0, 0, {"origin": "us-east"}, node_id="payments")
-    design.add_node("regional_load_balancer", 200, 0, node_id="lb")
-    design.add_node("cpu_pool", 400, 0, node_id="scorers")
-    design.connect("payments", "requests", "lb", "requests")
-    design.connect("lb", "requests", "scorers", "requests")
-    return design
 
 
 def test_a_follow_up_at_a_missing_feature_store_fails_and_names_it(library):

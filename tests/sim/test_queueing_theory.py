@@ -17,7 +17,7 @@ from inferboard.sim.batching import BatchParams, batch_capacity
 from inferboard.sim.explain import Figure
 from inferboard.sim.network import Network, Path, Station
 
-from .oracles import erlang_c, quantile
+from .oracles import erlang_c, mmck_state_probabilities, quantile
 
 RHOS = (0.3, 0.5, 0.7, 0.85, 0.95)
 SERVERS = (1, 2, 4, 8, 16, 32, 64)
@@ -46,13 +46,7 @@ def ref_sojourn_tail(t: float, lam: float, mu: float, c: int) -> float:
 
 def ref_mmck(lam: float, mu: float, c: int, k: int) -> tuple[float, float]:
     """(blocking, mean wait of admitted) from the birth-death state probabilities, in log space."""
-    logp = [0.0]
-    for n in range(1, k + 1):
-        logp.append(logp[-1] + math.log(lam) - math.log(min(n, c) * mu))
-    top = max(logp)
-    p = [math.exp(x - top) for x in logp]
-    z = sum(p)
-    p = [x / z for x in p]
+    p = mmck_state_probabilities(lam, mu, c, k)
     nq = sum((n - c) * p[n] for n in range(c, k + 1))
     admitted = lam * (1 - p[k])
     return p[k], nq / admitted
