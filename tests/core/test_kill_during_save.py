@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from inferboard.store import design_to_bytes, read_design, save_design
 from inferboard.store.atomic import backup_path
 
@@ -29,6 +31,7 @@ while True:
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # 30 child processes, about 20 s
 def test_sigkill_at_random_moments_never_corrupts_the_file(tmp_path):
     from tests.core.helpers import serving_chain
 

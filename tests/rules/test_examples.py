@@ -78,6 +78,7 @@ def test_examples_match_their_generator(tmp_path):
     assert not stale, f"stale examples (run python -m tests.rules.make_examples): {stale[:5]}"
 
 
+@pytest.mark.slow  # every rule on every example, about 10 s
 def test_no_two_rules_flag_the_same_fault():
     """Across every example, no two rules fire on exactly the same examples with the same nodes."""
     designs = {path: read_design(path)[0] for path in ALL_EXAMPLES}
