@@ -14,23 +14,14 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QDialog, QDialogBut
 
 from inferboard.model import PlannedFault
 from inferboard.model import events as ev
-from inferboard.model.faults import FAULT_KINDS, describe
+from inferboard.model.faults import FAULT_KINDS, describe, fault_targets
 
-from desktop.fault_menu import FAULT_TARGETS
 
 DAY_S = 24 * 3600.0
 SNAP_S = 5 * 60.0
 #: Room left and right of the day for the hour labels.
 EDGE = 26.0
 COLUMNS = ("Fault", "Target", "Start", "Duration", "Magnitude", "")
-
-
-def targets_for(design, kind: str) -> list[tuple[str, str]]:
-    """(node id or *, shown name) a fault of ``kind`` can hit in ``design``."""
-    out = [(n.id, n.label or n.id) for n in design.nodes.values() if n.kind in FAULT_TARGETS.get(kind, ())]
-    if "*" in FAULT_KINDS[kind][1] or not out:
-        out.insert(0, ("*", "Everywhere"))
-    return out
 
 
 class FaultStrip(QWidget):
@@ -225,13 +216,13 @@ class FaultEditor(QDialog):
             self.table.insertRow(row)
             kind = QComboBox(self.table)
             kind.setAccessibleName(f"Fault {row + 1} kind")
-            for key, (title, _target, _magnitude) in FAULT_KINDS.items():
-                kind.addItem(title, key)
+            for key, spec in FAULT_KINDS.items():
+                kind.addItem(spec.title, key)
             kind.setCurrentIndex(kind.findData(fault.kind))
             kind.activated.connect(lambda _i, r=row, w=kind: self._change(r, kind=w.currentData()))
             target = QComboBox(self.table)
             target.setAccessibleName(f"Fault {row + 1} target")
-            for node_id, name in targets_for(design, fault.kind):
+            for node_id, name in fault_targets(design, fault.kind):
                 target.addItem(name, node_id)
             if target.findData(fault.target) < 0:
                 target.addItem(fault.target, fault.target)
@@ -255,7 +246,7 @@ class FaultEditor(QDialog):
             magnitude.setRange(-1, 1_000_000)
             magnitude.setDecimals(2)
             magnitude.setSpecialValueText("default")
-            magnitude.setToolTip(FAULT_KINDS[fault.kind][2])
+            magnitude.setToolTip(FAULT_KINDS[fault.kind].magnitude)
             magnitude.setValue(-1 if fault.magnitude is None else fault.magnitude)
             magnitude.editingFinished.connect(
                 lambda r=row, w=magnitude: self._change(r, magnitude=None if w.value() < 0 else w.value()))
@@ -279,7 +270,7 @@ class FaultEditor(QDialog):
         fields = {"kind": old.kind, "target": old.target, "start_s": old.start_s, "duration_s": old.duration_s,
                   "magnitude": old.magnitude, **changes}
         if "kind" in changes and changes["kind"] != old.kind:
-            valid = [t for t, _ in targets_for(self.document.design, changes["kind"])]
+            valid = [t for t, _ in fault_targets(self.document.design, changes["kind"])]
             fields["target"] = old.target if old.target in valid else valid[0]
             fields["magnitude"] = None
         new = PlannedFault(**fields)
@@ -298,7 +289,7 @@ class FaultEditor(QDialog):
     def add_fault(self) -> bool:
         design = self.document.design
         kind = "region_outage" if any(n.kind == "region" for n in design.nodes.values()) else "traffic_surge"
-        target = targets_for(design, kind)[-1][0]
+        target = fault_targets(design, kind)[-1][0]
         start = max(0.0, round(self.default_start() / SNAP_S) * SNAP_S)
         fault = PlannedFault(kind, target, start, 3600.0)
         ok = self.apply_faults((*self.faults, fault), f"Plan {describe(fault, self._name(target))}")

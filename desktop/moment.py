@@ -12,9 +12,10 @@ from typing import Any
 from inferboard import humanize
 
 from desktop.readings import PLAYHEAD, Reading, number
+from inferboard.catalog.roles import kinds_with
 
-ENTRY_KINDS = ("traffic_source",)
-POOL_KINDS = ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model")
+ENTRY_KINDS = kinds_with("traffic_entry")
+POOL_KINDS = kinds_with("serving_pool")
 
 
 @dataclass

@@ -93,6 +93,10 @@ class Catalog:
         self.kinds = kinds
         self.gpus = gpus
 
+    def kinds_with_role(self, *roles: str) -> tuple[str, ...]:
+        """The ids of the kinds having any of ``roles``, in catalog order."""
+        return tuple(kind.id for kind in self.kinds.values() if any(role in kind.roles for role in roles))
+
     @classmethod
     def load(cls, folder: Path | None = None) -> "Catalog":
         folder = Path(folder) if folder is not None else data_dir("components")

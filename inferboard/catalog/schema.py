@@ -96,6 +96,15 @@ class CostModel(StrictModel):
     source: str = ""
 
 
+#: What a kind is to the rest of the product, read wherever code groups kinds (never restated):
+#: ``serving_pool`` serves requests on replicas (every pool the simulator sizes);
+#: ``replica_pool`` is a primary model pool whose replica count the design sizes and scales;
+#: ``gpu_pool`` runs on GPUs; ``traffic_entry`` starts requests; ``cache``; ``canary``;
+#: ``region`` contains other nodes; ``can_fail`` is a node whose dependency can return errors.
+Role = Literal["serving_pool", "replica_pool", "gpu_pool", "traffic_entry", "cache", "canary", "region",
+               "can_fail"]
+
+
 class ComponentKind(StrictModel):
     """A kind of component the user can place on the canvas."""
 
@@ -107,6 +116,8 @@ class ComponentKind(StrictModel):
     when_to_use: str
     #: A region is a container: other nodes sit inside it.
     container: bool = False
+    #: What the kind is to the rest of the product (see :data:`Role`).
+    roles: list[Role] = []
     inputs: list[PortSpec] = []
     outputs: list[PortSpec] = []
     params: list[ParamSpec] = []

@@ -6,20 +6,51 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
-#: kind -> (title, what ``target`` names, what ``magnitude`` means). The simulator's vocabulary;
-#: it lives here so that a design file can be checked without loading the simulator.
-FAULT_KINDS: dict[str, tuple[str, str, str]] = {
-    "region_outage": ("Region outage", "a region node", "unused"),
-    "gpu_shortage": ("GPU shortage", "a pool, or * for every GPU pool", "replicas that can be had (cap)"),
-    "spot_reclaimed": ("Spot capacity reclaimed", "a pool, or * for every pool", "unused: all spot replicas go"),
-    "slow_canary": ("Slow model version in the canary", "a canary router, or *", "service-time multiplier"),
-    "slow_replica": ("Slow replicas", "a pool", "service-time multiplier"),
-    "failing_replica": ("Failing replicas", "a pool", "added error rate (0-1)"),
-    "cache_flush": ("Cache flush", "a cache, or *", "unused: hit ratio drops to 0"),
-    "dependency_errors": ("Dependency error burst", "any serving node, or *", "added error rate (0-1)"),
-    "traffic_surge": ("Traffic surge", "* (all traffic) or a traffic source", "traffic multiplier"),
+class FaultKind(NamedTuple):
+    """One failure the simulator can inject: its title, what ``target`` names and what ``magnitude``
+    means (in words), the catalog roles of the nodes it can hit, and whether ``*`` (everywhere) is
+    allowed."""
+
+    title: str
+    target: str
+    magnitude: str
+    target_roles: tuple[str, ...]
+    everywhere: bool
+
+
+#: kind -> FaultKind. The simulator's vocabulary; it lives here so that a design file can be
+#: checked without loading the simulator.
+FAULT_KINDS: dict[str, FaultKind] = {
+    "region_outage": FaultKind("Region outage", "a region node", "unused", ("region",), False),
+    "gpu_shortage": FaultKind("GPU shortage", "a GPU pool, or * for every GPU pool", "replicas that can be had (cap)",
+                              ("gpu_pool",), True),
+    "spot_reclaimed": FaultKind("Spot capacity reclaimed", "a pool, or * for every pool",
+                                "unused: all spot replicas go", ("serving_pool",), True),
+    "slow_canary": FaultKind("Slow model version in the canary", "a canary router, or *", "service-time multiplier",
+                             ("canary",), True),
+    "slow_replica": FaultKind("Slow replicas", "a pool", "service-time multiplier", ("serving_pool",), False),
+    "failing_replica": FaultKind("Failing replicas", "a pool", "added error rate (0-1)", ("serving_pool",), False),
+    "cache_flush": FaultKind("Cache flush", "a cache, or *", "unused: hit ratio drops to 0", ("cache",), True),
+    "dependency_errors": FaultKind("Dependency error burst", "any serving node, or *", "added error rate (0-1)",
+                                   ("can_fail",), True),
+    "traffic_surge": FaultKind("Traffic surge", "* (all traffic) or a traffic source", "traffic multiplier",
+                               ("traffic_entry",), True),
 }
+
+
+def fault_targets(design, kind: str) -> list[tuple[str, str]]:
+    """(node id or ``*``, name shown) a fault of ``kind`` can hit in ``design``: the nodes whose kind
+    has one of the fault's target roles in the design's catalog, after ``*`` (everywhere) where the
+    fault allows it or where the design has no such node."""
+    kinds = design.catalog.kinds_with_role(*FAULT_KINDS[kind].target_roles)
+    out = [(n.id, n.label or n.id) for n in design.nodes.values() if n.kind in kinds]
+    if FAULT_KINDS[kind].everywhere or not out:
+        out.insert(0, ("*", "Everywhere"))
+    return out
+
+
 #: The longest fault and the latest start a design may plan (a simulated week).
 MAX_SECONDS = 7 * 24 * 3600.0
 MAX_FAULTS = 100
@@ -41,7 +72,7 @@ class PlannedFault:
     magnitude: float | None = None
 
     def title(self) -> str:
-        return FAULT_KINDS.get(self.kind, (self.kind,))[0]
+        return FAULT_KINDS[self.kind].title if self.kind in FAULT_KINDS else self.kind
 
     def end_s(self) -> float:
         return self.start_s + self.duration_s

@@ -21,9 +21,10 @@ from typing import Any, Sequence
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
+from inferboard.catalog.roles import kinds_with
 
-SERVING_KINDS = ("gpu_pool", "generation_pool", "cpu_pool", "fallback_model", "feature_service")
-REPLICA_KINDS = ("gpu_pool", "generation_pool", "cpu_pool")
+SERVING_KINDS = kinds_with("serving_pool")
+REPLICA_KINDS = kinds_with("replica_pool")
 
 
 @dataclass

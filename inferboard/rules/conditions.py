@@ -19,6 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from inferboard.schema_base import StrictModel
+from inferboard.catalog.roles import kinds_with
 
 Scalar = Union[bool, int, float, str]
 Signal = Literal["requests", "control", "telemetry", "artifacts", "alerts", "triggers", "any"]
@@ -200,7 +201,7 @@ class Requirement(StrictModel):
 
 # ------------------------------------------------------------------------------- behaviour leaves
 Load = Literal["peak", "mean"]
-POOL_KINDS = ["gpu_pool", "generation_pool", "cpu_pool"]
+POOL_KINDS = list(kinds_with("replica_pool"))
 
 
 class LatencyWithinSlo(StrictModel):

@@ -9,9 +9,10 @@ from typing import Any, Callable
 
 from inferboard.model.design import Design
 from inferboard.model.elements import Node
+from inferboard.catalog.roles import kinds_with
 
-POOL_KINDS = ("gpu_pool", "generation_pool", "cpu_pool")
-GPU_KINDS = ("gpu_pool", "generation_pool")
+POOL_KINDS = kinds_with("replica_pool")
+GPU_KINDS = kinds_with("gpu_pool")
 #: Weight memory against FP16, and the share of GPU memory usable for weights; the same figures as
 #: the simulator's (inferboard/sim/hardware.py), restated so structural checks never import it.
 PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "int8": 0.5}

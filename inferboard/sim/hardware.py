@@ -10,6 +10,7 @@ from inferboard.catalog import Catalog
 from inferboard.model.elements import Node
 from inferboard.model.requirements import Requirements
 from inferboard.sim import llm
+from inferboard.catalog.roles import kinds_with
 
 #: Service-time multiplier against the FP16 reference. FP32 roughly halves tensor-core throughput;
 #: INT8 gains about 1.6x where kernels support it.
@@ -33,7 +34,7 @@ DEFAULT_OUTPUT_TOKENS = 256
 #: Coefficient of variation of a generation's service time (output lengths vary).
 GENERATION_CV = 0.7
 
-POOL_KINDS = ("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model")
+POOL_KINDS = kinds_with("serving_pool")
 
 
 @dataclass
