@@ -35,6 +35,7 @@ import math
 from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
+from statistics import NormalDist
 from typing import Sequence
 
 import networkx as nx
@@ -44,7 +45,7 @@ from inferboard.model.design import Design
 from inferboard.sim.compile import Compiled
 
 DEFAULT_PATIENCE_S = 30.0
-Z95 = 1.6448536269514722
+Z95 = NormalDist().inv_cdf(0.95)
 QUANTILE_STEPS = 11  #: bisection steps: the bracket shrinks 2048-fold (about 0.5% on t)
 _PARAMS = ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax", "base", "item", "window")
 
@@ -240,11 +241,7 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
 # ----------------------------------------------------------------------------- percentiles
 @lru_cache(maxsize=64)
 def _probit(p: float) -> float:
-    lo, hi = -10.0, 10.0
-    for _ in range(100):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if 0.5 * math.erfc(-mid / math.sqrt(2)) < p else (lo, mid)
-    return (lo + hi) / 2
+    return NormalDist().inv_cdf(p)
 
 
 def mixture_lognormal(weights: np.ndarray, mean: np.ndarray, var: np.ndarray):

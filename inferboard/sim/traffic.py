@@ -29,6 +29,8 @@ The horizon (for step and spike) is the end of the last tick unless ``horizon_s`
 
 from __future__ import annotations
 
+import csv
+import io
 import math
 from pathlib import Path
 
@@ -208,11 +210,18 @@ def load_replay_csv(path: Path | str, interval_s: float = 60.0) -> tuple[np.ndar
     rates: list[float] = []
     columns = None
     seen_line = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
+    reader = csv.reader(io.StringIO(text), skipinitialspace=True)
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            break
+        except csv.Error as error:
+            raise ReplayCsvError(f"{path}, line {reader.line_num}: {error}") from None
+        number = reader.line_num
+        fields = [f.strip() for f in row]
+        if not any(fields) or fields[0].startswith("#"):
             continue
-        fields = [f.strip() for f in line.split(",")]
         if fields and fields[-1] == "" and len(fields) > 1:
             fields = fields[:-1]
         if not seen_line:

@@ -3,7 +3,6 @@ checks that keep the example set honest: coverage, freshness and no duplicate ru
 
 from __future__ import annotations
 
-import importlib.util
 from itertools import combinations
 from pathlib import Path
 
@@ -16,8 +15,6 @@ from inferboard.rules.engine import _Skip, run_rule
 from inferboard.store import read_design
 
 RULES = default_rules()
-HAVE_SIM = importlib.util.find_spec("inferboard.sim") is not None and \
-    importlib.util.find_spec("inferboard.sim.design_sim") is not None
 CASES = [(rule.id, path) for rule in RULES for path in sorted(RULES.examples_dir(rule.id).glob("*.json"))]
 ALL_EXAMPLES = sorted({path for _, path in CASES})
 
@@ -38,8 +35,6 @@ def outcome(rule, design):
 @pytest.mark.parametrize("rule_id,path", CASES, ids=[f"{r}/{p.stem}" for r, p in CASES])
 def test_rule_verdict_and_flagged_ids_on_its_example(rule_id: str, path: Path):
     rule = RULES.get(rule_id)
-    if rule.behaviour and not HAVE_SIM:
-        pytest.skip("behaviour rule: needs inferboard.sim.design_sim")
     design, _ = read_design(path)
     try:
         fired, nodes, edges = outcome(rule, design)
@@ -84,8 +79,6 @@ def test_no_two_rules_flag_the_same_fault():
     designs = {path: read_design(path)[0] for path in ALL_EXAMPLES}
     signatures: dict[str, frozenset] = {}
     for rule in RULES:
-        if rule.behaviour and not HAVE_SIM:
-            continue
         hits = set()
         for path, design in designs.items():
             try:

@@ -202,3 +202,16 @@ def test_replay_errors_for_empty_or_missing_files(tmp_path):
         load_replay_csv(tmp_path / "missing.csv")
     with pytest.raises(ValueError, match="needs a CSV"):
         traffic_series("replay", 1, 1, ticks(1, 60))
+
+
+def test_replay_reads_quoted_fields_and_counts_lines_of_multi_line_cells(tmp_path):
+    path = tmp_path / "quoted.csv"
+    path.write_text('"time_s","rps"\n"0","10"\n"60", "20"\n')
+    times, rps = load_replay_csv(path)
+    assert times.tolist() == [0, 60] and rps.tolist() == [10, 20]
+    broken = tmp_path / "broken.csv"
+    broken.write_text('time_s,rps\n0,"1\n0"\n60,x\n')
+    with pytest.raises(ReplayCsvError) as info:
+        load_replay_csv(broken)
+    # the quoted cell on lines 2-3 is one row ("1\n0" is not a number), reported where it ends
+    assert "line 3" in str(info.value) and "'rps'" in str(info.value)
