@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inferboard import humanize
+from inferboard.catalog.roles import kinds_with
 
 from desktop.readings import PLAYHEAD, Reading, number
-from inferboard.catalog.roles import kinds_with
 
 ENTRY_KINDS = kinds_with("traffic_entry")
 POOL_KINDS = kinds_with("serving_pool")

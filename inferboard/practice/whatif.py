@@ -18,10 +18,10 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
+from inferboard.catalog.roles import kinds_with
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
-from inferboard.catalog.roles import kinds_with
 
 SERVING_KINDS = kinds_with("serving_pool")
 REPLICA_KINDS = kinds_with("replica_pool")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from inferboard.errors import InferboardError
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
-from inferboard.rules.leaves import Result, _ev
+from inferboard.rules.results import Result, evidence
 
 if TYPE_CHECKING:
     from inferboard.sim.design_sim import DesignResult, NodeResult
@@ -94,7 +94,7 @@ def _serving_or_fail(index: DesignIndex, rps: float, what: str) -> Result | None
     """A failed Result when nothing serves the load (no simulation needed), else None."""
     if index.serving_pools():
         return None
-    return Result(False, neg=_ev(details=[f"nothing serves the {rps:,.0f} req/s, so {what}"]))
+    return Result(False, neg=evidence(details=[f"nothing serves the {rps:,.0f} req/s, so {what}"]))
 
 
 def _ms(value: float | None) -> str:
@@ -124,7 +124,7 @@ def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
                             f"of {req.slo_ttft_ms:,.0f} ms")
     if not over:
         return Result(True)
-    return Result(False, neg=_ev(slow_pools + _bottleneck(result), details=over))
+    return Result(False, neg=evidence(slow_pools + _bottleneck(result), details=over))
 
 
 def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
@@ -147,8 +147,8 @@ def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
             over.append(node.id)
             details.append(f"'{node.id}' runs at {utilisation:.0%} at {rps:,.0f} rps")
     if over:
-        return Result(False, neg=_ev(over, details=details))
-    return Result(True, _ev(checked))
+        return Result(False, neg=evidence(over, details=details))
+    return Result(True, evidence(checked))
 
 
 def _canary_only(index: DesignIndex, node_id: str) -> bool:
@@ -175,8 +175,8 @@ def idle(leaf: c.Idle, index: DesignIndex) -> Result:
             details.append(f"'{node.id}' is {utilisation:.0%} busy at {rps:,.0f} rps "
                            f"with {nr.replicas} replicas")
     if idle_ids:
-        return Result(True, _ev(idle_ids, details=details))
-    return Result(False, neg=_ev(checked))
+        return Result(True, evidence(idle_ids, details=details))
+    return Result(False, neg=evidence(checked))
 
 
 def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
@@ -196,7 +196,7 @@ def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
     if req.budget_per_hour is not None and per_hour > req.budget_per_hour:
         details.append(f"cost per hour ${per_hour:,.2f} against a budget of ${req.budget_per_hour:,.2f}")
     if details:
-        return Result(False, neg=_ev((p.id for p in index.serving_pools()), details=details))
+        return Result(False, neg=evidence((p.id for p in index.serving_pools()), details=details))
     return Result(True)
 
 
@@ -215,18 +215,18 @@ def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Resu
     base = simulate(index, rps)
     regions = _largest_region(index, base)
     if len(regions) < 2:
-        return Result(False, neg=_ev(regions, details=["only one region holds serving capacity"]))
+        return Result(False, neg=evidence(regions, details=["only one region holds serving capacity"]))
     lost = regions[0]
     result = simulate(index, rps, (_fault("region_outage", lost),))
     served = _served(result, rps)
     detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} req/s"
     if served * 100.0 >= leaf.min_served_pct:
-        return Result(True, _ev([lost], details=[detail]))
+        return Result(True, evidence([lost], details=[detail]))
     busiest = _busiest_pool(index, result)
     if busiest is not None:
         detail = (f"no region can take the traffic of '{lost}': at {rps:,.0f} req/s the surviving pool "
                   f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%}")
-    return Result(False, neg=_ev([lost, *_saturated(result)], details=[detail]))
+    return Result(False, neg=evidence([lost, *_saturated(result)], details=[detail]))
 
 
 def _busiest_pool(index: DesignIndex, result: "DesignResult") -> tuple[str, float] | None:
@@ -249,8 +249,8 @@ def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Re
     spot = [n.id for n in index.serving_pools() if (n.params.get("spot_share") or 0) > 0]
     detail = f"with spot capacity reclaimed the design serves {served:.0%} of {rps:,.0f} rps"
     if served * 100.0 >= leaf.min_served_pct:
-        return Result(True, _ev(spot, details=[detail]))
-    return Result(False, neg=_ev([*spot, *_saturated(result)], details=[detail]))
+        return Result(True, evidence(spot, details=[detail]))
+    return Result(False, neg=evidence([*spot, *_saturated(result)], details=[detail]))
 
 
 def _served(result: "DesignResult", rps: float) -> float:

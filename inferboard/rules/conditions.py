@@ -18,8 +18,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from inferboard.schema_base import StrictModel
 from inferboard.catalog.roles import kinds_with
+from inferboard.schema_base import StrictModel
 
 Scalar = Union[bool, int, float, str]
 Signal = Literal["requests", "control", "telemetry", "artifacts", "alerts", "triggers", "any"]

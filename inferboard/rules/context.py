@@ -7,9 +7,9 @@ import weakref
 from collections import deque
 from typing import Any, Callable
 
+from inferboard.catalog.roles import kinds_with
 from inferboard.model.design import Design
 from inferboard.model.elements import Node
-from inferboard.catalog.roles import kinds_with
 
 POOL_KINDS = kinds_with("replica_pool")
 GPU_KINDS = kinds_with("gpu_pool")

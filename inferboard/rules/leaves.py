@@ -10,36 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from inferboard.model.elements import Node
 from inferboard.rules import conditions as c
 from inferboard.rules.context import JURISDICTION, DesignIndex
+from inferboard.rules.results import Evidence, Result, evidence
 from inferboard.rules.schema import requirement_figures
-
-
-@dataclass(slots=True)
-class Evidence:
-    nodes: set[str] = field(default_factory=set)
-    edges: set[str] = field(default_factory=set)
-    details: list[str] = field(default_factory=list)
-
-    def add(self, other: "Evidence") -> None:
-        self.nodes |= other.nodes
-        self.edges |= other.edges
-        self.details.extend(d for d in other.details if d not in self.details)
-
-
-@dataclass(slots=True)
-class Result:
-    holds: bool
-    pos: Evidence = field(default_factory=Evidence)
-    neg: Evidence = field(default_factory=Evidence)
-
-
-def _ev(nodes=(), edges=(), details=()) -> Evidence:
-    return Evidence(set(nodes), set(edges), list(details))
 
 
 # ------------------------------------------------------------------------------------ comparisons
@@ -157,16 +134,16 @@ def _kind_count(leaf: c.KindCount, index: DesignIndex) -> Result:
     upper = math.inf if leaf.max is None else leaf.max
     detail = f"{count} {'/'.join(leaf.kinds())} node(s)" if count else f"no {' or '.join(leaf.kinds())} in the design"
     if leaf.lower <= count <= upper:
-        return Result(True, _ev(ids, details=[detail]))
-    return Result(False, neg=_ev(ids if count > upper else (), details=[detail]))
+        return Result(True, evidence(ids, details=[detail]))
+    return Result(False, neg=evidence(ids if count > upper else (), details=[detail]))
 
 
 def _param(leaf: c.Param, index: DesignIndex) -> Result:
     nodes = select(index, leaf.kinds(), leaf.where, leaf.region_where)
     hits = [n.id for n in nodes if matches(n, leaf.test, index)]
     if hits:
-        return Result(True, _ev(hits))
-    return Result(False, neg=_ev(n.id for n in nodes))
+        return Result(True, evidence(hits))
+    return Result(False, neg=evidence(n.id for n in nodes))
 
 
 def _partners(leaf: c.Attached, node: Node, index: DesignIndex) -> tuple[bool, list[str]]:
@@ -191,10 +168,10 @@ def _attached(leaf: c.Attached, index: DesignIndex) -> Result:
         (linked if ok else lonely).append(node.id)
         edges.extend(via)
     if leaf.type == "linked":
-        return Result(True, _ev(linked, edges)) if linked else Result(False, neg=_ev(lonely))
+        return Result(True, evidence(linked, edges)) if linked else Result(False, neg=evidence(lonely))
     if lonely:
-        return Result(False, neg=_ev(lonely))
-    return Result(True, _ev(linked, edges))
+        return Result(False, neg=evidence(lonely))
+    return Result(True, evidence(linked, edges))
 
 
 def _path_through(leaf: c.PathThrough, index: DesignIndex) -> Result:
@@ -223,8 +200,8 @@ def _path_through(leaf: c.PathThrough, index: DesignIndex) -> Result:
                 edges.append(step[1])
                 step = parent[step[0]]
     if bypassed:
-        return Result(False, neg=_ev(bypassed, edges))
-    return Result(True, _ev(t.id for t in targets))
+        return Result(False, neg=evidence(bypassed, edges))
+    return Result(True, evidence(t.id for t in targets))
 
 
 def _serving_regions(leaf: c.ServingRegions, index: DesignIndex) -> Result:
@@ -238,9 +215,9 @@ def _serving_regions(leaf: c.ServingRegions, index: DesignIndex) -> Result:
             regions.append(region.id)
     detail = f"{len(regions)} region(s) hold serving capacity"
     if len(regions) >= leaf.min:
-        return Result(True, _ev(regions, details=[detail]))
+        return Result(True, evidence(regions, details=[detail]))
     blame = regions or [p.id for p in pools if p.region is None]
-    return Result(False, neg=_ev(blame, details=[_single_place(index, pools, regions)]))
+    return Result(False, neg=evidence(blame, details=[_single_place(index, pools, regions)]))
 
 
 def _single_place(index: DesignIndex, pools: list[Node], regions: list[str]) -> str:
@@ -273,8 +250,8 @@ def _artifacts_delivered(leaf: c.ArtifactsDelivered, index: DesignIndex) -> Resu
             missing.append(pool.id)
             edges.extend(e for _, e in sources)
     if missing:
-        return Result(False, neg=_ev(missing, edges, [f"{len(missing)} pool(s) get no local model artifacts"]))
-    return Result(True, _ev(p.id for p in pools))
+        return Result(False, neg=evidence(missing, edges, [f"{len(missing)} pool(s) get no local model artifacts"]))
+    return Result(True, evidence(p.id for p in pools))
 
 
 def _regions_allowed(leaf: c.RegionsAllowed, index: DesignIndex) -> Result:
@@ -285,8 +262,8 @@ def _regions_allowed(leaf: c.RegionsAllowed, index: DesignIndex) -> Result:
     bad = [r for r in regions if r.params.get("location") not in allowed]
     if bad:
         details = [f"region '{r.id}' is in {r.params.get('location')}" for r in bad]
-        return Result(False, neg=_ev((r.id for r in bad), details=details))
-    return Result(True, _ev(r.id for r in regions))
+        return Result(False, neg=evidence((r.id for r in bad), details=details))
+    return Result(True, evidence(r.id for r in regions))
 
 
 def _residency_respected(leaf: c.ResidencyRespected, index: DesignIndex) -> Result:
@@ -308,7 +285,7 @@ def _residency_respected(leaf: c.ResidencyRespected, index: DesignIndex) -> Resu
             if source.id not in bad_nodes:
                 bad_nodes.append(source.id)
     if bad_nodes:
-        return Result(False, neg=_ev(bad_nodes, bad_edges, details))
+        return Result(False, neg=evidence(bad_nodes, bad_edges, details))
     return Result(True)
 
 
@@ -317,7 +294,7 @@ def _requirement(leaf: c.Requirement, index: DesignIndex) -> Result:
     declared = [(name, getattr(req, name)) for name in leaf.names()  # names checked on load
                 if getattr(req, name) is not None and getattr(req, name) != []]
     if not declared:
-        return Result(False, neg=_ev(details=[f"{' / '.join(leaf.names())} not declared"]))
+        return Result(False, neg=evidence(details=[f"{' / '.join(leaf.names())} not declared"]))
     if leaf.is_ is None:
         return Result(True)
     name, value = declared[0]

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from inferboard.catalog import Catalog
+from inferboard.catalog.roles import kinds_with
 from inferboard.model.elements import Node
 from inferboard.model.requirements import Requirements
 from inferboard.sim import llm
-from inferboard.catalog.roles import kinds_with
 
 #: Service-time multiplier against the FP16 reference. FP32 roughly halves tensor-core throughput;
 #: INT8 gains about 1.6x where kernels support it.
