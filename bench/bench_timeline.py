@@ -42,8 +42,8 @@ DRILL_TARGET_MS = 5.0
 TARGET_MS = 250.0
 RUNS = 7
 REGIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-southeast")
-METRICS = (("gpu_utilization", 0.6), ("queue_depth", 8.0), ("gpu_utilization", 0.7), ("rps", 350.0),
-           ("gpu_utilization", 0.6))
+METRICS = (("gpu_utilisation", 0.6), ("queue_depth", 8.0), ("gpu_utilisation", 0.7), ("rps", 350.0),
+           ("gpu_utilisation", 0.6))
 
 
 FAULTS = ("region_outage:eu-west@3h+1h", "traffic_surge*1.5:*@14h+30m", "spot_reclaimed:us-east-gpus@9h+2h")

@@ -30,7 +30,7 @@ def starter() -> Design:
                region="us-east")
     d.add_node("gpu_pool", 620, 80, {"gpu_type": "l4", "replicas": 3, "min_replicas": 2, "max_replicas": 10},
                node_id="gpus", region="us-east")
-    d.add_node("autoscaler", 620, 300, {"metric": "gpu_utilization", "target": 0.65, "min_replicas": 2,
+    d.add_node("autoscaler", 620, 300, {"metric": "gpu_utilisation", "target": 0.65, "min_replicas": 2,
                                         "max_replicas": 10}, node_id="hpa")
     d.add_node("metrics_collector", 980, 80, {"model_metrics": True}, node_id="metrics")
     d.add_node("alerting", 980, 300, {"runbook_url": "https://runbooks.example/classifier"}, node_id="alerts")

@@ -35,7 +35,7 @@ def global_llm_chat() -> Design:
         rid = region(d, location, location, "none", 0, y - 40, 1000, 400)
         p = location + "-"
         add(d, "regional_load_balancer", p + "lb", 30, y + 40, rid)
-        add(d, "admission_control", p + "admit", 30 + COL, y + 40, rid, shed_above_utilization=0.9,
+        add(d, "admission_control", p + "admit", 30 + COL, y + 40, rid, shed_above_utilisation=0.9,
             priority_classes=2, degrade_mode="shorter_max_tokens", degrade_max_tokens=120)
         add(d, "canary_router", p + "canary", 30 + 2 * COL, y + 40, rid, canary_share=0.05, auto_rollback=True,
             rollback_latency_ratio=1.5)
@@ -80,7 +80,7 @@ def fraud_scoring_cpu() -> Design:
         got = serving_region(
             d, location, location, "us", row * 480.0, upstream=glb,
             front=[("regional_load_balancer", "lb", {"rate_limit_rps": 12000}),
-                   ("admission_control", "admit", {"shed_above_utilization": 0.85, "priority_classes": 2}),
+                   ("admission_control", "admit", {"shed_above_utilisation": 0.85, "priority_classes": 2}),
                    ("feature_service", "features", {"replicas": 4, "service_ms": 3})],
             pool_kind="cpu_pool", label="Tree scorer",
             pool={"replicas": 9, "min_replicas": 6, "max_replicas": 30, "workers_per_replica": 4, "service_ms": 4,
@@ -150,7 +150,7 @@ def bursty_speech() -> Design:
         got = serving_region(
             d, location, location, "us", row * 480.0, upstream=glb,
             front=[("regional_load_balancer", "lb", {}),
-                   ("admission_control", "admit", {"shed_above_utilization": 0.85, "priority_classes": 2,
+                   ("admission_control", "admit", {"shed_above_utilisation": 0.85, "priority_classes": 2,
                                                     "shed_low_priority_first": True})],
             batcher={"max_batch_size": 16, "max_queue_delay_ms": 100, "queue_capacity": 4000, "timeout_ms": 3000},
             pool={"gpu_type": "l4", "replicas": 5, "min_replicas": 3, "max_replicas": 24, "base_ms": 40,
@@ -175,7 +175,7 @@ def multi_tenant_small_models() -> Design:
         got = serving_region(
             d, location, location, "us", row * 480.0, upstream=glb,
             front=[("regional_load_balancer", "lb", {"rate_limit_rps": 6000}),
-                   ("admission_control", "admit", {"shed_above_utilization": 0.9, "priority_classes": 3})],
+                   ("admission_control", "admit", {"shed_above_utilisation": 0.9, "priority_classes": 3})],
             batcher={"max_batch_size": 16, "max_queue_delay_ms": 10, "timeout_ms": 500},
             pool={"gpu_type": "a100_40gb", "replicas": 3, "min_replicas": 2, "max_replicas": 8,
                   "partitioning": "mig", "partitions": 7},
@@ -245,7 +245,7 @@ def llm_cost_cut() -> Design:
             d, location, location, "us", row * 480.0, upstream=glb,
             front=[("regional_load_balancer", "lb", {}),
                    ("cache", "prefix-cache", {"cache_type": "kv_prefix", "hit_ratio": 0.3, "hit_latency_ms": 1}),
-                   ("admission_control", "admit", {"shed_above_utilization": 0.9, "degrade_mode": "shorter_max_tokens",
+                   ("admission_control", "admit", {"shed_above_utilisation": 0.9, "degrade_mode": "shorter_max_tokens",
                                                     "degrade_max_tokens": 100})],
             pool_kind="generation_pool",
             pool={"gpu_type": "a100_40gb", "precision": "int8", "replicas": 4, "min_replicas": 2, "max_replicas": 12,

@@ -377,7 +377,7 @@ class _Compiler:
         overflow = 0.0
         if kind == "admission_control":
             total_cap = sum(self.capacity(c) for c in live)
-            threshold = float(params["shed_above_utilization"]) * total_cap
+            threshold = float(params["shed_above_utilisation"]) * total_cap
             if rate * keep > threshold:
                 overflow = 1.0 - threshold / (rate * keep) if rate > 0 else 0.0
         elif fallbacks:
@@ -522,7 +522,7 @@ def _degraded_pools(c: _Compiler, rates: dict[str, float]) -> dict[str, int]:
             continue
         below = c.s.descendants(node_id)
         cap = sum(c.capacity(k) for k, _ in c.children[node_id])
-        if rates.get(node_id, 0.0) > float(params["shed_above_utilization"]) * cap:
+        if rates.get(node_id, 0.0) > float(params["shed_above_utilisation"]) * cap:
             for pool in below:
                 if c.kind(pool) == "generation_pool":
                     degraded[pool] = int(params["degrade_max_tokens"])

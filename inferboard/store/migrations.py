@@ -5,7 +5,10 @@ Version 0 was the pre-release draft format: node positions were ``"pos": [x, y]`
 ``prefill_tokens_per_s`` (prompt tokens per second on an H100, scaled by relative speed); version 2
 derives prefill from FLOPs with ``prefill_efficiency`` instead, so the old figure is dropped (the
 new parameters take their catalog defaults). Version 2 had no planned faults (the app chose them
-anew each session); version 3 adds ``faults``. Each step takes and returns a plain dict.
+anew each session); version 3 adds ``faults``. Version 4 spells utilisation one way everywhere:
+the admission controller's ``shed_above_utilization`` becomes ``shed_above_utilisation`` and the
+autoscaler metrics ``gpu_utilization`` / ``cpu_utilization`` become ``gpu_utilisation`` /
+``cpu_utilisation``. Each step takes and returns a plain dict.
 """
 
 from __future__ import annotations
@@ -65,8 +68,34 @@ def _v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "faults": data.get("faults", []), "version": 3}
 
 
+#: version 3 parameter names and choice values -> version 4's, per kind
+RENAMED_PARAMS_V4 = {"admission_control": {"shed_above_utilization": "shed_above_utilisation"}}
+RENAMED_CHOICES_V4 = {("autoscaler", "metric"): {"gpu_utilization": "gpu_utilisation",
+                                                 "cpu_utilization": "cpu_utilisation"}}
+
+
+def _respell_utilisation(node: Any) -> Any:
+    params = node.get("params") if isinstance(node, dict) else None
+    kind = node.get("kind") if isinstance(node, dict) else None
+    if not isinstance(params, dict) or not isinstance(kind, str):
+        return node  # anything malformed is reported by validation afterwards
+    renamed = RENAMED_PARAMS_V4.get(kind, {})
+    params = {renamed.get(name, name): value for name, value in params.items()}
+    for (choice_kind, name), values in RENAMED_CHOICES_V4.items():
+        if kind == choice_kind and isinstance(params.get(name), str):
+            params[name] = values.get(params[name], params[name])
+    return {**node, "params": params}
+
+
+def _v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    out = {**data, "version": 4}
+    if isinstance(data.get("nodes"), list):  # anything else is reported by validation afterwards
+        out["nodes"] = [_respell_utilisation(node) for node in data["nodes"]]
+    return out
+
+
 #: version N -> the function that turns a version-N dict into a version N+1 dict
-MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3}
+MIGRATIONS: dict[int, Migration] = {0: _v0_to_v1, 1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(data: dict[str, Any], migrations: dict[int, Migration] | None = None,

@@ -12,7 +12,7 @@ from inferboard.model.requirements import Requirements
 from inferboard.schema_base import StrictModel
 
 FORMAT_NAME = "inferboard-design"
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 
 Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$")
 Coordinate = Field(default=0.0, ge=-1_000_000, le=1_000_000, allow_inf_nan=False)
@@ -66,7 +66,7 @@ class DesignRecord(StrictModel):
     """A design file: ``format`` and ``version`` first, then the design."""
 
     format: Literal["inferboard-design"]
-    version: Literal[3]
+    version: Literal[4]
     metadata: Metadata = Metadata()
     requirements: Requirements = Requirements()
     nodes: list[NodeRecord] = Field(default_factory=list, max_length=10_000)

@@ -61,7 +61,7 @@ def test_faults_survive_save_and_open(tmp_path):
     path = tmp_path / "planned.json"
     save_design(design, path)
     raw = json.loads(path.read_text())
-    assert raw["version"] == CURRENT_VERSION == 3
+    assert raw["version"] == CURRENT_VERSION
     assert raw["faults"][0] == {"kind": "region_outage", "target": "use1", "start_s": 36000, "duration_s": 5400}
     assert raw["faults"][1]["magnitude"] == 3
     reopened, _ = read_design(path)
@@ -76,7 +76,7 @@ def test_version_1_and_2_files_migrate_to_an_empty_fault_plan():
     assert design.faults == ()
     assert len(design.nodes) == len(json.loads(data)["nodes"])
     out = json.loads(design_to_bytes(design))
-    assert out["version"] == 3 and out["faults"] == []
+    assert out["version"] == CURRENT_VERSION and out["faults"] == []
     version_2 = json.loads(data) | {"version": 2}
     assert parse_design(json.dumps(version_2).encode(), "design-v2.json").faults == ()
     # the version-0 draft goes through both steps

@@ -205,3 +205,19 @@ def test_version_one_llm_pools_lose_the_retired_prefill_rate():
     assert "prefill_tokens_per_s" not in params and params["replicas"] == 2
     assert params["prefill_efficiency"] == design.catalog.kind("generation_pool").param("prefill_efficiency").default
     assert json.loads(design_to_bytes(design))["version"] == CURRENT_VERSION  # saved at the current version
+
+
+def test_version_3_files_respell_utilisation_in_parameters_and_choices():
+    design = Design()
+    design.add_node("admission_control", node_id="admit", params={"shed_above_utilisation": 0.8})
+    design.add_node("autoscaler", node_id="hpa", params={"metric": "cpu_utilisation"})
+    design.add_node("autoscaler", node_id="keda", params={"metric": "queue_depth"})
+    raw = json.loads(design_to_bytes(design))
+    old = json.loads(json.dumps(raw).replace("utilisation", "utilization")) | {"version": 3}
+    assert "shed_above_utilization" in json.dumps(old)
+    migrated = parse_design(json.dumps(old).encode(), "old.json")
+    assert migrated.nodes["admit"].params["shed_above_utilisation"] == 0.8
+    assert "shed_above_utilization" not in migrated.nodes["admit"].params
+    assert migrated.nodes["hpa"].params["metric"] == "cpu_utilisation"
+    assert migrated.nodes["keda"].params["metric"] == "queue_depth"
+    assert design_to_bytes(migrated) == design_to_bytes(design)

@@ -87,7 +87,7 @@ def test_explain_returns_every_section_and_rejects_unknown_ids():
 
 def test_findings_carry_the_explanation_and_render_the_message():
     design = reference()
-    design.set_params("scaler-use1", metric="cpu_utilization")
+    design.set_params("scaler-use1", metric="cpu_utilisation")
     finding = next(f for f in check_design(design, behaviour=False).findings if f.rule_id == "SCALE-002")
     assert finding.message.startswith("'gpu-use1', 'next-use1': scaled on CPU")
     assert finding.explanation == explain_rule("SCALE-002") and finding.severity == "major"

@@ -145,7 +145,7 @@ def test_clamped_to_the_intersection_of_autoscaler_and_pool_limits(tmp_path):
 
 def test_queue_depth_and_utilisation_metrics_follow_their_definitions():
     design = cpu_design({"replicas": 2, "workers_per_replica": 4, "service_ms": 10.0},
-                        scaler={"metric": "cpu_utilization", "target": 0.5, "min_replicas": 1},
+                        scaler={"metric": "cpu_utilisation", "target": 0.5, "min_replicas": 1},
                         mean_rps=600, peak_rps=600, traffic_pattern="steady")
     result = run_timeline(design, hours=0.25, tick_s=15)
     # 2 replicas at utilisation 0.75: desired = ceil(2 * 0.75 / 0.5) = 3
@@ -292,7 +292,7 @@ def test_predictive_schedule_raises_the_floor_before_the_hour():
 
 def test_skipping_quiet_stretches_changes_nothing(monkeypatch):
     design = cpu_design({"replicas": 2, "max_replicas": 40, "provisioning_s": 45.0},
-                        scaler={"metric": "cpu_utilization", "target": 0.5, "scale_up_stabilization_s": 60.0,
+                        scaler={"metric": "cpu_utilisation", "target": 0.5, "scale_up_stabilization_s": 60.0,
                                 "max_replicas": 40, "predictive": True,
                                 "predictive_schedule": [[0, 0], [2, 10], [3, 0]]},
                         mean_rps=300, peak_rps=900, traffic_pattern="bursty")

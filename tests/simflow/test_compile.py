@@ -102,7 +102,7 @@ def test_fallback_takes_the_overflow_above_primary_capacity():
 
 
 def test_admission_control_sheds_above_its_threshold():
-    design = chain(("admission_control", {"shed_above_utilization": 0.8}),
+    design = chain(("admission_control", {"shed_above_utilisation": 0.8}),
                    ("cpu_pool", {"replicas": 1, "workers_per_replica": 4, "service_ms": 10}))  # 400 rps
     compiled = compile_design(design, 500)
     assert compiled.node_rates["n1"] == pytest.approx(320)
