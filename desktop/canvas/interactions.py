@@ -14,7 +14,7 @@ from inferboard.model import ConnectionRefused, Edge, ops
 
 from desktop.canvas import style
 from desktop.canvas.edge_item import wire_path
-from desktop.canvas.node_item import NodeItem, PortItem, _fonts
+from desktop.canvas.node_item import NodeItem, PortItem, card_fonts
 from desktop.canvas.region_item import RegionItem
 from desktop.canvas.snapping import snap_rect
 
@@ -49,7 +49,7 @@ class HintItem(QGraphicsItem):
     def boundingRect(self) -> QRectF:
         if not self.text:
             return QRectF()
-        metrics = QFontMetricsF(_fonts()["label"])
+        metrics = QFontMetricsF(card_fonts()["label"])
         rect = metrics.boundingRect(QRectF(0, 0, 320, 400), Qt.TextFlag.TextWordWrap, self.text)
         return QRectF(14, 14, rect.width() + 16, rect.height() + 10)
 
@@ -61,7 +61,7 @@ class HintItem(QGraphicsItem):
         painter.setBrush(QColor(self.theme.card) if self.theme else QColor("white"))
         painter.drawRoundedRect(rect, 5, 5)
         painter.setPen(QColor(self.theme.text) if self.theme else QColor("black"))
-        painter.setFont(_fonts()["label"])
+        painter.setFont(card_fonts()["label"])
         painter.drawText(rect.adjusted(8, 5, -8, -5), Qt.TextFlag.TextWordWrap, self.text)
 
 

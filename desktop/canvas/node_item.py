@@ -141,7 +141,7 @@ class NodeItem(QGraphicsItem):
 
     def title_font(self) -> QFont:
         """The title's font, shrunk (down to SMALLEST_TITLE_PT) so that the whole title fits."""
-        return fitting_font(_fonts()["title"], self.title(), self.width - 46)
+        return fitting_font(card_fonts()["title"], self.title(), self.width - 46)
 
     def set_moment(self, alert: str | None, dimmed: bool) -> None:
         """Mark the component as failing (``alert``) or dead with its region (``dimmed``)."""
@@ -229,7 +229,7 @@ class NodeItem(QGraphicsItem):
             self._paint_alert(painter, theme)
 
     def _paint_alert(self, painter: QPainter, theme: Theme) -> None:
-        font = _fonts()["badge"]
+        font = card_fonts()["badge"]
         painter.setFont(font)
         metrics = QFontMetricsF(font)
         text = metrics.elidedText(f"⚠ {self.alert}", Qt.TextElideMode.ElideRight, self.width - 12)
@@ -243,7 +243,7 @@ class NodeItem(QGraphicsItem):
     def _paint_header(self, painter: QPainter, theme: Theme) -> None:
         renderer = icons.renderer(self.kind.id, theme.dark)
         renderer.render(painter, QRectF(9, 9, 22, 22))
-        fonts = _fonts()
+        fonts = card_fonts()
         painter.setPen(QColor(theme.text))
         painter.setFont(fonts["title"])
         title_width = self.width - 46
@@ -268,7 +268,7 @@ class NodeItem(QGraphicsItem):
         painter.drawText(QRectF(38, 21, sub_width, 15), Qt.AlignmentFlag.AlignVCenter, sub)
 
     def _paint_params(self, painter: QPainter, theme: Theme) -> None:
-        fonts = _fonts()
+        fonts = card_fonts()
         y = style.HEADER_HEIGHT + 8
         for name in self.kind.card_params:
             spec = self.kind.param(name)
@@ -292,7 +292,7 @@ class NodeItem(QGraphicsItem):
             y += style.LINE_HEIGHT
 
     def _paint_port_labels(self, painter: QPainter, theme: Theme) -> None:
-        painter.setFont(_fonts()["label"])
+        painter.setFont(card_fonts()["label"])
         half = self.width / 2 - 14
         for (direction, name), port in self.ports.items():
             y = port.pos().y() - style.LINE_HEIGHT / 2
@@ -320,7 +320,7 @@ def fitting_font(font: QFont, text: str, width: float) -> QFont:
 _FONTS: dict = {}
 
 
-def _fonts() -> dict:
+def card_fonts() -> dict:
     if not _FONTS:
         _FONTS.update(title=style.ui_font(9.0, True), small=style.ui_font(7.5), label=style.ui_font(8.0),
                       value=style.ui_font(8.0, True), badge=style.ui_font(7.5, True))

@@ -11,7 +11,7 @@ from inferboard.model import Node
 
 from desktop import icons
 from desktop.canvas import style
-from desktop.canvas.node_item import _fonts
+from desktop.canvas.node_item import card_fonts
 from desktop.theme import Theme
 
 REGION_TYPE = QGraphicsItem.UserType + 3
@@ -126,7 +126,7 @@ class RegionItem(QGraphicsItem):
         painter.setBrush(header)
         painter.drawPath(path.intersected(clip))
         icons.renderer(self.kind.id, theme.dark).render(painter, QRectF(10, 6, 18, 18))
-        fonts = _fonts()
+        fonts = card_fonts()
         painter.setFont(fonts["title"])
         painter.setPen(QColor(theme.text))
         metrics = QFontMetricsF(fonts["title"])

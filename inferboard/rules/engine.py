@@ -170,7 +170,7 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
             continue
         try:
             finding = run_rule(rule, own if rule.rubric == REQUIREMENTS_RUBRIC else judged, rules)
-        except _Skip as skip:
+        except RuleSkipped as skip:
             skipped.append((rule.id, str(skip)))
             continue
         if finding is None or (finding is True and rule.guard):
@@ -201,12 +201,12 @@ def overall_of(parts: Iterable[tuple[float | None, float]]) -> float:
     return 0.0 if total == 0 else weighted / total
 
 
-class _Skip(Exception):
-    pass
+class RuleSkipped(Exception):
+    """A rule that cannot be answered for this design (a behaviour leaf could not be evaluated)."""
 
 
 def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Finding | bool | None:
-    """None: not applicable; True: applicable and passed; a Finding: fired. Raises _Skip when a
+    """None: not applicable; True: applicable and passed; a Finding: fired. Raises RuleSkipped when a
     behaviour leaf cannot be answered."""
     from inferboard.rules.behaviour import NotEvaluable  # light module; the simulator stays unloaded
 
@@ -215,7 +215,7 @@ def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Fi
             return None
         result = evaluate(rule.when, index)
     except NotEvaluable as error:
-        raise _Skip(str(error)) from None
+        raise RuleSkipped(str(error)) from None
     if not result.holds:
         return True
     nodes = index.sort_nodes(n for n in result.pos.nodes if n in index.nodes)

@@ -11,7 +11,7 @@ import yaml
 
 from inferboard.rules import default_rules
 from inferboard.rules.context import DesignIndex
-from inferboard.rules.engine import _Skip, run_rule
+from inferboard.rules.engine import RuleSkipped, run_rule
 from inferboard.store import read_design
 
 RULES = default_rules()
@@ -38,7 +38,7 @@ def test_rule_verdict_and_flagged_ids_on_its_example(rule_id: str, path: Path):
     design, _ = read_design(path)
     try:
         fired, nodes, edges = outcome(rule, design)
-    except _Skip as skip:
+    except RuleSkipped as skip:
         pytest.fail(f"{rule_id} could not be answered on {path.name}: {skip}")
     if path.stem.startswith("pass"):
         assert not fired, f"{rule_id} fired on {path.name} (flagged {nodes})"
@@ -83,7 +83,7 @@ def test_no_two_rules_flag_the_same_fault():
         for path, design in designs.items():
             try:
                 fired, nodes, _ = outcome(rule, design)
-            except _Skip:
+            except RuleSkipped:
                 continue
             if fired:
                 hits.add((path.name, path.parent.name, nodes))
