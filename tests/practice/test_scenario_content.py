@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inferboard.practice import reference_designs
+from tools import reference_designs
 from inferboard.practice.grading import grade_design
 from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES, parse_fault_spec
@@ -68,7 +68,7 @@ def test_reference_requirements_match_the_scenario(shipped, scenario_id):
 
 
 def test_checked_in_references_are_what_the_generator_builds():
-    assert reference_designs.main(["--check"]) == 0, "run python -m inferboard.practice.reference_designs"
+    assert reference_designs.main(["--check"]) == 0, "run python -m tools.reference_designs"
     assert set(reference_designs.BUILDERS) == set(IDS)
 
 

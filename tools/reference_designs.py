@@ -1,7 +1,7 @@
 """Builds the reference design of every shipped scenario from code and writes it beside the
 scenario as ``reference.json`` (run after changing a scenario's requirements or the catalog):
 
-    python -m inferboard.practice.reference_designs [--check]
+    python -m tools.reference_designs [--check]
 
 Each design takes its requirements from the scenario's YAML, so the two always agree; the shared
 helpers live in ``refbuild``.
@@ -14,7 +14,7 @@ import sys
 from typing import Callable
 
 from inferboard.model import Design
-from inferboard.practice.refbuild import (COL, ROW, SCENARIOS, add, chain, new_design, ops_plane, region, scale,
+from tools.refbuild import (COL, ROW, SCENARIOS, add, chain, new_design, ops_plane, region, scale,
                                           schedule, serving_region, wire)
 from inferboard.store import design_to_bytes
 
@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         path.write_bytes(data)
         print(path)
     for path in stale:
-        print(f"{path}: stale; run python -m inferboard.practice.reference_designs", file=sys.stderr)
+        print(f"{path}: stale; run python -m tools.reference_designs", file=sys.stderr)
     return 1 if stale else 0
 
 

@@ -10,7 +10,7 @@ from typing import Any, Iterable
 from inferboard.model import Design, ops
 from inferboard.practice.scenario import load_scenario
 
-SCENARIOS = Path(__file__).resolve().parents[2] / "assets" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[1] / "assets" / "scenarios"
 ROW = 130.0  # vertical spacing inside a region
 COL = 190.0  # horizontal spacing
 

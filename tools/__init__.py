@@ -1,0 +1,1 @@
+"""Generators and maintenance scripts run from a source checkout (not shipped in the wheel)."""
