@@ -42,6 +42,7 @@ class ActionSpec:
 
 FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Help"
 PRACTICE = "&Practice"
+WORKSHOP = "&Workshop"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("file.new", "&New", FILE, "Ctrl+N", "new_blank", "Start a blank design"),
@@ -124,6 +125,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Be the interviewer of a candidate on another machine"),
     ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
                "Past attempts, scores over time, replays and reports"),
+    ActionSpec("workshop.new_scenario", "&New Scenario from This Design…", WORKSHOP, "", "new_scenario_from_design",
+               "Write a scenario whose reference is this design: prompt, facts, questions, phases, rubrics, "
+               "follow-ups; save it or export it as a pack", separator_after=True),
     ActionSpec("help.getting_started", "&Getting Started", HELP, "", "show_getting_started",
                "A short guide: draw, read the warnings and findings, plan faults, practise"),
     ActionSpec("help.welcome", "&Welcome Screen", HELP, "", "show_welcome", "Templates, recent designs and the guide",

@@ -95,6 +95,12 @@ class WindowCommands:
 
         return open_history(self)
 
+    # ------------------------------------------------------------------ workshop
+    def new_scenario_from_design(self):
+        from desktop.workshop.authoring import open_authoring
+
+        return open_authoring(self)
+
     def undo(self) -> None:
         """The focused field's own undo while it has one, else the design's."""
         if run_step(self, "undo"):

@@ -1,0 +1,1 @@
+"""Workshops: windows for an instructor running a session for a room."""
