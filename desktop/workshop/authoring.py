@@ -21,8 +21,8 @@ from inferboard.model import Design
 from inferboard.practice import authoring
 from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES
-from inferboard.sim.faults import FAULT_KINDS
 
+from desktop.fault_menu import fault_kinds
 from desktop.practice.common import fresh_design
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
 
@@ -214,7 +214,7 @@ class ScenarioAuthoringDialog(QDialog):
         row = QHBoxLayout()
         kind = QComboBox(item.frame)
         kind.setAccessibleName("Fault kind")
-        for name, (title, _target, _magnitude) in FAULT_KINDS.items():
+        for name, (title, _targets) in fault_kinds().items():
             kind.addItem(title, name)
         magnitude = QLineEdit(item.frame)
         magnitude.setAccessibleName("Fault magnitude")
