@@ -18,11 +18,11 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, 
 
 from inferboard.errors import Problem
 from inferboard.model import Design
+from inferboard.model.faults import FAULT_KINDS, fault_targets
 from inferboard.practice import authoring
 from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES
 
-from desktop.fault_menu import fault_kinds
 from desktop.practice.common import fresh_design
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
 
@@ -214,8 +214,8 @@ class ScenarioAuthoringDialog(QDialog):
         row = QHBoxLayout()
         kind = QComboBox(item.frame)
         kind.setAccessibleName("Fault kind")
-        for name, (title, _targets) in fault_kinds().items():
-            kind.addItem(title, name)
+        for name, spec in FAULT_KINDS.items():
+            kind.addItem(spec.title, name)
         magnitude = QLineEdit(item.frame)
         magnitude.setAccessibleName("Fault magnitude")
         magnitude.setPlaceholderText("magnitude (default)")
@@ -401,7 +401,15 @@ class ScenarioAuthoringDialog(QDialog):
             if not selected:
                 status.setText("Select a component on the canvas first.")
                 return None
+            hits = {node_id for node_id, _name in fault_targets(self.reference, kind)}
+            if selected[0] not in hits:
+                status.setText(f"A {FAULT_KINDS[kind].title.lower()} cannot hit {selected[0]}: it needs "
+                               f"{FAULT_KINDS[kind].target}.")
+                return None
             target = fault_target(self.reference, selected[0])
+        elif not FAULT_KINDS[kind].everywhere:
+            status.setText(f"A {FAULT_KINDS[kind].title.lower()} needs a target: {FAULT_KINDS[kind].target}.")
+            return None
         else:
             target = "*"
         text = kind + (f"*{magnitude.strip()}" if magnitude.strip() else "") + f":{target}"

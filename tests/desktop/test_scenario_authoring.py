@@ -124,6 +124,10 @@ def test_a_follow_up_fault_is_aimed_at_the_component_clicked_on_the_canvas(form,
     window.view.fit_all()
     click(window.view, header_of(window, "features"))
     assert window.scene.selected_node_ids() == ["features"]
+    kind.setCurrentIndex(kind.findData("region_outage"))
+    click_button(qtbot, item.widgets["_on_selected"])
+    assert "cannot hit features" in item.widgets["_fault_status"].text() and item.widgets["faults"].text() == ""
+    kind.setCurrentIndex(kind.findData("dependency_errors"))
     click_button(qtbot, item.widgets["_on_selected"])
     assert item.widgets["faults"].text() == "dependency_errors*0.2:kind=feature_service,location=eu-west"
     type_into(qtbot, item.widgets["requirement_changes"], "peak_rps=2000")
