@@ -12,16 +12,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from inferboard.catalog import default_catalog
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
 from inferboard.sim import autoscaling as autoscaling_module
 from inferboard.sim import timeline as timeline_module
 from inferboard.sim.faults import FAULT_KINDS, TimedFault, parse_fault
+from inferboard.sim.hardware import CPU_SPOT_PRICE_FACTOR
 from inferboard.sim.timeline import TimelineEvent, run_timeline
 from inferboard.store import read_design
+from tests.sim.oracles import erlang_c
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "assets" / "examples"
-CPU_PRICE = 0.17  # cpu_pool per replica per hour at 4 vCPUs (components/cpu_pool.yaml)
+#: cpu_pool per replica per hour at 4 vCPUs, as the catalog prices it (components/cpu_pool.yaml)
+CPU_PRICE = default_catalog().kinds["cpu_pool"].cost.per_replica_per_hour
 
 
 def example(name: str) -> Design:
@@ -55,14 +59,6 @@ def trace(tmp_path, rows) -> Path:
 
 def events_of(result, kind, node=None) -> list[TimelineEvent]:
     return [e for e in result.events if e.kind == kind and (node is None or e.node_id == node)]
-
-
-def erlang_c(c: int, a: float) -> float:
-    b = 1.0
-    for k in range(1, c + 1):
-        b = a * b / (k + a * b)
-    rho = a / c
-    return b / (1 - rho * (1 - b))
 
 
 # ----------------------------------------------------------------------------- steady queues
@@ -208,7 +204,7 @@ def test_spot_reclaim_removes_exactly_the_spot_replicas():
     assert np.all(reps[(t >= 1200) & (t < 2400)] == 6 - round(6 * 0.5))
     # back after the fault once the replacements have provisioned
     assert reps[t == 2400][0] == 6 and result.series["ready:pool"][t == 2400][0] == 3
-    spot, on_demand = 0.5 * 6 * CPU_PRICE * 0.35, 0.5 * 6 * CPU_PRICE  # CPU spot at 35% of on-demand
+    spot, on_demand = 0.5 * 6 * CPU_PRICE * CPU_SPOT_PRICE_FACTOR, 0.5 * 6 * CPU_PRICE
     assert result.series["cost_per_hour"][0] == pytest.approx(spot + on_demand)
     assert result.series["cost_per_hour"][t == 1200][0] == pytest.approx(3 * CPU_PRICE)
     multi = run_timeline(example("multi-region"), hours=1, tick_s=15,

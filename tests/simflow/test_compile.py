@@ -6,8 +6,9 @@ import pytest
 
 from inferboard.model import Design, Requirements
 from inferboard.model import ops
-from inferboard.sim.compile import compile_design
+from inferboard.sim.compile import FALLBACK_THRESHOLD, compile_design
 from inferboard.sim.faults import Fault, parse_fault
+from inferboard.sim.hardware import PRECISION_SPEED
 from inferboard.store import read_design
 from inferboard.cli import templates
 
@@ -51,7 +52,7 @@ def test_gpu_service_time_scales_with_speed_precision_and_batching():
                    ("gpu_pool", {"gpu_type": "l4", "precision": "int8", "replicas": 2, "base_ms": 6.0,
                                  "per_item_ms": 1.5}))
     station = compile_design(design, 100).network.stations["n1"]
-    scale = 0.6 / design.catalog.gpus["l4"].relative_speed
+    scale = PRECISION_SPEED["int8"] / design.catalog.gpus["l4"].relative_speed
     assert station.batch_max == 8 and station.batch_timeout_s == pytest.approx(0.004)
     assert station.batch_base_s == pytest.approx(0.006 * scale)
     assert station.batch_item_s == pytest.approx(0.0015 * scale)
@@ -97,8 +98,8 @@ def test_fallback_takes_the_overflow_above_primary_capacity():
     design.add_node("fallback_model", node_id="fb", params={"replicas": 2})
     design.connect("n0", "requests", "fb", "requests")
     compiled = compile_design(design, 400)  # primary capacity 200 rps
-    assert compiled.node_rates["n1"] == pytest.approx(0.95 * 200)
-    assert compiled.node_rates["fb"] == pytest.approx(400 - 190)
+    assert compiled.node_rates["n1"] == pytest.approx(FALLBACK_THRESHOLD * 200)
+    assert compiled.node_rates["fb"] == pytest.approx(400 - FALLBACK_THRESHOLD * 200)
 
 
 def test_admission_control_sheds_above_its_threshold():

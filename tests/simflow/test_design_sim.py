@@ -14,14 +14,7 @@ from inferboard.model.errors import ConnectionRefused
 from inferboard.sim.design_sim import evaluate
 from inferboard.sim.faults import FAULT_KINDS, Fault
 from inferboard.store import read_design
-
-
-def erlang_c(c, a):
-    b = 1.0
-    for k in range(1, c + 1):
-        b = a * b / (k + a * b)
-    rho = a / c
-    return b / (1 - rho * (1 - b))
+from tests.sim.oracles import erlang_c
 
 
 def plain_pool(replicas=2, workers=4, service_ms=20.0, rps=300.0):
