@@ -1,6 +1,6 @@
 """Regenerates the example designs in assets/examples/ from code (run after catalog changes).
 
-    python tools/make_examples.py
+    python -m tools.make_examples
 """
 
 from __future__ import annotations
