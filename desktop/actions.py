@@ -128,6 +128,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("workshop.new_scenario", "&New Scenario from This Design…", WORKSHOP, "", "new_scenario_from_design",
                "Write a scenario whose reference is this design: prompt, facts, questions, phases, rubrics, "
                "follow-ups; save it or export it as a pack", separator_after=True),
+    ActionSpec("workshop.projector", "&Projector Mode", WORKSHOP, "F11", "enter_projector",
+               "Full screen for a room: high contrast, large type, the findings one by one while the day plays "
+               "(Esc leaves)"),
+    ActionSpec("workshop.present_files", "Present &Design Files…", WORKSHOP, "", "present_design_files",
+               "Projector mode over several design files (a folder or a cohort), stepping design to design"),
     ActionSpec("help.getting_started", "&Getting Started", HELP, "", "show_getting_started",
                "A short guide: draw, read the warnings and findings, plan faults, practise"),
     ActionSpec("help.welcome", "&Welcome Screen", HELP, "", "show_welcome", "Templates, recent designs and the guide",

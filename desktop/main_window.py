@@ -379,6 +379,9 @@ class MainWindow(WindowCommands, QMainWindow):
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: QCloseEvent) -> None:
+        projector = getattr(self, "projector_mode", None)
+        if projector is not None and projector.active:
+            projector.leave()
         if not self.files.maybe_save():
             event.ignore()
             return

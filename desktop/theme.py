@@ -36,6 +36,9 @@ class Theme:
     ok: str = "#16a34a"
     warn: str = "#d97706"
     bad: str = "#dc2626"
+    #: Multiplies the canvas's line widths (the projector theme draws them thicker; at most 2, the
+    #: items' bounding margins allow no more).
+    line_scale: float = 1.0
     signals: dict = field(default_factory=dict)
     severity: dict = field(default_factory=dict)
 

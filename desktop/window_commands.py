@@ -101,6 +101,20 @@ class WindowCommands:
 
         return open_authoring(self)
 
+    def enter_projector(self, paths=None):
+        from desktop.workshop.projector import projector_mode
+
+        return projector_mode(self).enter(paths)
+
+    def present_design_files(self, paths=None):
+        if paths is None:
+            chosen, _ = QFileDialog.getOpenFileNames(self, "Present design files", str(Path.home()),
+                                                     "Inferboard designs (*.json)")
+            if not chosen:
+                return None
+            paths = chosen
+        return self.enter_projector(paths)
+
     def undo(self) -> None:
         """The focused field's own undo while it has one, else the design's."""
         if run_step(self, "undo"):

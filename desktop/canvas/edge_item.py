@@ -147,11 +147,11 @@ class EdgeItem(QGraphicsItem):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         colour = theme.signal_color(self.signal)
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
-        width = 1.8 if self.signal == "requests" else 1.4
+        width = (1.8 if self.signal == "requests" else 1.4) * theme.line_scale
         if selected or self.highlighted:
             halo = QColor(theme.highlight if self.highlighted else theme.selection)
             halo.setAlphaF(0.35)
-            painter.setPen(QPen(halo, 7, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
+            painter.setPen(QPen(halo, 7 * theme.line_scale, Qt.PenStyle.SolidLine, Qt.PenCapStyle.RoundCap))
             painter.drawPath(self._path)
         elif self.hovered:
             width += 1.0

@@ -208,14 +208,15 @@ class NodeItem(QGraphicsItem):
             self._paint_port_labels(painter, theme)
         else:
             self._paint_params(painter, theme)
+        lines = theme.line_scale
         if self.highlighted:
-            border = QPen(QColor(theme.highlight), 3)
+            border = QPen(QColor(theme.highlight), 3 * lines)
         elif selected:
-            border = QPen(QColor(theme.selection), 2.2)
+            border = QPen(QColor(theme.selection), 2.2 * lines)
         else:
-            border = QPen(QColor(theme.card_border), 1)
+            border = QPen(QColor(theme.card_border), 1 * lines)
         if self.alert:
-            border = QPen(QColor(theme.bad), 3)
+            border = QPen(QColor(theme.bad), 3 * lines)
         painter.setPen(border)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, 8, 8)

@@ -154,13 +154,13 @@ class RegionItem(QGraphicsItem):
             painter.drawRoundedRect(rect, 10, 10)
             pen = QPen(QColor(theme.drop_target), 2.5, Qt.PenStyle.DashLine)
         elif self.highlighted:
-            pen = QPen(QColor(theme.highlight), 3)
+            pen = QPen(QColor(theme.highlight), 3 * theme.line_scale)
         elif selected:
-            pen = QPen(QColor(theme.selection), 2.2)
+            pen = QPen(QColor(theme.selection), 2.2 * theme.line_scale)
         elif self.down_label:
-            pen = QPen(QColor(theme.bad), 2.5, Qt.PenStyle.DashLine)
+            pen = QPen(QColor(theme.bad), 2.5 * theme.line_scale, Qt.PenStyle.DashLine)
         else:
-            pen = QPen(QColor(theme.region_border), 1.4)
+            pen = QPen(QColor(theme.region_border), 1.4 * theme.line_scale)
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRoundedRect(rect, 10, 10)

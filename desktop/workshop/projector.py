@@ -1,0 +1,462 @@
+"""Projector mode: the main window gives the whole screen to one design at a time for a room. Menus,
+toolbars, docks and the status bar are hidden; a high-contrast theme, large type and thick lines;
+the design's findings step one by one (its nodes highlighted on the canvas as each shows) while
+the simulated day plays. Several design files (a folder, a cohort) are stepped through in turn.
+
+Keys: Right/Space next finding, Left previous, Page Down/Page Up next/previous design, P play or
+pause the day, Esc leaves (everything hidden comes back as it was).
+
+The figures are the normal window's: the same :mod:`desktop.readings` functions at the same tick
+of the same timeline, shown by the same tiles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QFontMetrics, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolBar, QVBoxLayout, QWidget
+
+from inferboard.model import Design
+from inferboard.store import DesignFileError, design_to_bytes, read_design
+
+from desktop.canvas.view import CanvasView
+from desktop.document import DesignDocument
+from desktop.evaluation import Evaluator
+from desktop.moment import build_moment
+from desktop.practice.common import ReadOnlyScene, fresh_design
+from desktop.readings import Reading, steady_reading, timeline_reading
+from desktop.readout_tiles import Tile
+from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, MIN_CANVAS_ZOOM, PROJECTOR, SMALL_PX, TITLE_PX,
+                                              pixel_font, projector_palette)
+from desktop.workshop.projector_timeline import DayStrip
+
+FIGURES = ("p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
+SEVERITY_ORDER = {"blocker": 0, "major": 1, "minor": 2, "advice": 3}
+KEYS_HINT = "→ next finding · ← previous · PgDn/PgUp next/previous design · P play/pause · Esc leave"
+
+
+@dataclass
+class Slide:
+    """One design to show: its file bytes, or why it could not be read."""
+
+    title: str
+    data: bytes | None = None
+    path: Path | None = None
+    error: str = ""
+
+
+def slide_of(design: Design, title: str = "") -> Slide:
+    return Slide(title or design.metadata.get("title", "") or "This design", design_to_bytes(design))
+
+
+def slides_from_paths(paths: Iterable[Path | str]) -> list[Slide]:
+    """Design files in the order given; a folder adds its ``*.json`` files by name. A file that
+    cannot be read becomes a slide saying why (the room goes on to the next one)."""
+    files: list[Path] = []
+    for path in map(Path, paths):
+        files += sorted(p for p in path.glob("*.json") if p.is_file()) if path.is_dir() else [path]
+    slides = []
+    for path in files:
+        try:
+            design, _stamp = read_design(path)
+        except (DesignFileError, OSError) as error:
+            slides.append(Slide(path.name, None, path, str(error)))
+            continue
+        slides.append(Slide(design.metadata.get("title", "") or path.stem, design_to_bytes(design), path))
+    return slides
+
+
+def ordered_findings(report) -> list:
+    """Biggest losses first, blockers before others at equal points."""
+    findings = list(report.findings) if report is not None else []
+    return sorted(findings, key=lambda f: (-f.points, SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
+
+
+def _label(text: str, px: int, parent: QWidget, bold: bool = False, name: str = "") -> QLabel:
+    label = QLabel(text, parent)
+    label.setFont(pixel_font(px, bold))
+    label.setWordWrap(True)
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setStyleSheet(f"color: {PROJECTOR.text};")
+    if name:
+        label.setObjectName(name)
+        label.setAccessibleName(name.replace("_", " "))
+    return label
+
+
+class ProjectorStage(QWidget):
+    """What the room sees. ``scenario`` scores the designs in a scenario (None: on their own)."""
+
+    leave_requested = Signal()
+    #: A finding is shown (None: the overview); tests and the window listen.
+    finding_shown = Signal(object)
+
+    def __init__(self, slides: list[Slide], parent: QWidget | None = None, scenario=None, play: bool = True):
+        super().__init__(parent)
+        self.setObjectName("projector_stage")
+        self.setAccessibleName("Projector")
+        self.setAutoFillBackground(True)
+        self.setPalette(projector_palette())
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.slides = slides or [Slide("No design", error="No design to show.")]
+        self.scenario = scenario
+        self.autoplay = play
+        self.slide_index = 0
+        self.finding_index = -1
+        self.findings: list = []
+        self.report = None
+        self.steady = None
+        self.timeline = None
+        self.tick = 0
+        self.reading: Reading | None = None
+        self.document = DesignDocument(parent=self)
+        self.scene = ReadOnlyScene(self.document, PROJECTOR, self)
+        self.view = CanvasView(self.scene, self)
+        self.view.setObjectName("projector_canvas")
+        self.view.setInteractive(False)
+        self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.view.setAcceptDrops(False)
+        self.evaluator = Evaluator(self.document, self, auto=False)
+        self.evaluator.structural_ready.connect(lambda report: self._show_report(report, final=False))
+        self.evaluator.report_ready.connect(lambda report: self._show_report(report, final=True))
+        self.evaluator.steady_ready.connect(self._show_steady)
+        self.evaluator.timeline_ready.connect(self._show_timeline)
+        self.evaluator.failed.connect(self._failed)
+        self.play_timer = QTimer(self)
+        self.play_timer.setInterval(40)
+        self.play_timer.timeout.connect(self._advance)
+        self._build()
+        self.show_slide(0)
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        self.title = _label("", TITLE_PX, self, True, "design_title")
+        self.position = _label("", SMALL_PX, self, name="design_position")
+        self.position.setWordWrap(False)
+        self.hint = _label(KEYS_HINT, SMALL_PX, self, name="keys_hint")
+        self.hint.setStyleSheet(f"color: {PROJECTOR.muted};")
+        self.counter = _label("", SMALL_PX, self, True, "finding_counter")
+        self.severity = _label("", BODY_PX, self, True, "finding_severity")
+        self.finding_title = _label("", TITLE_PX, self, True, "finding_title")
+        self.finding_text = _label("", BODY_PX, self, name="finding_text")
+        self.finding_where = _label("", BODY_PX, self, name="finding_where")
+        self.score = _label("", BODY_PX, self, True, "design_score")
+        side = QWidget(self)
+        side.setFixedWidth(620)
+        column = QVBoxLayout(side)
+        column.setContentsMargins(24, 12, 24, 12)
+        column.setSpacing(14)
+        for widget in (self.score, self.counter, self.severity, self.finding_title, self.finding_text,
+                       self.finding_where):
+            column.addWidget(widget)
+        column.addStretch(1)
+        self.tiles: dict[str, Tile] = {}
+        figures = QHBoxLayout()
+        figures.setSpacing(12)
+        for key in FIGURES:
+            tile = Tile(key, self)
+            tile.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            tile.set_scale(self._tile_scale(tile))
+            tile.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+            self.tiles[key] = tile
+            figures.addWidget(tile)
+        self.basis = _label("", SMALL_PX, self, name="figures_basis")
+        self.day = DayStrip(self)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.position)
+        middle = QHBoxLayout()
+        middle.addWidget(self.view, 1)
+        middle.addWidget(side)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(24, 16, 24, 12)
+        layout.setSpacing(8)
+        layout.addLayout(head)
+        layout.addLayout(middle, 1)
+        layout.addLayout(figures)
+        layout.addWidget(self.basis)
+        layout.addWidget(self.day)
+        layout.addWidget(self.hint)
+
+    @staticmethod
+    def _tile_scale(tile: Tile) -> float:
+        tile.set_scale(1.0)
+        return FIGURE_PX / max(1, QFontMetrics(tile.value_label.font()).height())
+
+    # ------------------------------------------------------------------ designs
+    @property
+    def design(self) -> Design:
+        return self.document.design
+
+    def show_slide(self, index: int) -> None:
+        self.slide_index = max(0, min(index, len(self.slides) - 1))
+        slide = self.slides[self.slide_index]
+        self.set_playing(False)
+        self.report = self.steady = self.timeline = self.reading = None
+        self.findings, self.finding_index, self.tick = [], -1, 0
+        self.title.setText(slide.title)
+        self.position.setText(f"Design {self.slide_index + 1} of {len(self.slides)}")
+        self.document.set_design(fresh_design(slide.data) if slide.data is not None else Design())
+        self.scene.clear_highlight()
+        self.day.show_timeline(None, None)
+        for tile in self.tiles.values():
+            tile.show_value(None, None, "", PROJECTOR)
+        self.basis.setText("")
+        if slide.error:
+            self._show_text("", "This design cannot be shown", slide.error, "")
+            self.score.setText("")
+            return
+        self._show_text("", "Checking the design…", "", "")
+        self.score.setText("")
+        self.fit_canvas()
+        self.evaluator.set_settings(scenario=self.scenario, faults=self._faults())
+
+    def _faults(self) -> tuple:
+        from inferboard.sim.faults import timed_faults
+
+        return timed_faults(self.design.faults)
+
+    def next_design(self) -> None:
+        if self.slide_index < len(self.slides) - 1:
+            self.show_slide(self.slide_index + 1)
+
+    def previous_design(self) -> None:
+        if self.slide_index > 0:
+            self.show_slide(self.slide_index - 1)
+
+    def fit_canvas(self, focus: Iterable[str] = ()) -> None:
+        """The whole design when it fits at a legible zoom, else the focused nodes at that zoom."""
+        rect = self.scene.nodes_rect()
+        if rect.isNull() or rect.isEmpty():
+            return
+        self.view.fit_rect(rect, max_zoom=2.4)
+        if self.view.zoom() < MIN_CANVAS_ZOOM:
+            self.view.set_zoom(MIN_CANVAS_ZOOM)
+            focus = [n for n in focus if n in self.scene.nodes]
+            self.view.centerOn((self.scene.nodes_rect(focus) if focus else rect).center())
+
+    # ------------------------------------------------------------------ findings
+    def _show_report(self, report, final: bool) -> None:
+        if not final and self.report is not None:
+            return
+        self.report = report
+        current = self.current_finding()
+        self.findings = ordered_findings(report)
+        colour = PROJECTOR.ok if report.grade in ("A", "B") else PROJECTOR.warn if report.grade == "C" else PROJECTOR.bad
+        self.score.setStyleSheet(f"color: {colour};")
+        count = len(self.findings)
+        self.score.setText(f"Grade {report.grade} · {report.overall:.0f}/100 · {count} finding{'s' if count != 1 else ''}"
+                           + ("" if final else " (simulating…)"))
+        keys = [(f.rule_id, f.node_ids) for f in self.findings]
+        if current is not None and (current.rule_id, current.node_ids) in keys:
+            self.show_finding(keys.index((current.rule_id, current.node_ids)))
+        else:
+            self.show_finding(-1)
+
+    def current_finding(self):
+        return self.findings[self.finding_index] if 0 <= self.finding_index < len(self.findings) else None
+
+    def show_finding(self, index: int) -> None:
+        """-1: the overview (nothing highlighted); 0..n-1: that finding, its nodes highlighted."""
+        self.finding_index = max(-1, min(index, len(self.findings) - 1))
+        finding = self.current_finding()
+        if finding is None:
+            self.scene.clear_highlight()
+            if self.report is None:
+                self._show_text("", "Checking the design…", "", "")
+            elif not self.findings:
+                self._show_text("", "No findings", "Every rule that applies passes.", "")
+            else:
+                self._show_text(f"{len(self.findings)} findings", "Press → to step through the findings",
+                                "Biggest losses first; the components concerned light up on the canvas.", "")
+            self.fit_canvas()
+            self.finding_shown.emit(None)
+            return
+        nodes = [n for n in finding.node_ids if n in self.scene.nodes]
+        edges = [e for e in finding.edge_ids if e in self.scene.edges]
+        self.scene.highlight(nodes, edges, seconds=0)
+        names = [self.design.nodes[n].label or n for n in nodes]
+        self._show_text(f"Finding {self.finding_index + 1} of {len(self.findings)}",
+                        f"{finding.title}", finding.message,
+                        ("On: " + ", ".join(names)) if names else "On the design as a whole",
+                        f"{finding.severity} · −{finding.points:g} points in {finding.rubric.replace('_', ' ')}",
+                        PROJECTOR.severity.get(finding.severity, PROJECTOR.text))
+        self.fit_canvas(nodes)
+        self.finding_shown.emit(finding)
+
+    def _show_text(self, counter: str, title: str, text: str, where: str, severity: str = "",
+                   severity_colour: str = PROJECTOR.text) -> None:
+        self.counter.setText(counter)
+        self.finding_title.setText(title)
+        self.finding_text.setText(text)
+        self.finding_where.setText(where)
+        self.severity.setText(severity)
+        self.severity.setStyleSheet(f"color: {severity_colour};")
+        for label in (self.counter, self.severity, self.finding_text, self.finding_where):
+            label.setVisible(bool(label.text()))
+
+    def next_finding(self) -> None:
+        if self.finding_index < len(self.findings) - 1:
+            self.show_finding(self.finding_index + 1)
+
+    def previous_finding(self) -> None:
+        if self.finding_index > -1:
+            self.show_finding(self.finding_index - 1)
+
+    # ------------------------------------------------------------------ figures and the day
+    def _show_steady(self, result) -> None:
+        self.steady = result
+        if self.timeline is None:
+            self.show_reading(steady_reading(result))
+
+    def _show_timeline(self, timeline) -> None:
+        self.timeline = timeline
+        self.day.show_timeline(timeline, self.design.requirements.slo_p99_ms, self._faults())
+        self.set_tick(0)
+        if self.autoplay:
+            self.set_playing(True)
+
+    def set_tick(self, index: int) -> None:
+        if self.timeline is None or not len(self.timeline.times_s):
+            return
+        self.tick = max(0, min(int(index), len(self.timeline.times_s) - 1))
+        self.day.set_index(self.tick)
+        self.show_reading(timeline_reading(self.timeline, self.tick, self.design.requirements.traffic_pattern))
+
+    def show_reading(self, reading: Reading) -> None:
+        self.reading = reading
+        requirements = self.design.requirements
+        for key, tile in self.tiles.items():
+            limit_field = tile.limit_field
+            limit = getattr(requirements, limit_field) if limit_field else None
+            tile.show_value(reading.values.get(key), limit, reading.short_basis, PROJECTOR)
+        self.basis.setText(reading.status_line())
+        moment = build_moment(self.design, reading, self.steady, self._faults(),
+                              slo_p99_ms=requirements.slo_p99_ms)
+        self.scene.show_moment(moment)
+
+    def set_playing(self, on: bool) -> None:
+        if on and self.timeline is not None and len(self.timeline.times_s) > 1:
+            self.play_timer.start()
+        else:
+            self.play_timer.stop()
+
+    def playing(self) -> bool:
+        return self.play_timer.isActive()
+
+    def _advance(self) -> None:
+        count = len(self.timeline.times_s)
+        step = max(1, count // 360)
+        self.set_tick(0 if self.tick + step >= count else self.tick + step)  # the day plays on a loop
+
+    def _failed(self, step: str, message: str) -> None:
+        first = message.strip().splitlines()[-1] if message.strip() else step
+        self.basis.setText(f"{step}: {first}")
+
+    # ------------------------------------------------------------------ keys
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        actions = {Qt.Key.Key_Right: self.next_finding, Qt.Key.Key_Space: self.next_finding,
+                   Qt.Key.Key_Down: self.next_finding, Qt.Key.Key_Left: self.previous_finding,
+                   Qt.Key.Key_Up: self.previous_finding, Qt.Key.Key_PageDown: self.next_design,
+                   Qt.Key.Key_PageUp: self.previous_design, Qt.Key.Key_Escape: self.leave_requested.emit,
+                   Qt.Key.Key_P: lambda: self.set_playing(not self.playing()),
+                   Qt.Key.Key_Home: lambda: self.show_finding(-1)}
+        action = actions.get(Qt.Key(key))
+        if action is None:
+            super().keyPressEvent(event)
+            return
+        action()
+        event.accept()
+
+    def shutdown(self) -> None:
+        self.play_timer.stop()
+        self.evaluator.shutdown()
+
+
+class ProjectorMode(QObject):
+    """Enters and leaves projector mode on a main window, putting back everything it hid."""
+
+    entered = Signal()
+    left = Signal()
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.stage: ProjectorStage | None = None
+        self._saved: dict = {}
+
+    @property
+    def active(self) -> bool:
+        return self.stage is not None
+
+    def enter(self, paths: Iterable[Path | str] | None = None, scenario=None, play: bool = True) -> ProjectorStage:
+        """Show the open design, or the design files in ``paths`` (folders add their designs)."""
+        w = self.window
+        if self.stage is not None:
+            self.leave()
+        slides = slides_from_paths(paths) if paths is not None else [slide_of(w.document.design,
+                                                                              w.document.display_name())]
+        toolbars = w.findChildren(QToolBar)
+        self._saved = {"state": w.saveState(), "window_state": w.windowState(), "menu": w.menuBar().isVisible(),
+                       "status": w.statusBar().isVisible(),
+                       "docks": {name: dock.isVisible() for name, dock in w.docks.items()},
+                       "toolbars": {bar: bar.isVisible() for bar in toolbars}}
+        w.readouts.set_playing(False)
+        # The editing shortcuts (Delete, Ctrl+Z...) must not reach the hidden editor.
+        self._saved["actions"] = {action: action.isEnabled() for action in w.actions_by_id.values()}
+        for action in w.actions_by_id.values():
+            action.setEnabled(False)
+        w.menuBar().hide()
+        w.statusBar().hide()
+        for bar in toolbars:
+            bar.hide()
+        for dock in w.docks.values():
+            dock.hide()
+        self._view = w.takeCentralWidget()
+        self._view.hide()
+        self.stage = ProjectorStage(slides, w, scenario=scenario, play=play)
+        self.stage.leave_requested.connect(self.leave)
+        w.setCentralWidget(self.stage)
+        w.showFullScreen()
+        w.activateWindow()
+        self.stage.setFocus()
+        QTimer.singleShot(0, lambda stage=self.stage: stage.setFocus() if stage is self.stage else None)
+        self.entered.emit()
+        return self.stage
+
+    def leave(self) -> None:
+        w = self.window
+        if self.stage is None:
+            return
+        stage, self.stage = self.stage, None
+        stage.shutdown()
+        w.takeCentralWidget()
+        stage.hide()
+        stage.deleteLater()
+        w.setCentralWidget(self._view)
+        self._view.show()
+        saved = self._saved
+        w.setWindowState(saved["window_state"])
+        w.restoreState(saved["state"])
+        w.menuBar().setVisible(saved["menu"])
+        w.statusBar().setVisible(saved["status"])
+        for name, dock in w.docks.items():
+            dock.setVisible(saved["docks"].get(name, True))
+        for bar, visible in saved["toolbars"].items():
+            bar.setVisible(visible)
+        for action, enabled in saved["actions"].items():
+            action.setEnabled(enabled)
+        self._view.setFocus()
+        self.left.emit()
+
+
+def projector_mode(window) -> ProjectorMode:
+    mode = getattr(window, "projector_mode", None)
+    if mode is None:
+        mode = ProjectorMode(window)
+        window.projector_mode = mode
+    return mode
