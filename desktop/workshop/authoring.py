@@ -14,7 +14,7 @@ from typing import Callable
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QDialog, QDoubleSpinBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit, QPushButton, QScrollArea,
-                               QSplitter, QTabWidget, QVBoxLayout, QWidget)
+                               QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from inferboard.errors import Problem
 from inferboard.model import Design
@@ -223,6 +223,8 @@ class ScenarioAuthoringDialog(QDialog):
         on_selected = QPushButton("Add fault on the selected component", item.frame)
         everywhere = QPushButton("Add fault everywhere (*)", item.frame)
         status = QLabel("", item.frame)
+        status.setWordWrap(True)
+        status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         on_selected.clicked.connect(lambda: self.add_fault(item, kind.currentData(), magnitude.text(), status, True))
         everywhere.clicked.connect(lambda: self.add_fault(item, kind.currentData(), magnitude.text(), status, False))
         for widget in (QLabel("Pick a fault:", item.frame), kind, magnitude, on_selected, everywhere):
@@ -416,7 +418,8 @@ class ScenarioAuthoringDialog(QDialog):
         faults = item.widgets["faults"]
         current = [part.strip() for part in faults.text().split(";") if part.strip()]
         faults.setText("; ".join([*current, text]))
-        status.setText(f"Added {text}")
+        status.setText("Added to Faults.")
+        status.setToolTip(text)
         return text
 
     # ------------------------------------------------------------------ saving

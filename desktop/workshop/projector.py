@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QFontMetrics, QKeyEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolBar, QVBoxLayout, QWidget
 
 from inferboard.model import Design
@@ -29,13 +29,13 @@ from desktop.moment import build_moment
 from desktop.practice.common import ReadOnlyScene, fresh_design
 from desktop.readings import Reading, steady_reading, timeline_reading
 from desktop.readout_tiles import Tile
-from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, MIN_CANVAS_ZOOM, PROJECTOR, SMALL_PX, TITLE_PX,
-                                              pixel_font, projector_palette)
+from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, HEAD_PX, MIN_CANVAS_ZOOM, PROJECTOR, SMALL_PX,
+                                              TILE_TITLE_PX, TITLE_PX, pixel_font, projector_palette)
 from desktop.workshop.projector_timeline import DayStrip
 
 FIGURES = ("p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
 SEVERITY_ORDER = {"blocker": 0, "major": 1, "minor": 2, "advice": 3}
-KEYS_HINT = "→ next finding · ← previous · PgDn/PgUp next/previous design · P play/pause · Esc leave"
+KEYS_HINT = "→ ← findings · PgDn PgUp designs · P play · Esc leave"
 
 
 @dataclass
@@ -73,6 +73,24 @@ def ordered_findings(report) -> list:
     """Biggest losses first, blockers before others at equal points."""
     findings = list(report.findings) if report is not None else []
     return sorted(findings, key=lambda f: (-f.points, SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
+
+
+class ProjectorTile(Tile):
+    """A headline tile in the projector's type sizes, as wide as what it shows (the basis is said
+    once, under the tiles, rather than on each)."""
+
+    def set_scale(self, scale: float) -> None:
+        for label, px, bold in ((self.title_label, TILE_TITLE_PX, False), (self.value_label, FIGURE_PX, True),
+                                (self.detail_label, SMALL_PX, False)):
+            label.setFont(pixel_font(px, bold))
+        self.updateGeometry()
+
+    def minimumSizeHint(self):
+        hint = QWidget.minimumSizeHint(self)
+        margins = self.contentsMargins().left() + self.contentsMargins().right() + 18
+        width = max(label.fontMetrics().horizontalAdvance(label.text() or "—") for label in self.lines().values())
+        hint.setWidth(max(hint.width(), width + margins))
+        return hint
 
 
 def _label(text: str, px: int, parent: QWidget, bold: bool = False, name: str = "") -> QLabel:
@@ -119,6 +137,9 @@ class ProjectorStage(QWidget):
         self.view.setInteractive(False)
         self.view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.view.setAcceptDrops(False)
+        self.view.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.view.viewport().installEventFilter(self)
         self.evaluator = Evaluator(self.document, self, auto=False)
         self.evaluator.structural_ready.connect(lambda report: self._show_report(report, final=False))
         self.evaluator.report_ready.connect(lambda report: self._show_report(report, final=True))
@@ -133,7 +154,9 @@ class ProjectorStage(QWidget):
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
-        self.title = _label("", TITLE_PX, self, True, "design_title")
+        self.title = _label("", HEAD_PX, self, True, "design_title")
+        self.title.setWordWrap(False)
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.position = _label("", SMALL_PX, self, name="design_position")
         self.position.setWordWrap(False)
         self.hint = _label(KEYS_HINT, SMALL_PX, self, name="keys_hint")
@@ -157,16 +180,18 @@ class ProjectorStage(QWidget):
         figures = QHBoxLayout()
         figures.setSpacing(12)
         for key in FIGURES:
-            tile = Tile(key, self)
+            tile = ProjectorTile(key, self)
             tile.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            tile.set_scale(self._tile_scale(tile))
             tile.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             self.tiles[key] = tile
             figures.addWidget(tile)
         self.basis = _label("", SMALL_PX, self, name="figures_basis")
         self.day = DayStrip(self)
+        self.hint.setWordWrap(False)
         head = QHBoxLayout()
+        head.setSpacing(24)
         head.addWidget(self.title, 1)
+        head.addWidget(self.hint)
         head.addWidget(self.position)
         middle = QHBoxLayout()
         middle.addWidget(self.view, 1)
@@ -179,12 +204,6 @@ class ProjectorStage(QWidget):
         layout.addLayout(figures)
         layout.addWidget(self.basis)
         layout.addWidget(self.day)
-        layout.addWidget(self.hint)
-
-    @staticmethod
-    def _tile_scale(tile: Tile) -> float:
-        tile.set_scale(1.0)
-        return FIGURE_PX / max(1, QFontMetrics(tile.value_label.font()).height())
 
     # ------------------------------------------------------------------ designs
     @property
@@ -197,7 +216,8 @@ class ProjectorStage(QWidget):
         self.set_playing(False)
         self.report = self.steady = self.timeline = self.reading = None
         self.findings, self.finding_index, self.tick = [], -1, 0
-        self.title.setText(slide.title)
+        self.title.setToolTip(slide.title)
+        self._elide_title()
         self.position.setText(f"Design {self.slide_index + 1} of {len(self.slides)}")
         self.document.set_design(fresh_design(slide.data) if slide.data is not None else Design())
         self.scene.clear_highlight()
@@ -233,10 +253,14 @@ class ProjectorStage(QWidget):
         if rect.isNull() or rect.isEmpty():
             return
         self.view.fit_rect(rect, max_zoom=2.4)
-        if self.view.zoom() < MIN_CANVAS_ZOOM:
-            self.view.set_zoom(MIN_CANVAS_ZOOM)
-            focus = [n for n in focus if n in self.scene.nodes]
-            self.view.centerOn((self.scene.nodes_rect(focus) if focus else rect).center())
+        whole = self.view.zoom()
+        focus = [n for n in focus if n in self.scene.nodes]
+        if focus and whole < MIN_CANVAS_ZOOM:
+            # Too big to read whole: close in on the finding's components (all of them in view),
+            # unless that would hardly bring them closer.
+            self.view.fit_rect(self.scene.nodes_rect(focus).adjusted(-160, -120, 160, 120), max_zoom=2.0)
+            if self.view.zoom() < whole * 1.3:
+                self.view.fit_rect(rect, max_zoom=2.4)
 
     # ------------------------------------------------------------------ findings
     def _show_report(self, report, final: bool) -> None:
@@ -278,7 +302,7 @@ class ProjectorStage(QWidget):
         nodes = [n for n in finding.node_ids if n in self.scene.nodes]
         edges = [e for e in finding.edge_ids if e in self.scene.edges]
         self.scene.highlight(nodes, edges, seconds=0)
-        names = [self.design.nodes[n].label or n for n in nodes]
+        names = [self.node_name(n) for n in nodes]
         self._show_text(f"Finding {self.finding_index + 1} of {len(self.findings)}",
                         f"{finding.title}", finding.message,
                         ("On: " + ", ".join(names)) if names else "On the design as a whole",
@@ -286,6 +310,14 @@ class ProjectorStage(QWidget):
                         PROJECTOR.severity.get(finding.severity, PROJECTOR.text))
         self.fit_canvas(nodes)
         self.finding_shown.emit(finding)
+
+    def node_name(self, node_id: str) -> str:
+        """A component's label, with its id when another component has the same label."""
+        node = self.design.nodes[node_id]
+        if not node.label:
+            return node_id
+        same = sum(1 for other in self.design.nodes.values() if other.label == node.label)
+        return node.label if same == 1 else f"{node.label} ({node_id})"
 
     def _show_text(self, counter: str, title: str, text: str, where: str, severity: str = "",
                    severity_colour: str = PROJECTOR.text) -> None:
@@ -332,7 +364,7 @@ class ProjectorStage(QWidget):
         for key, tile in self.tiles.items():
             limit_field = tile.limit_field
             limit = getattr(requirements, limit_field) if limit_field else None
-            tile.show_value(reading.values.get(key), limit, reading.short_basis, PROJECTOR)
+            tile.show_value(reading.values.get(key), limit, "", PROJECTOR)
         self.basis.setText(reading.status_line())
         moment = build_moment(self.design, reading, self.steady, self._faults(),
                               slo_p99_ms=requirements.slo_p99_ms)
@@ -355,6 +387,22 @@ class ProjectorStage(QWidget):
     def _failed(self, step: str, message: str) -> None:
         first = message.strip().splitlines()[-1] if message.strip() else step
         self.basis.setText(f"{step}: {first}")
+
+    def _elide_title(self) -> None:
+        """The design's name on one line, cut with an ellipsis when the screen is too narrow."""
+        full = self.title.toolTip()
+        width = self.title.width() if self.title.width() > 50 else self.width() // 2
+        self.title.setText(self.title.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, width))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        QTimer.singleShot(0, self._elide_title)
+
+    def eventFilter(self, watched, event) -> bool:
+        if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
+            finding = self.current_finding()
+            QTimer.singleShot(0, lambda: self.fit_canvas(finding.node_ids if finding is not None else ()))
+        return super().eventFilter(watched, event)
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -398,8 +446,9 @@ class ProjectorMode(QObject):
         w = self.window
         if self.stage is not None:
             self.leave()
-        slides = slides_from_paths(paths) if paths is not None else [slide_of(w.document.design,
-                                                                              w.document.display_name())]
+        design = w.document.design
+        slides = slides_from_paths(paths) if paths is not None else [
+            slide_of(design, design.metadata.get("title", "") or w.document.display_name())]
         toolbars = w.findChildren(QToolBar)
         self._saved = {"state": w.saveState(), "window_state": w.windowState(), "menu": w.menuBar().isVisible(),
                        "status": w.statusBar().isVisible(),

@@ -21,10 +21,12 @@ PANEL = "#ffffff"
 
 #: Type sizes in pixels: the finding's title, its text, a figure's value and the small print.
 TITLE_PX = 40
-BODY_PX = 30
-FIGURE_PX = 54
+HEAD_PX = 36
+BODY_PX = 28
+FIGURE_PX = 50
+TILE_TITLE_PX = 28
 SMALL_PX = 24
-#: The canvas is never shown smaller than this zoom (its 9 pt card titles become 20+ px).
+#: Below this zoom (its 9 pt card titles 20 px and more) a finding's components are closed in on.
 MIN_CANVAS_ZOOM = 1.5
 
 

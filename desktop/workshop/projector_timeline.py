@@ -22,7 +22,7 @@ class DayStrip(QWidget):
         self.slo_ms: float | None = None
         self.faults: tuple = ()
         self.setFont(pixel_font(SMALL_PX))
-        self.setMinimumHeight(170)
+        self.setMinimumHeight(150)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def show_timeline(self, timeline, slo_ms: float | None, faults=()) -> None:
