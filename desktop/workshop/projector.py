@@ -450,7 +450,7 @@ class ProjectorMode(QObject):
         slides = slides_from_paths(paths) if paths is not None else [
             slide_of(design, design.metadata.get("title", "") or w.document.display_name())]
         toolbars = w.findChildren(QToolBar)
-        self._saved = {"state": w.saveState(), "window_state": w.windowState(), "menu": w.menuBar().isVisible(),
+        self._saved = {"state": w.saveState(), "window_state": w.windowState(), "geometry": w.geometry(), "menu": w.menuBar().isVisible(),
                        "status": w.statusBar().isVisible(),
                        "docks": {name: dock.isVisible() for name, dock in w.docks.items()},
                        "toolbars": {bar: bar.isVisible() for bar in toolbars}}
@@ -490,6 +490,8 @@ class ProjectorMode(QObject):
         self._view.show()
         saved = self._saved
         w.setWindowState(saved["window_state"])
+        if not saved["window_state"] & (Qt.WindowState.WindowFullScreen | Qt.WindowState.WindowMaximized):
+            w.setGeometry(saved["geometry"])
         w.restoreState(saved["state"])
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])

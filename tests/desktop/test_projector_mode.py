@@ -28,7 +28,7 @@ def chrome(window) -> dict:
             "toolbars": [bar.isVisible() for bar in window.findChildren(QToolBar)],
             "docks": {name: dock.isVisible() for name, dock in window.docks.items()},
             "actions": {key: action.isEnabled() for key, action in window.actions_by_id.items()},
-            "central": window.centralWidget(), "full_screen": window.isFullScreen()}
+            "central": window.centralWidget(), "full_screen": window.isFullScreen(), "size": window.size()}
 
 
 def enter(window, qtbot, paths=None):
@@ -70,6 +70,7 @@ def test_entering_hides_the_chrome_and_esc_restores_it(make_window, qtbot):
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
     assert not window.projector_mode.active
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=5000)
+    qtbot.waitUntil(lambda: window.size() == before["size"], timeout=5000)
     after = chrome(window)
     assert after == {**before, "central": window.view}
     assert before["central"] is window.view and window.view.isVisible()
