@@ -18,6 +18,7 @@ from inferboard.paths import data_dir
 from inferboard.practice import cli as practice_cli
 from inferboard.rules import cli as rules_cli
 from inferboard.sim import cli as sim_cli
+from inferboard.workshop import cli as workshop_cli
 from inferboard.store import DesignFileError, read_design, save_design
 from inferboard.store.atomic import SaveFailed
 
@@ -117,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(func=cmd_new)
 
-    for module in (sim_cli, rules_cli, practice_cli):  # each adds its subcommands
+    for module in (sim_cli, rules_cli, practice_cli, workshop_cli):  # each adds its subcommands
         module.register(sub)
     return parser
 

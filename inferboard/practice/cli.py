@@ -1,5 +1,6 @@
-"""Practice subcommands: ``scenarios`` (list), ``grade`` (score a design file against a scenario)
-and ``pack export`` / ``pack import`` (share scenario packs as zip files)."""
+"""Practice subcommands: ``scenarios`` (list) and ``pack export`` / ``pack import`` (share scenario
+packs as zip files). ``cmd_grade`` prints one design file's grade; the ``grade`` command itself is
+registered by ``inferboard.workshop.cli``, which grades whole rooms too."""
 
 from __future__ import annotations
 
@@ -42,6 +43,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    """One design file (``args.file``) against ``args.scenario``."""
     library = _library(args)
     try:
         entry = library.get(args.scenario)
@@ -130,14 +132,6 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the list as JSON")
     p.add_argument("--data-dir", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_scenarios)
-
-    p = subparsers.add_parser("grade", help="score a design file against a practice scenario")
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--scenario", required=True, metavar="ID")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--no-sim", action="store_true", help="skip the rules that need the simulator")
-    p.add_argument("--data-dir", help=argparse.SUPPRESS)
-    p.set_defaults(func=cmd_grade)
 
     pack = subparsers.add_parser("pack", help="import or export scenario packs (zip files)")
     pack_sub = pack.add_subparsers(dest="pack_command", metavar="ACTION", required=True)

@@ -2,8 +2,9 @@
 
 An imported zip is untrusted. It is refused whole, with the offending entry named, when it is too
 large, holds too many entries, an entry larger than the limit (checked while reading, not just from
-the header), a path that is absolute or climbs out with ``..``, a symbolic link, or a file type a
-pack never contains.
+the header), a path that is absolute or climbs out with ``..``, a symbolic link, a device, pipe or
+socket, or a file type a pack never contains. The same checks open zips of workshop submissions
+(``inferboard.workshop.submissions``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ class PackZipError(PackError):
     """A pack zip is unsafe or unreadable; the message names the zip and the entry."""
 
 
-def _safe_name(name: str, source: Path) -> PurePosixPath:
+def _safe_name(name: str, source: Path, max_depth: int = 4) -> PurePosixPath:
     if "\\" in name or "\x00" in name:
         raise PackZipError(f"{source}: entry '{name[:200]}': backslashes and NUL are not allowed in names")
     path = PurePosixPath(name)
@@ -44,7 +45,7 @@ def _safe_name(name: str, source: Path) -> PurePosixPath:
         raise PackZipError(f"{source}: entry '{name[:200]}': absolute paths are not allowed")
     if any(part in ("..", ".") for part in path.parts) or not path.parts:
         raise PackZipError(f"{source}: entry '{name[:200]}': '..' would write outside the pack")
-    if len(path.parts) > 4 or len(name) > 300:
+    if len(path.parts) > max_depth or len(name) > 300:
         raise PackZipError(f"{source}: entry '{name[:200]}': nested too deep or named too long")
     return path
 
@@ -52,6 +53,29 @@ def _safe_name(name: str, source: Path) -> PurePosixPath:
 def _is_symlink(info: zipfile.ZipInfo) -> bool:
     mode = info.external_attr >> 16
     return stat.S_ISLNK(mode)
+
+
+def special_file_kind(info: zipfile.ZipInfo) -> str | None:
+    """What an entry is when it is neither a regular file nor a folder (a link, a device, a pipe, a
+    socket), from the Unix mode kept in its header; None for an ordinary entry."""
+    mode = info.external_attr >> 16
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None
+
+
+def safe_entry_name(name: str, source: Path, max_depth: int = 4) -> PurePosixPath:
+    """An entry's name as a relative path, or PackZipError when it is absolute, climbs out with
+    ``..``, holds a backslash or NUL, or is nested deeper than ``max_depth``."""
+    return _safe_name(name, source, max_depth)
+
+
+def read_entry_limited(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path, limit: int) -> bytes:
+    """Read an entry, stopping as soon as it passes ``limit`` bytes (headers can lie)."""
+    return _read_limited(archive, info, source, limit)
 
 
 def extract_pack_zip(source: Path, destination: Path) -> Path:
@@ -96,6 +120,9 @@ def _plan(infos: list[zipfile.ZipInfo], source: Path) -> list[tuple[zipfile.ZipI
         path = _safe_name(info.filename, source)
         if _is_symlink(info):
             raise PackZipError(f"{source}: entry '{info.filename}': symbolic links are not allowed in a pack")
+        special = special_file_kind(info)
+        if special is not None:
+            raise PackZipError(f"{source}: entry '{info.filename}': {special} is not allowed in a pack")
         if not info.is_dir():
             if path.suffix.lower() not in ALLOWED_SUFFIXES:
                 raise PackZipError(f"{source}: entry '{info.filename}': only {', '.join(ALLOWED_SUFFIXES)} "
@@ -111,7 +138,8 @@ def _plan(infos: list[zipfile.ZipInfo], source: Path) -> list[tuple[zipfile.ZipI
     return planned
 
 
-def _read_limited(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path) -> bytes:
+def _read_limited(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path,
+                  limit: int = MAX_ENTRY_BYTES) -> bytes:
     """Read an entry, stopping as soon as it exceeds the limit (headers can lie)."""
     buffer = io.BytesIO()
     try:
@@ -121,9 +149,9 @@ def _read_limited(archive: zipfile.ZipFile, info: zipfile.ZipInfo, source: Path)
                 if not chunk:
                     break
                 buffer.write(chunk)
-                if buffer.tell() > MAX_ENTRY_BYTES:
+                if buffer.tell() > limit:
                     raise PackZipError(f"{source}: entry '{info.filename}': unpacks to more than the "
-                                       f"{MAX_ENTRY_BYTES}-byte limit")
+                                       f"{limit}-byte limit")
     except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as error:
         raise PackZipError(f"{source}: entry '{info.filename}': cannot be read ({error})") from None
     return buffer.getvalue()

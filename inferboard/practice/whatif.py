@@ -255,13 +255,15 @@ def _num(value: Any) -> float | None:
 
 
 # ------------------------------------------------------------------------ what-ifs
-def what_if(scenario: Scenario, design: Design, follow_up: FollowUp) -> WhatIf:
+def what_if(scenario: Scenario, design: Design, follow_up: FollowUp, before: Readout | None = None) -> WhatIf:
+    """``before``: the design's readout under the scenario's requirements, when the caller has it
+    already (several follow-ups on one design need it once)."""
     base_req = scenario.requirements
     after_req = scenario.requirements_after(follow_up)
-    base_design = with_requirements(design, base_req)
     after_design = with_requirements(design, after_req)
     faults, texts, unmatched, missing, retargeted = plan_faults(after_design, follow_up)
-    before = readout(base_design, load_rate(base_req))
+    if before is None:
+        before = readout(with_requirements(design, base_req), load_rate(base_req))
     after = readout(after_design, load_rate(after_req), faults)
     result = WhatIf(follow_up.id, follow_up.title, follow_up.prompt, texts, dict(follow_up.requirement_changes),
                     before, after, unmatched, missing=missing, retargeted=retargeted)
@@ -269,9 +271,12 @@ def what_if(scenario: Scenario, design: Design, follow_up: FollowUp) -> WhatIf:
     return result
 
 
-def run_follow_ups(scenario: Scenario, design: Design, follow_up_ids: Sequence[str] | None = None) -> list[WhatIf]:
+def run_follow_ups(scenario: Scenario, design: Design, follow_up_ids: Sequence[str] | None = None,
+                   before: Readout | None = None) -> list[WhatIf]:
     chosen = scenario.follow_ups if follow_up_ids is None else [scenario.follow_up(i) for i in follow_up_ids]
-    return [what_if(scenario, design, f) for f in chosen]
+    if chosen and before is None:
+        before = readout(with_requirements(design, scenario.requirements), load_rate(scenario.requirements))
+    return [what_if(scenario, design, f, before) for f in chosen]
 
 
 def verdict(result: WhatIf, requirements: Requirements) -> str:
