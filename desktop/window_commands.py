@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox
 
 from inferboard import __version__
 from inferboard.model import Edge, ops
@@ -106,14 +106,28 @@ class WindowCommands:
 
         return projector_mode(self).enter(paths)
 
-    def present_design_files(self, paths=None):
+    def present_design_files(self, paths=None, scenario_id: str | None = None):
+        """Projector mode over design files, scored on their own requirements or in a scenario
+        (asked for when the files are chosen here)."""
+        from desktop.practice.common import open_library
+        from desktop.workshop.projector import projector_mode
+
+        library = open_library(self.data_dir)
         if paths is None:
             chosen, _ = QFileDialog.getOpenFileNames(self, "Present design files", str(Path.home()),
                                                      "Inferboard designs (*.json)")
             if not chosen:
                 return None
             paths = chosen
-        return self.enter_projector(paths)
+            ids = [None, *library.entries]
+            titles = ["Each design on its own requirements",
+                      *(f"{entry.scenario.title} ({entry.id})" for entry in library.entries.values())]
+            choice, ok = QInputDialog.getItem(self, "Present design files", "Score the designs in:", titles, 0, False)
+            if not ok:
+                return None
+            scenario_id = ids[titles.index(choice)]
+        scenario = library.get(scenario_id).scenario if scenario_id else None
+        return projector_mode(self).enter(paths, scenario=scenario)
 
     def undo(self) -> None:
         """The focused field's own undo while it has one, else the design's."""

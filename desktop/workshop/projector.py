@@ -218,7 +218,8 @@ class ProjectorStage(QWidget):
         self.findings, self.finding_index, self.tick = [], -1, 0
         self.title.setToolTip(slide.title)
         self._elide_title()
-        self.position.setText(f"Design {self.slide_index + 1} of {len(self.slides)}")
+        self.position.setText(f"Design {self.slide_index + 1} of {len(self.slides)}"
+                              + (f" · {self.scenario.title}" if self.scenario is not None else ""))
         self.document.set_design(fresh_design(slide.data) if slide.data is not None else Design())
         self.scene.clear_highlight()
         self.day.show_timeline(None, None)

@@ -198,3 +198,25 @@ def test_a_folder_of_designs_is_stepped_design_to_design(make_window, qtbot, tmp
     assert stage.slide_index == 1
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
     QApplication.processEvents()
+
+
+def test_design_files_are_scored_in_the_scenario_chosen(make_window, qtbot, tmp_path):
+    from inferboard.practice.library import ScenarioLibrary
+
+    path = tmp_path / "team.json"
+    save_design(read_design(templates()["cpu-small"])[0], path)
+    window = make_window(demo_design())
+    window.present_design_files([path], scenario_id="fraud-scoring-cpu")
+    stage = window.projector_mode.stage
+    stage.autoplay = False
+    qtbot.waitUntil(lambda: stage.report is not None and stage.evaluator.latest.get("report") is stage.report,
+                    timeout=WAIT_MS)
+    scenario = ScenarioLibrary(user_packs=None).load().get("fraud-scoring-cpu").scenario
+    expected = score_design(read_design(path)[0], scenario)
+    assert expected.overall != pytest.approx(score_design(read_design(path)[0]).overall)  # the scenario matters
+    assert stage.report.overall == pytest.approx(expected.overall)
+    assert [(f.rule_id, f.node_ids) for f in stage.findings] == [(f.rule_id, f.node_ids)
+                                                               for f in by_loss(expected.findings)]
+    assert stage.position.text() == f"Design 1 of 1 · {scenario.title}"
+    qtbot.keyClick(stage, Qt.Key.Key_Escape)
+
