@@ -132,7 +132,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Full screen for a room: high contrast, large type, the findings one by one while the day plays "
                "(Esc leaves)"),
     ActionSpec("workshop.present_files", "Present &Design Files…", WORKSHOP, "", "present_design_files",
-               "Projector mode over several design files (a folder or a cohort), stepping design to design"),
+               "Projector mode over several design files (a folder of submissions), stepping design to design"),
+    ActionSpec("workshop.present_cohort", "Present a &Cohort…", WORKSHOP, "", "present_cohort",
+               "Projector mode over a graded room kept as a cohort, in its scenario, submission by submission"),
     ActionSpec("help.getting_started", "&Getting Started", HELP, "", "show_getting_started",
                "A short guide: draw, read the warnings and findings, plan faults, practise"),
     ActionSpec("help.welcome", "&Welcome Screen", HELP, "", "show_welcome", "Templates, recent designs and the guide",

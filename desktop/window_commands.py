@@ -129,6 +129,31 @@ class WindowCommands:
         scenario = library.get(scenario_id).scenario if scenario_id else None
         return projector_mode(self).enter(paths, scenario=scenario)
 
+    def present_cohort(self, cohort_id: int | None = None):
+        """Projector mode over a saved cohort's submissions, scored in the cohort's scenario."""
+        from inferboard.workshop.cohorts import CohortStore
+
+        from desktop.practice.common import open_library
+        from desktop.workshop.projector import projector_mode, slides_from_run
+
+        with CohortStore(self.data_dir) as store:
+            if cohort_id is None:
+                cohorts = store.cohorts()
+                if not cohorts:
+                    QMessageBox.information(self, "Present a cohort", "No cohort is saved yet: grade a room's "
+                                            "submissions first and keep them as a cohort.")
+                    return None
+                titles = [f"{c['name']} ({c['submissions']} submissions)" for c in cohorts]
+                choice, ok = QInputDialog.getItem(self, "Present a cohort", "Cohort:", titles, 0, False)
+                if not ok:
+                    return None
+                cohort_id = cohorts[titles.index(choice)]["id"]
+            run = store.load(cohort_id)
+        library = open_library(self.data_dir)
+        entry = library.entries.get(run.scenario_id)
+        stage = projector_mode(self).enter(scenario=entry.scenario if entry else None, slides=slides_from_run(run))
+        return stage
+
     def undo(self) -> None:
         """The focused field's own undo while it has one, else the design's."""
         if run_step(self, "undo"):

@@ -69,6 +69,19 @@ def slides_from_paths(paths: Iterable[Path | str]) -> list[Slide]:
     return slides
 
 
+def slides_from_run(run) -> list[Slide]:
+    """A graded room (a cohort: ``inferboard.workshop.grading.GradingRun``), one slide per
+    submission in the room's order; a submission that could not be graded shows its error."""
+    slides = []
+    for row in run.results:
+        title = row.title or row.name
+        if row.error or not row.design:
+            slides.append(Slide(title, None, None, row.error or "This submission holds no design."))
+        else:
+            slides.append(Slide(title, row.design.encode("utf-8")))
+    return slides
+
+
 def ordered_findings(report) -> list:
     """Biggest losses first, blockers before others at equal points."""
     findings = list(report.findings) if report is not None else []
@@ -442,14 +455,17 @@ class ProjectorMode(QObject):
     def active(self) -> bool:
         return self.stage is not None
 
-    def enter(self, paths: Iterable[Path | str] | None = None, scenario=None, play: bool = True) -> ProjectorStage:
-        """Show the open design, or the design files in ``paths`` (folders add their designs)."""
+    def enter(self, paths: Iterable[Path | str] | None = None, scenario=None, play: bool = True,
+              slides: list[Slide] | None = None) -> ProjectorStage:
+        """Show the open design, the design files in ``paths`` (folders add their designs) or the
+        given ``slides`` (a cohort's submissions)."""
         w = self.window
         if self.stage is not None:
             self.leave()
         design = w.document.design
-        slides = slides_from_paths(paths) if paths is not None else [
-            slide_of(design, design.metadata.get("title", "") or w.document.display_name())]
+        if slides is None:
+            slides = slides_from_paths(paths) if paths is not None else [
+                slide_of(design, design.metadata.get("title", "") or w.document.display_name())]
         toolbars = w.findChildren(QToolBar)
         self._saved = {"state": w.saveState(), "window_state": w.windowState(), "geometry": w.geometry(), "menu": w.menuBar().isVisible(),
                        "status": w.statusBar().isVisible(),

@@ -220,3 +220,29 @@ def test_design_files_are_scored_in_the_scenario_chosen(make_window, qtbot, tmp_
     assert stage.position.text() == f"Design 1 of 1 · {scenario.title}"
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
 
+
+
+def test_a_cohort_is_presented_submission_by_submission_in_its_scenario(make_window, qtbot, data_folder):
+    from inferboard.store import design_to_bytes
+    from inferboard.workshop.cohorts import CohortStore
+    from inferboard.workshop.grading import GradingRun, SubmissionResult
+
+    good = design_to_bytes(read_design(templates()["cpu-small"])[0]).decode("utf-8")
+    run = GradingRun("fraud-scoring-cpu", "Real-time fraud scoring on CPUs", [("latency", "Latency", 1.0)], [
+        SubmissionResult(0, "ana.json", title="Ana's design", design=good, overall=55.0),
+        SubmissionResult(1, "bo.json", error="bo.json: not a design file (no 'nodes')")])
+    with CohortStore(data_folder) as store:
+        cohort_id = store.save(run, "Tuesday room")
+    window = make_window(demo_design())
+    stage = window.present_cohort(cohort_id)
+    stage.autoplay = False
+    assert [s.title for s in stage.slides] == ["Ana's design", "bo.json"]
+    assert stage.scenario is not None and stage.scenario.id == "fraud-scoring-cpu"
+    qtbot.waitUntil(lambda: stage.report is not None and stage.evaluator.latest.get("report") is stage.report,
+                    timeout=WAIT_MS)
+    expected = score_design(read_design(templates()["cpu-small"])[0], stage.scenario)
+    assert stage.report.overall == pytest.approx(expected.overall)
+    qtbot.keyClick(stage, Qt.Key.Key_PageDown)
+    assert stage.finding_title.text() == "This design cannot be shown" and "no 'nodes'" in stage.finding_text.text()
+    qtbot.keyClick(stage, Qt.Key.Key_Escape)
+    assert not window.projector_mode.active
