@@ -191,6 +191,7 @@ class ScenarioAuthoringDialog(QDialog):
         column.addWidget(QLabel("<b>Clarifying questions</b>: each reveals facts; a key question earns its points "
                                 "when asked early.", both))
         column.addWidget(self.questions)
+        column.addStretch(1)
         self._page("Facts and questions", both)
         self.phases = RowList("phases", "phase", PHASE_COLUMNS, self, {"minutes": 10.0})
         rubric_columns = [Column("rubric", "Rubric", COMBO, _choices(self.rubric_choices)),
@@ -202,10 +203,17 @@ class ScenarioAuthoringDialog(QDialog):
         column.addWidget(self.phases)
         column.addWidget(QLabel("<b>Rubrics</b> scored and their weights in the overall score.", timing))
         column.addWidget(self.rubrics)
+        column.addStretch(1)
         self._page("Phases and rubrics", timing)
         self.follow_ups = RowList("follow_ups", "follow-up", FOLLOW_UP_COLUMNS, self, {"phase": "tradeoffs"},
                                   decorate=self._add_fault_picker)
-        self._page("Follow-ups", self.follow_ups)
+        twists = QWidget(self)
+        column = QVBoxLayout(twists)
+        column.addWidget(QLabel("<b>Follow-ups</b>: twists the interviewer plays mid-round, a fault, a requirement "
+                                "change or both. Select a component on the canvas to aim a fault at it.", twists))
+        column.addWidget(self.follow_ups)
+        column.addStretch(1)
+        self._page("Follow-ups", twists)
         self.lists = (self.facts, self.questions, self.phases, self.rubrics, self.follow_ups)
         for rows in self.lists:
             rows.changed.connect(self._edited)

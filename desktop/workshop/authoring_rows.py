@@ -132,7 +132,6 @@ class RowList(QWidget):
         row.addWidget(self.add_button)
         row.addStretch(1)
         layout.addLayout(row)
-        layout.addStretch(1)
 
     # ------------------------------------------------------------------ items
     def add_item(self, values: dict | None = None, focus: bool = False) -> ItemFrame:
