@@ -4,7 +4,7 @@ the design's findings step one by one (its nodes highlighted on the canvas as ea
 the simulated day plays. Several design files (a folder, a cohort) are stepped through in turn.
 
 Keys: Right/Space next finding, Left previous, Page Down/Page Up next/previous design, P play or
-pause the day, Esc leaves (everything hidden comes back as it was).
+pause the day, Esc (or F11 again) leaves (everything hidden comes back as it was).
 
 The figures are the normal window's: the same :mod:`desktop.readings` functions at the same tick
 of the same timeline, shown by the same tiles."""
@@ -425,6 +425,7 @@ class ProjectorStage(QWidget):
                    Qt.Key.Key_Down: self.next_finding, Qt.Key.Key_Left: self.previous_finding,
                    Qt.Key.Key_Up: self.previous_finding, Qt.Key.Key_PageDown: self.next_design,
                    Qt.Key.Key_PageUp: self.previous_design, Qt.Key.Key_Escape: self.leave_requested.emit,
+                   Qt.Key.Key_F11: self.leave_requested.emit,
                    Qt.Key.Key_P: lambda: self.set_playing(not self.playing()),
                    Qt.Key.Key_Home: lambda: self.show_finding(-1)}
         action = actions.get(Qt.Key(key))

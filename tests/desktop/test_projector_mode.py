@@ -70,6 +70,9 @@ def test_entering_hides_the_chrome_and_esc_restores_it(make_window, qtbot):
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
     assert not window.projector_mode.active
     qtbot.waitUntil(lambda: not window.isFullScreen(), timeout=5000)
+    window.actions_by_id["workshop.projector"].trigger()  # F11 again leaves too
+    qtbot.keyClick(window.projector_mode.stage, Qt.Key.Key_F11)
+    assert not window.projector_mode.active
     qtbot.waitUntil(lambda: window.size() == before["size"], timeout=5000)
     after = chrome(window)
     assert after == {**before, "central": window.view}
