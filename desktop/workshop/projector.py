@@ -63,7 +63,7 @@ def slides_from_paths(paths: Iterable[Path | str]) -> list[Slide]:
         try:
             design, _stamp = read_design(path)
         except (DesignFileError, OSError) as error:
-            slides.append(Slide(path.name, None, path, str(error)))
+            slides.append(Slide(path.name, None, path, str(error).replace(str(path), path.name)))
             continue
         slides.append(Slide(design.metadata.get("title", "") or path.stem, design_to_bytes(design), path))
     return slides
@@ -236,6 +236,7 @@ class ProjectorStage(QWidget):
         self.document.set_design(fresh_design(slide.data) if slide.data is not None else Design())
         self.scene.clear_highlight()
         self.day.show_timeline(None, None)
+        self.day.placeholder = "No design to simulate." if slide.error else "Simulating the day…"
         for tile in self.tiles.values():
             tile.show_value(None, None, "", PROJECTOR)
         self.basis.setText("")
@@ -308,7 +309,7 @@ class ProjectorStage(QWidget):
             elif not self.findings:
                 self._show_text("", "No findings", "Every rule that applies passes.", "")
             else:
-                self._show_text(f"{len(self.findings)} findings", "Press → to step through the findings",
+                self._show_text("", "Press → to step through the findings",
                                 "Biggest losses first; the components concerned light up on the canvas.", "")
             self.fit_canvas()
             self.finding_shown.emit(None)

@@ -21,6 +21,8 @@ class DayStrip(QWidget):
         self.index = 0
         self.slo_ms: float | None = None
         self.faults: tuple = ()
+        #: Shown while there is no timeline.
+        self.placeholder = "Simulating the day…"
         self.setFont(pixel_font(SMALL_PX))
         self.setMinimumHeight(150)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -47,7 +49,7 @@ class DayStrip(QWidget):
         times = list(self.timeline.times_s) if self.timeline is not None else []
         if len(times) < 2:
             painter.setPen(QColor(PROJECTOR.text))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "Simulating the day…")
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self.placeholder)
             return
         t0, t1 = times[0], times[-1]
 

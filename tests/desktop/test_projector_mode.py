@@ -195,6 +195,8 @@ def test_a_folder_of_designs_is_stepped_design_to_design(make_window, qtbot, tmp
     qtbot.keyClick(stage, Qt.Key.Key_PageDown)
     assert stage.position.text() == "Design 3 of 3"
     assert stage.finding_title.text() == "This design cannot be shown" and "c-team.json" in stage.finding_text.text()
+    assert str(tmp_path) not in stage.finding_text.text()  # the room sees the file's name, not a path
+    assert stage.day.placeholder == "No design to simulate."
     qtbot.keyClick(stage, Qt.Key.Key_PageDown)  # the last stays
     assert stage.slide_index == 2
     qtbot.keyClick(stage, Qt.Key.Key_PageUp)
