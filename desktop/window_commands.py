@@ -106,6 +106,16 @@ class WindowCommands:
 
         return projector_mode(self).enter(paths)
 
+    def grade_submissions(self, paths=()):
+        from desktop.workshop.grading_dialog import open_grade_submissions
+
+        return open_grade_submissions(self, paths=paths)
+
+    def open_cohorts(self, cohort_id=None):
+        from desktop.workshop.cohort_view import open_cohorts
+
+        return open_cohorts(self, cohort_id=cohort_id)
+
     def present_design_files(self, paths=None, scenario_id: str | None = None):
         """Projector mode over design files, scored on their own requirements or in a scenario
         (asked for when the files are chosen here)."""

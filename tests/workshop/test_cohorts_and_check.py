@@ -124,3 +124,24 @@ def test_check_warns_about_a_weak_reference_and_a_misnamed_folder(tmp_path):
     assert report.ok
     assert any("folder to be named" in w for w in report.warnings)
     assert any("reference design scores only" in w for w in report.warnings)
+
+
+def test_design_differences_name_what_changed():
+    from inferboard.workshop.compare import design_differences
+
+    a = json.loads(GOOD.read_text())
+    b = json.loads(GOOD.read_text())
+    dropped = next(n for n in b["nodes"] if n["kind"] == "admission_control")
+    b["nodes"] = [n for n in b["nodes"] if n["id"] != dropped["id"]]
+    b["edges"] = [e for e in b["edges"] if dropped["id"] not in (e["source"], e["target"])]
+    pool = next(n for n in b["nodes"] if n["kind"] == "cpu_pool")
+    before = pool["params"]["replicas"]
+    pool["params"]["replicas"] = before + 3
+    diff = design_differences(json.dumps(a), json.dumps(b))
+    count_a = sum(1 for n in a["nodes"] if n["kind"] == "admission_control")
+    assert diff.kinds == {"admission_control": (count_a, count_a - 1)}
+    assert diff.only_a == [(dropped["id"], "admission_control")] and diff.only_b == []
+    assert diff.params == [(pool["id"], "replicas", before, before + 3)]
+    lost = {f"{e['source']} -> {e['target']}" for e in a["edges"] if dropped["id"] in (e["source"], e["target"])}
+    assert set(diff.wires_only_a) == lost and diff.wires_only_b == []
+    assert design_differences(json.dumps(a), json.dumps(a)).same
