@@ -327,12 +327,18 @@ class ProjectorStage(QWidget):
         self.finding_shown.emit(finding)
 
     def node_name(self, node_id: str) -> str:
-        """A component's label, with its id when another component has the same label."""
+        """A component as its card is titled (its label, else its kind), with its id when that
+        title alone does not tell it apart."""
+        def title(node) -> str:
+            if node.label:
+                return node.label
+            kind = self.design.catalog.kinds.get(node.kind)
+            return kind.title if kind is not None else node.kind
+
         node = self.design.nodes[node_id]
-        if not node.label:
-            return node_id
-        same = sum(1 for other in self.design.nodes.values() if other.label == node.label)
-        return node.label if same == 1 else f"{node.label} ({node_id})"
+        name = title(node)
+        same = sum(1 for other in self.design.nodes.values() if title(other) == name)
+        return name if same == 1 and node.label else f"{name} ({node_id})"
 
     def _show_text(self, counter: str, title: str, text: str, where: str, severity: str = "",
                    severity_colour: str = PROJECTOR.text) -> None:

@@ -93,6 +93,8 @@ def test_stepping_the_findings_highlights_each_findings_nodes(make_window, qtbot
         assert highlighted(stage) == set(finding.node_ids) & set(stage.scene.nodes)
         assert stage.finding_title.text() == finding.title and stage.finding_text.text() == finding.message
         assert stage.counter.text() == f"Finding {n + 1} of {len(expected)}"
+        names = [stage.node_name(node_id) for node_id in finding.node_ids if node_id in stage.scene.nodes]
+        assert stage.finding_where.text() == ("On: " + ", ".join(names) if names else "On the design as a whole")
     qtbot.keyClick(stage, Qt.Key.Key_Right)  # past the last: stays there
     assert stage.finding_index == len(expected) - 1
     qtbot.keyClick(stage, Qt.Key.Key_Left)
@@ -100,6 +102,13 @@ def test_stepping_the_findings_highlights_each_findings_nodes(make_window, qtbot
         assert highlighted(stage) == set(expected[-2].node_ids) & set(stage.scene.nodes)
     qtbot.keyClick(stage, Qt.Key.Key_Home)
     assert highlighted(stage) == set()
+    qtbot.keyClick(stage, Qt.Key.Key_Escape)
+
+
+def test_components_are_named_as_their_cards_are_titled(make_window, qtbot):
+    window = make_window(demo_design())
+    stage = enter(window, qtbot)
+    assert stage.node_name("gpus") == "GPU pool (gpus)"  # no label: the kind's title, and the id
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
 
 
