@@ -66,10 +66,12 @@ def vary(reference: dict, seed: int) -> dict:
     design["nodes"] = [n for n in nodes if n["id"] not in dropped]
     design["edges"] = [e for e in design["edges"] if e["source"] not in dropped and e["target"] not in dropped]
     n = 0
+    left = min(float(node.get("x", 0)) for node in design["nodes"])
+    bottom = max(float(node.get("y", 0)) + float(node.get("height", 56) or 56) for node in design["nodes"])
     while len(design["nodes"]) < NODES:
         n += 1
-        design["nodes"].append({"id": f"extra-{n}", "kind": rng.choice(FILLERS), "x": 1400.0 + 200 * n, "y": 900.0,
-                                "params": {}})
+        design["nodes"].append({"id": f"extra-{n}", "kind": rng.choice(FILLERS), "x": left + 200 * (n - 1),
+                                "y": bottom + 40, "params": {}})
     design["nodes"] = design["nodes"][:NODES]
     kept = {node["id"] for node in design["nodes"]}
     design["edges"] = [e for e in design["edges"] if e["source"] in kept and e["target"] in kept]

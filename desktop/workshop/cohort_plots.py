@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from inferboard.workshop.grading import GradingRun
 from inferboard.workshop.reports import histogram
@@ -36,9 +36,14 @@ class DistributionPlots(QWidget):
         self.plots: dict[str, Any] = {}
         self.bars: dict[str, list[int]] = {}
         self.compared: dict[str, list[int]] = {}
-        self.grid = QGridLayout(self)
-        self.grid.setContentsMargins(4, 4, 4, 4)
+        self.legend = QLabel(self)
+        self.legend.setObjectName("distribution_legend")
+        self.grid = QGridLayout()
         self.grid.setSpacing(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.legend)
+        layout.addLayout(self.grid, 1)
 
     def release(self) -> None:
         for widget in self.widgets:
@@ -51,6 +56,9 @@ class DistributionPlots(QWidget):
         import pyqtgraph as pg
 
         self.release()
+        self.legend.setText(f"Designs per 10-point band of each score. <span style='color:{FILL}'>■</span> this "
+                            "session" + (f", <span style='color:{OUTLINE}'>□</span> {other_label}" if other is not None
+                                         else "") + "; the mean is this session's.")
         self.bars.clear()
         self.compared.clear()
         others = {name: values for name, _, values in rubric_series(other)} if other is not None else {}
@@ -63,7 +71,7 @@ class DistributionPlots(QWidget):
             widget.setMinimumSize(220, 170)
             plot = widget.getPlotItem()
             plot.setTitle(f"{title}{mean}", color=ink, size="11pt")
-            plot.setXRange(0, 100, padding=0.02)
+            plot.setXRange(-3, 103, padding=0)
             plot.setMouseEnabled(x=False, y=False)
             plot.hideButtons()
             plot.getAxis("bottom").setTicks([[(x, f"{x}") for x in (0, 25, 50, 75, 100)]])
@@ -72,17 +80,19 @@ class DistributionPlots(QWidget):
             self.bars[name] = counts
             centres = [width * (i + 0.5) for i in range(BINS)]
             shift = width * 0.22 if name in others else 0.0
-            plot.addItem(pg.BarGraphItem(x=[c - shift for c in centres], height=counts,
+            shown = [i for i in range(BINS) if counts[i]]  # empty bins draw nothing (not a line at 0)
+            plot.addItem(pg.BarGraphItem(x=[centres[i] - shift for i in shown], height=[counts[i] for i in shown],
                                          width=width * (0.42 if shift else 0.85), brush=FILL, pen=None))
             if name in others:
                 compared = histogram(others[name], BINS)
                 self.compared[name] = compared
-                plot.addItem(pg.BarGraphItem(x=[c + shift for c in centres], height=compared, width=width * 0.42,
-                                             brush=None, pen=pg.mkPen(OUTLINE, width=2)))
+                shown = [i for i in range(BINS) if compared[i]]
+                plot.addItem(pg.BarGraphItem(x=[centres[i] + shift for i in shown],
+                                             height=[compared[i] for i in shown], width=width * 0.42, brush=None,
+                                             pen=pg.mkPen(OUTLINE, width=2)))
             top = max([*counts, *self.compared.get(name, []), 1])
             plot.setYRange(0, top * 1.1, padding=0)
-            if other is not None and other_label:
-                widget.setToolTip(f"Filled: this session. Outlined: {other_label}.")
+
             self.grid.addWidget(widget, n // COLUMNS, n % COLUMNS)
             self.widgets.append(widget)
             self.plots[name] = plot

@@ -72,6 +72,7 @@ class SideBySide(QWidget):
         grid.addWidget(self.pick_b, 1, 1)
         grid.addWidget(self.picture_a, 2, 0)
         grid.addWidget(self.picture_b, 2, 1)
+        grid.setRowStretch(2, 1)
         pictures = QWidget(self)
         pictures.setLayout(grid)
         lower = QSplitter(Qt.Orientation.Horizontal, self)
@@ -86,7 +87,7 @@ class SideBySide(QWidget):
         split = QSplitter(Qt.Orientation.Vertical, self)
         split.addWidget(pictures)
         split.addWidget(lower)
-        split.setSizes([520, 360])
+        split.setSizes([620, 320])
         layout = QVBoxLayout(self)
         layout.addWidget(split)
 
@@ -128,7 +129,7 @@ class SideBySide(QWidget):
             picture.renderer().setAspectRatioMode(Qt.AspectRatioMode.KeepAspectRatio)
         if a is None or b is None:
             return
-        rows = figure_rows(a, b)
+        rows = figure_rows(a, b, {name: title for name, title, _ in self.run.rubrics} if self.run else None)
         self.figures.setRowCount(len(rows))
         for n, (label, va, vb) in enumerate(rows):
             for column, text in enumerate((label, _cell(va), _cell(vb))):

@@ -27,6 +27,11 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+def short_title(rubric: str) -> str:
+    """A rubric's column header: its name, short enough for a table of a dozen rubrics."""
+    return rubric.replace("_", " ").capitalize()
+
+
 class SortItem(QTableWidgetItem):
     """A cell that sorts by its number (missing numbers after every number, either way)."""
 
@@ -181,8 +186,8 @@ class CohortWindow(QWidget):
     # ------------------------------------------------------------------ tables
     def columns(self) -> list[str]:
         assert self.run is not None
-        return ["Submission", "Overall", "Grade", *(title for _, title, _ in self.run.rubrics), "p99 ms", "SLO ms",
-                "$ per 1k", "Served after region loss", "Follow-ups held", "Findings", "Problem"]
+        return ["Submission", "Overall", "Grade", *(short_title(name) for name, _, _ in self.run.rubrics), "p99 ms",
+                "SLO ms", "$ per 1k", "After region loss", "Follow-ups", "Findings", "Problem"]
 
     def fill_table(self) -> None:
         run = self.run
@@ -192,6 +197,12 @@ class CohortWindow(QWidget):
         self.table.clear()
         self.table.setColumnCount(len(headers))
         self.table.setHorizontalHeaderLabels(headers)
+        tips = {3 + n: title for n, (_, title, _) in enumerate(run.rubrics)}
+        tips.update({len(headers) - 4: "Share of the peak still served after the busiest region is lost",
+                     len(headers) - 3: "Follow-ups the design absorbs, of the scenario's follow-ups",
+                     len(headers) - 2: "Findings that cost points"})
+        for column, tip in tips.items():
+            self.table.horizontalHeaderItem(column).setToolTip(tip)
         self.table.setRowCount(len(run.results))
         for n, row in enumerate(run.results):
             for column, item in enumerate(self.row_items(row)):
@@ -208,6 +219,7 @@ class CohortWindow(QWidget):
         if not row.ok:
             blank = [_item("", None, i) for _ in range(len(self.columns()) - 4)]
             error = _item(row.error, row.error, i)
+            error.setToolTip(row.error)
             error.setForeground(QBrush(QColor("#b91c1c")))
             grade = _item("error", "", i)
             grade.setForeground(QBrush(QColor("#b91c1c")))
@@ -224,6 +236,9 @@ class CohortWindow(QWidget):
         p99 = _item(_num(f.get("p99_ms")), f.get("p99_ms"), i)
         if f.get("within_slo") is not None:
             p99.setForeground(QBrush(QColor("#15803d" if f["within_slo"] else "#b91c1c")))
+            p99.setToolTip(f"p99 {_num(f.get('p99_ms'))} ms against an SLO of {_num(f.get('slo_p99_ms'))} ms; "
+                           f"{_num(f.get('lost_pct'), 1)}% of the peak lost"
+                           + ("" if f["within_slo"] else " (red: over the SLO, or 1% or more lost)"))
         served = f.get("region_loss_served_pct")
         items += [p99, _item(_num(f.get("slo_p99_ms")), f.get("slo_p99_ms"), i),
                   _item(_num(f.get("cost_per_1k"), 4), f.get("cost_per_1k"), i),
@@ -253,6 +268,7 @@ class CohortWindow(QWidget):
                 cells.append(f"{100 * other_share.get(rule, 0.0):.0f}%")
             for column, text in enumerate(cells):
                 self.findings.setItem(n, column, QTableWidgetItem(text))
+        self.findings.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.findings.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
 
     def fill_sessions(self) -> None:
@@ -273,6 +289,7 @@ class CohortWindow(QWidget):
         for n, cells in enumerate(rows):
             for column, text in enumerate(cells):
                 self.sessions.setItem(n, column, QTableWidgetItem(text))
+        self.sessions.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.sessions.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
 
     # ------------------------------------------------------------------ actions

@@ -70,11 +70,15 @@ def design_differences(design_a: str, design_b: str) -> DesignDifferences:
     return out
 
 
-def figure_rows(a: SubmissionResult, b: SubmissionResult) -> list[tuple[str, Any, Any]]:
-    """(label, value of A, value of B): overall, each rubric, then the simulated figures."""
+def figure_rows(a: SubmissionResult, b: SubmissionResult,
+                titles: dict[str, str] | None = None) -> list[tuple[str, Any, Any]]:
+    """(label, value of A, value of B): overall, each rubric (``titles``: rubric -> title), then
+    the simulated figures."""
+    titles = titles or {}
     rows: list[tuple[str, Any, Any]] = [("Overall", a.overall, b.overall), ("Grade", a.grade, b.grade)]
     for rubric in dict.fromkeys([*a.rubrics, *b.rubrics]):
-        rows.append((rubric.replace("_", " ").capitalize(), a.rubrics.get(rubric), b.rubrics.get(rubric)))
+        rows.append((titles.get(rubric) or rubric.replace("_", " ").capitalize(), a.rubrics.get(rubric),
+                     b.rubrics.get(rubric)))
     for label, key, _ in FIGURES:
         rows.append((label, a.figures.get(key), b.figures.get(key)))
     rows.append(("Follow-ups held", f"{a.follow_ups_held}/{len(a.follow_ups)}", f"{b.follow_ups_held}/{len(b.follow_ups)}"))

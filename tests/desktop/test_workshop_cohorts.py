@@ -3,6 +3,7 @@ view (sorting, the distribution plots, common findings, two designs side by side
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 import pytest
 import json
 
@@ -155,7 +156,8 @@ def test_a_distribution_is_plotted_per_rubric(cohort):
     for name, _, _ in run.rubrics:
         scored = [r.rubrics[name] for r in run.graded if r.rubrics.get(name) is not None]
         assert sum(plots.bars[name]) == len(scored)
-        assert plots.plots[name].listDataItems() or plots.plots[name].items, name
+        drawn = [item for item in plots.plots[name].items if isinstance(item, pg.BarGraphItem)]
+        assert len(drawn) == 1 and sum(drawn[0].opts["height"]) == len(scored), name
 
 
 def test_the_most_common_findings_come_first(cohort):
