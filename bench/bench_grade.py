@@ -106,7 +106,7 @@ def main() -> int:
     parser.add_argument("--batching-scenario", default="p99-latency-spike")
     parser.add_argument("--batching-count", type=int, default=16, help="0 to skip the batching room")
     args = parser.parse_args()
-    met = room(args.scenario, args.count, target=True)
+    met = room(args.scenario, args.count, target=True) if args.count else True
     if args.batching_count:
         room(args.batching_scenario, args.batching_count, target=False)
     return 0 if met else 1

@@ -330,9 +330,94 @@ def _hist_quantiles(counts: np.ndarray, zeros: float, edges: np.ndarray) -> np.n
     return np.interp(_PROBS, cdf[keep], x[keep])
 
 
+#: A folder where worker processes share the tables they build (see ``share_tables``); None: each
+#: process keeps its own.
+_SHARED_TABLES: list[str] = []
+
+
+def share_tables(folder: str | None) -> None:
+    """Let several processes grading a room share batching tables through ``folder`` (a private
+    temporary folder the caller made and removes): a table one process built is read back, not
+    rebuilt, by the others. The numbers are the same either way. ``None`` stops sharing."""
+    _SHARED_TABLES[:] = [folder] if folder else []
+
+
+def _table_path(servers: int, p: BatchParams) -> str:
+    import hashlib
+    import os
+
+    key = hashlib.sha256(repr((servers, p)).encode("utf-8")).hexdigest()[:32]
+    return os.path.join(_SHARED_TABLES[0], f"{key}.npz")
+
+
+def _read_shared(path: str) -> _Table | None:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return _Table(float(data["capacity"]), *(data[name] for name in _TABLE_ARRAYS))
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+def _write_shared(path: str, table: _Table) -> None:
+    import os
+    import tempfile
+
+    try:
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".npz")
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, capacity=np.float64(table.capacity),
+                     **{name: getattr(table, name) for name in _TABLE_ARRAYS})
+        os.replace(tmp, path)  # whole or not at all for a process reading it
+    except OSError:
+        pass
+
+
+_TABLE_ARRAYS = ("loads", "mean_batch", "util", "mean_wait", "forming_wait", "mean_service", "p_wait", "sojourn_q",
+                 "wait_q")
+
+
 @lru_cache(maxsize=512)
 def _table(servers: int, p: BatchParams) -> _Table:
+    if _SHARED_TABLES:
+        return _shared_table(servers, p)
     return _simulate(servers, p, batch_capacity(servers, p))
+
+
+#: How long a process waits for a table another process is building before building it itself.
+SHARED_WAIT_S = 60.0
+
+
+def _shared_table(servers: int, p: BatchParams) -> _Table:
+    """Read the table if another process built it; wait while one builds it (a lock file says
+    so); otherwise build it and leave it for the others."""
+    import os
+    import time
+
+    path = _table_path(servers, p)
+    lock = path + ".building"
+    deadline = time.monotonic() + SHARED_WAIT_S
+    while True:
+        shared = _read_shared(path)
+        if shared is not None:
+            return shared
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+            break  # this process builds it
+        except FileExistsError:
+            if time.monotonic() > deadline:  # the builder died or is stuck: build it here
+                break
+            time.sleep(0.02)
+        except OSError:
+            break
+    try:
+        table = _simulate(servers, p, batch_capacity(servers, p))
+        _write_shared(path, table)
+        return table
+    finally:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
 
 
 def _no_traffic(servers: int, p: BatchParams, cap: float) -> BatchSolution:

@@ -11,7 +11,8 @@ A submission that cannot be read or graded gets a result with ``error`` set; the
 a worker thread; with ``jobs`` > 1 the designs are graded in worker processes (``spawn``, so a GUI
 process with threads is never forked), each row sent back as soon as it is graded, and the results
 are put back in submission order. Designs with the same pools go to the same worker (see
-:func:`pool_signature`), so the simulator's per-process table caches are filled once.
+:func:`pool_signature`), and the workers share the batching model's tables through a private
+temporary folder, so a table is built once for the room rather than once per worker.
 """
 
 from __future__ import annotations
@@ -217,8 +218,11 @@ def _short(message: str, name: str) -> str:
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(scenario_json: str, reference: bytes | None, behaviour: bool, rows, stop) -> None:
+def _init_worker(scenario_json: str, reference: bytes | None, behaviour: bool, rows, stop, tables: str) -> None:
+    from inferboard.sim.batching import share_tables
     from inferboard.store.design_files import parse_design
+
+    share_tables(tables)
 
     _WORKER["scenario"] = Scenario.model_validate_json(scenario_json)
     _WORKER["reference"] = parse_design(reference, "<reference>") if reference is not None else None
@@ -240,7 +244,7 @@ def _grade_batch(batch: list[tuple[int, Submission]]) -> int:
 
 def pool_signature(submission: Submission) -> str:
     """What decides which simulator tables a design needs: its serving pools and batchers with
-    their parameters. Designs that share it are graded by the same worker, which then builds each
+    their parameters, and the caches and canaries that thin the traffic reaching them. Designs that share it are graded by the same worker, which then builds each
     table once (the batching model's tables take most of a grading's time and are cached per
     process)."""
     from inferboard.catalog.roles import kinds_with
@@ -250,7 +254,8 @@ def pool_signature(submission: Submission) -> str:
         nodes = raw.get("nodes", []) if isinstance(raw, dict) else []
         pools = kinds_with("serving_pool")
         parts = sorted(json.dumps([n.get("kind"), n.get("params")], sort_keys=True, default=str) for n in nodes
-                       if isinstance(n, dict) and (n.get("kind") in pools or "batch" in str(n.get("kind"))))
+                       if isinstance(n, dict) and (n.get("kind") in pools or n.get("kind") in ("cache", "canary_router")
+                                                 or "batch" in str(n.get("kind"))))
         return "|".join(parts)
     except Exception:  # noqa: BLE001 - the worker reports what is wrong with the file
         return ""
@@ -330,10 +335,14 @@ def _run_pool(scenario: Scenario, reference: bytes | None, todo: list[tuple[int,
     import multiprocessing
     import queue
 
+    import shutil
+    import tempfile
+
     context = multiprocessing.get_context("spawn")  # never fork a process that may run a GUI's threads
     rows, stop = context.Queue(), context.Event()
+    tables = tempfile.mkdtemp(prefix="inferboard-tables-")  # the workers share batching tables here
     executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                                   initargs=(scenario.model_dump_json(), reference, behaviour, rows, stop))
+                                   initargs=(scenario.model_dump_json(), reference, behaviour, rows, stop, tables))
     expected = len(todo)
     received = 0
     try:
@@ -363,6 +372,7 @@ def _run_pool(scenario: Scenario, reference: bytes | None, todo: list[tuple[int,
         stop.set()
         executor.shutdown(wait=True, cancel_futures=True)
         rows.close()
+        shutil.rmtree(tables, ignore_errors=True)
 
 
 def _rubric_titles(scenario: Scenario) -> list[tuple[str, str, float]]:
