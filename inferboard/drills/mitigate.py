@@ -1,0 +1,116 @@
+"""What each mitigation of :data:`inferboard.drills.schema.MITIGATIONS` does to a running drill:
+timeline actions (:mod:`inferboard.sim.actions`, :mod:`inferboard.drills.operations`) and
+quality-layer changes, applied at the session's current time."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from inferboard.drills.operations import ClearFaults, SetParams
+from inferboard.sim import actions as sim
+
+DEFAULT_SCALE = 2.0
+DEFAULT_SHED = 0.2
+
+
+def _kind(session, target: str, *kinds: str) -> None:
+    node = session.timeline.design.nodes.get(target)
+    if node is None:
+        raise ValueError(f"no node '{target}' in this design" if target else "a target is needed")
+    if kinds and node.kind not in kinds:
+        raise ValueError(f"'{target}' is a {node.kind.replace('_', ' ')}, not a "
+                         + " or ".join(k.replace("_", " ") for k in kinds))
+
+
+def operations_for(session, action: str, target: str, value: float | None) -> list[Callable[[], None]]:
+    """The steps of ``action`` (checked first: a ValueError means nothing is done)."""
+    state, quality = session.timeline, session.quality
+
+    def timeline(op) -> Callable[[], None]:
+        return lambda: state.apply(op)
+
+    if action == "rollback_canary":
+        _kind(session, target, "canary_router")
+        stable = [p for p, r in quality.pools.items() if r == "stable"]
+
+        def back_to_stable() -> None:
+            if stable:
+                quality.set_version(session.now_s, quality.version_of(stable[0], session.now_s), f"canary:{target}")
+        return [timeline(sim.RollbackCanary(target)), back_to_stable]
+    if action == "scale_out":
+        _kind(session, target, "gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service")
+        factor = DEFAULT_SCALE if value is None else float(value)
+        if not 1.0 < factor <= 10.0:
+            raise ValueError("the scale factor must be above 1 and at most 10")
+        k = max(0, state.ticks_done - 1)
+        current = float(state.tracks[target].replicas[k]) if state.ticks_done else float(
+            state.design.nodes[target].params.get("replicas", 1))
+        replicas = max(1, int(math.ceil(current * factor)))
+        scaler = state.scalers.get(target)
+        high = max(scaler.max_replicas, replicas) if scaler else None
+        return [timeline(sim.ScalePool(target, replicas=replicas, max_replicas=high))]
+    if action == "fail_over":
+        _kind(session, target, "region")
+        return [timeline(sim.FailOverRegion(target))]
+    if action == "restore_region":
+        _kind(session, target, "region")
+        return [timeline(sim.RestoreRegion(target))]
+    if action == "switch_to_fallback":
+        op = sim.SwitchToFallback(target)
+        structure = state.structure()
+        if target not in structure.kind or not structure.split[target][1]:
+            raise ValueError(f"'{target}' has no fallback model below it")
+        return [timeline(op)]
+    if action == "shed":
+        share = DEFAULT_SHED if value is None else float(value)
+        if not 0.0 <= share <= 0.9:
+            raise ValueError("the shed share must be between 0 and 0.9")
+        return [timeline(sim.ShedPriority(share))]
+    if action == "warm_cache":
+        _kind(session, target, "cache")
+        return [timeline(sim.WarmCache(target)), timeline(ClearFaults(target, ("cache_flush",)))]
+    if action == "flush_cache":
+        _kind(session, target, "cache")
+        return [timeline(sim.FlushCache(target))]
+    if action == "revert_config":
+        _kind(session, target)
+        before = {}
+        for edit in session.drill.plant.edits:
+            if session._target(edit.target) == target and edit.at_min * 60.0 <= session.now_s:
+                for key in edit.params:
+                    before.setdefault(key, session.design.nodes[target].params.get(key))
+        if not before:
+            return [lambda: None]  # nothing changed there: reverting does nothing
+        return [timeline(SetParams(target, tuple(sorted(before.items()))))]
+    if action == "restart_replicas":
+        _kind(session, target, "gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service")
+        return [timeline(ClearFaults(target, ("slow_replica", "failing_replica")))]
+    if action == "move_to_dedicated_gpus":
+        _kind(session, target, "gpu_pool", "generation_pool")
+        node = state.design.nodes[target]
+        ops = [timeline(ClearFaults(target, ("slow_replica",)))]
+        if node.params.get("partitioning", "none") != "none":
+            ops.insert(0, timeline(SetParams(target, (("partitioning", "none"), ("partitions", 1)))))
+        return ops
+    if action == "pin_previous_model":
+        previous = quality.previous_version(session.now_s)
+        if previous is None:
+            raise ValueError("no earlier model version to pin: the one serving is the first")
+        return [lambda: quality.set_version(session.now_s, previous, "all")]
+    if action == "retrain":
+        if quality.pipeline() is None:
+            raise ValueError("the design has no retraining pipeline")
+        return [lambda: quality.start_retraining(session.now_s, "started by the on-call engineer")]
+    if action == "set_batcher_delay":
+        _kind(session, target, "dynamic_batcher")
+        if value is None or value < 0:
+            raise ValueError("a delay in ms (value) is needed")
+        return [timeline(sim.SetBatcherDelay(target, float(value)))]
+    if action == "move_traffic":
+        _kind(session, target, "traffic_source", "canary_router")
+        if value is None or not 0.0 <= value <= 1.0:
+            raise ValueError("a share between 0 and 1 (value) is needed")
+        return [timeline(sim.MoveTraffic(target, float(value)))]
+    raise ValueError(f"unknown mitigation '{action}'")
+

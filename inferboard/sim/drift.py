@@ -1,0 +1,207 @@
+"""Drift detection on synthetic feature samples: the statistics (PSI, two-sample KS, Wasserstein)
+and a detector that evaluates them over its window the way a scheduled drift job does.
+
+Each traffic segment has one monitored feature, standard normal while nothing drifts. An input
+drift moves the feature's mean by ``shift_sd`` standard deviations from its start on (reaching it
+after ``ramp_s``); a concept drift leaves the inputs alone and moves the model's residual (the
+prediction error, known once labels arrive) instead. Samples are drawn hour by hour from a seed,
+the segment and the hour, so the same seed gives the same samples however the clock is stepped.
+
+A detector with window ``W`` compares the last ``W`` of samples with a reference sample of the
+healthy distribution every :data:`EVALUATION_S` seconds and fires on the first evaluation whose
+statistic exceeds its threshold. After a step shift at ``t0`` a share ``f = (t - t0) / W`` of the
+window is drifted; its distribution is the mixture ``(1-f) N(0,1) + f N(d,1)``, so the expected KS
+statistic is ``f (2 Phi(d/2) - 1)`` and the detection delay about ``W * threshold / (2 Phi(d/2) - 1)``
+(:func:`expected_ks_delay_s`): a longer window is steadier but slower.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Iterable, Sequence
+
+import numpy as np
+
+EVALUATION_S = 900.0  #: a drift job runs every 15 minutes
+SAMPLES_PER_HOUR = 240.0  #: feature samples logged per hour for a segment taking all traffic
+PSI_BINS = 10  #: PSI bins at the deciles of the reference sample
+PSI_FLOOR = 1e-4  #: an empty bin counts as this proportion (PSI is infinite otherwise)
+MAX_WINDOW_SAMPLES = 20_000  #: longer windows are thinned evenly to this many samples
+
+
+def psi(expected: Sequence[float], actual: Sequence[float], floor: float = PSI_FLOOR) -> float:
+    """Population stability index of two histograms over the same bins (counts or proportions):
+    ``sum((a - e) * ln(a / e))`` over the bins, proportions floored at ``floor``."""
+    e = np.asarray(expected, dtype=float)
+    a = np.asarray(actual, dtype=float)
+    if e.shape != a.shape or e.size == 0:
+        raise ValueError("PSI needs two histograms over the same bins")
+    if e.sum() <= 0 or a.sum() <= 0:
+        raise ValueError("PSI needs histograms with something in them")
+    e = np.maximum(e / e.sum(), floor)
+    a = np.maximum(a / a.sum(), floor)
+    return float(np.sum((a - e) * np.log(a / e)))
+
+
+def psi_samples(reference: np.ndarray, recent: np.ndarray, bins: int = PSI_BINS) -> float:
+    """PSI of ``recent`` against ``reference``, binned at the reference's quantiles."""
+    edges = np.quantile(reference, np.linspace(0, 1, bins + 1)[1:-1])
+    e = np.bincount(np.searchsorted(edges, reference, side="right"), minlength=bins)
+    a = np.bincount(np.searchsorted(edges, recent, side="right"), minlength=bins)
+    return psi(e, a)
+
+
+def ks_statistic(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sample Kolmogorov-Smirnov statistic: the largest gap between the empirical CDFs."""
+    x, y = np.sort(np.asarray(x, dtype=float)), np.sort(np.asarray(y, dtype=float))
+    if x.size == 0 or y.size == 0:
+        raise ValueError("KS needs two non-empty samples")
+    points = np.concatenate((x, y))
+    fx = np.searchsorted(x, points, side="right") / x.size
+    fy = np.searchsorted(y, points, side="right") / y.size
+    return float(np.max(np.abs(fx - fy)))
+
+
+def wasserstein(x: np.ndarray, y: np.ndarray, points: int = 512) -> float:
+    """1-D earth mover's distance, from the two samples' quantile functions on an even grid."""
+    q = (np.arange(points) + 0.5) / points
+    return float(np.mean(np.abs(np.quantile(x, q) - np.quantile(y, q))))
+
+
+STATISTICS = {"psi": psi_samples, "ks": ks_statistic, "wasserstein": wasserstein}
+
+
+def expected_ks(shift_sd: float, drifted_share: float) -> float:
+    """The population KS statistic between N(0,1) and the mixture with ``drifted_share`` at N(d,1)."""
+    return min(max(drifted_share, 0.0), 1.0) * (2.0 * NormalDist().cdf(abs(shift_sd) / 2.0) - 1.0)
+
+
+def expected_ks_delay_s(shift_sd: float, window_s: float, threshold: float) -> float:
+    """Seconds after a step shift until the expected KS statistic reaches ``threshold`` (inf: never)."""
+    full = expected_ks(shift_sd, 1.0)
+    return math.inf if full <= threshold else window_s * threshold / full
+
+
+@dataclass(frozen=True)
+class Shift:
+    """A timed move of one segment's monitored distribution (``stream``: ``input`` or ``residual``)."""
+
+    segment: str  #: a segment id, or ``*`` for every segment
+    stream: str
+    start_s: float
+    shift_sd: float
+    ramp_s: float = 0.0
+    end_s: float = math.inf  #: the shift is gone from here on (a model retrained on it, a fix)
+
+    def mean_at(self, t: np.ndarray) -> np.ndarray:
+        if self.ramp_s > 0:
+            level = np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
+        else:
+            level = (t >= self.start_s).astype(float)
+        return np.where(t < self.end_s, level * self.shift_sd, 0.0)
+
+
+class FeatureStream:
+    """Deterministic samples of one segment's monitored feature (or residual) over time."""
+
+    def __init__(self, seed: int, segment_index: int, segment: str, share: float, stream: str,
+                 shifts: Iterable[Shift] = ()):
+        self.seed, self.index, self.segment, self.stream = int(seed), segment_index, segment, stream
+        self.per_hour = max(1, int(round(SAMPLES_PER_HOUR * max(share, 0.0))))
+        self.set_shifts(shifts)
+        self._hours: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def set_shifts(self, shifts: Iterable[Shift]) -> None:
+        self.shifts = [s for s in shifts if s.stream == self.stream and s.segment in ("*", self.segment)]
+
+    def _hour(self, hour: int) -> tuple[np.ndarray, np.ndarray]:
+        found = self._hours.get(hour)
+        if found is None:
+            rng = np.random.default_rng([self.seed, self.index, 0 if self.stream == "input" else 1, hour + 10**6])
+            times = hour * 3600.0 + (np.arange(self.per_hour) + 0.5) * 3600.0 / self.per_hour
+            noise = rng.standard_normal(self.per_hour)
+            found = self._hours[hour] = (times, noise)
+        return found
+
+    def reference(self, size: int) -> np.ndarray:
+        """A sample of the healthy distribution (the detector's reference window)."""
+        rng = np.random.default_rng([self.seed, self.index, 0 if self.stream == "input" else 1, 7])
+        return rng.standard_normal(max(size, 2))
+
+    def window(self, start_s: float, end_s: float) -> np.ndarray:
+        """The samples logged in ``[start_s, end_s)``."""
+        if end_s <= start_s:
+            return np.zeros(0)
+        parts = []
+        for hour in range(int(math.floor(start_s / 3600.0)), int(math.ceil(end_s / 3600.0))):
+            times, noise = self._hour(hour)
+            keep = (times >= start_s) & (times < end_s)
+            if keep.any():
+                t = times[keep]
+                mean = np.zeros(t.size)
+                for s in self.shifts:
+                    mean += s.mean_at(t)
+                parts.append(noise[keep] + mean)
+        values = np.concatenate(parts) if parts else np.zeros(0)
+        if values.size > MAX_WINDOW_SAMPLES:
+            values = values[np.linspace(0, values.size - 1, MAX_WINDOW_SAMPLES).astype(int)]
+        return values
+
+
+@dataclass(frozen=True)
+class DetectorReading:
+    t_s: float
+    segment: str
+    stream: str
+    statistic: float
+    fired: bool
+
+
+class DriftDetector:
+    """A drift detector of the design: ``test`` over ``window_s`` with ``threshold``, watching the
+    input feature, the residual (needs labels, ``label_delay_s`` late) or both, per segment."""
+
+    def __init__(self, node_id: str, test: str, window_s: float, threshold: float, drift_type: str,
+                 segments: Sequence[tuple[str, float]], shifts: Sequence[Shift], seed: int = 0,
+                 label_delay_s: float = 0.0, evaluation_s: float = EVALUATION_S):
+        if test not in STATISTICS:
+            raise ValueError(f"unknown drift test '{test}'; known: {', '.join(STATISTICS)}")
+        self.node_id, self.test, self.window_s, self.threshold = node_id, test, float(window_s), float(threshold)
+        self.evaluation_s = min(float(evaluation_s), self.window_s)
+        self.label_delay_s = float(label_delay_s)
+        streams = {"input": ["input"], "concept": ["residual"], "both": ["input", "residual"]}[drift_type]
+        self.streams = [FeatureStream(seed, i, seg, share, stream, shifts)
+                        for i, (seg, share) in enumerate(segments) for stream in streams]
+        self.readings: list[DetectorReading] = []
+        self.next_s = self.evaluation_s
+        self.fired_at: float | None = None
+
+    def reading(self, stream: FeatureStream, t: float) -> DetectorReading:
+        lag = self.label_delay_s if stream.stream == "residual" else 0.0
+        recent = stream.window(t - lag - self.window_s, t - lag)
+        if recent.size < 2:
+            return DetectorReading(t, stream.segment, stream.stream, 0.0, False)
+        reference = stream.reference(recent.size)
+        value = STATISTICS[self.test](reference, recent)
+        return DetectorReading(t, stream.segment, stream.stream, value, value > self.threshold)
+
+    def set_shifts(self, shifts: Sequence[Shift]) -> None:
+        """The shifts in force (a drill adds and ends them as it runs); past readings stay."""
+        for stream in self.streams:
+            stream.set_shifts(shifts)
+
+    def advance_to(self, t: float) -> list[DetectorReading]:
+        """Run every evaluation due up to ``t``; returns the readings that fired."""
+        fired = []
+        while self.next_s <= t + 1e-9:
+            for stream in self.streams:
+                r = self.reading(stream, self.next_s)
+                self.readings.append(r)
+                if r.fired:
+                    fired.append(r)
+                    if self.fired_at is None:
+                        self.fired_at = self.next_s
+            self.next_s += self.evaluation_s
+        return fired

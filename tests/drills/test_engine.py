@@ -1,0 +1,79 @@
+"""The drill engine: planting, the clock, recorded actions, visibility and replay."""
+
+import json
+
+import numpy as np
+import pytest
+
+from inferboard.drills.engine import DrillError, DrillSession, replay
+from inferboard.drills.library import get_drill
+from inferboard.drills.views import Dashboard, Unavailable
+from inferboard.store.design_files import design_to_bytes, parse_design
+
+
+def test_the_candidate_is_told_when_the_first_alert_fires_after_the_cause(drill_design):
+    drill = get_drill("slow-canary-version")
+    session = DrillSession(drill, drill_design, seed=3)
+    assert session.notice.startswith("paged")
+    assert drill.cause_start_min * 60 < session.notice_s < drill.cause_start_min * 60 + 20 * 60
+    assert session.now_s == pytest.approx(session.notice_s, abs=drill.tick_s)
+
+
+def test_actions_are_recorded_at_simulated_time_and_the_clock_pauses(drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design, seed=0)
+    start = session.now_s
+    session.pause()
+    session.tick(10.0)
+    assert session.now_s == start
+    session.resume()
+    session.tick(10.0)  # 10 wall seconds at 60x: ten simulated minutes
+    assert session.now_s == pytest.approx(start + 600.0, abs=session.timeline.tick_s)
+    session.check_changes()
+    assert session.actions[-1].verb == "check_changes" and session.actions[-1].t_s == session.now_s
+
+
+def test_an_impossible_mitigation_is_refused_and_not_recorded(drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design)
+    with pytest.raises(DrillError):
+        session.apply_mitigation("fail_over", "{pool}")
+    assert session.actions == []
+
+
+def test_a_design_without_metrics_hides_dashboards_and_the_breakdown(drill_design):
+    drill = get_drill("slow-canary-version")
+    full = DrillSession(drill, drill_design)
+    assert isinstance(full.open_dashboard("breakdown"), Dashboard)
+    blind = DrillSession(drill, _without_observability(drill_design))
+    shown = blind.open_dashboard("breakdown")
+    assert isinstance(shown, Unavailable) and "metrics collector" in shown.reason
+    assert blind.actions[-1].outcome == "missing"
+    assert not blind.view().notifications
+    assert blind.notice.startswith("a customer")
+    assert blind.notice_s > full.notice_s
+    missing = blind.result().missing
+    assert missing[0].cost_min == pytest.approx((blind.notice_s - full.notice_s) / 60, abs=1.0)
+
+
+def _without_observability(design):
+    raw = json.loads(design_to_bytes(design))
+    doomed = {n["id"] for n in raw["nodes"]
+              if n["kind"] in ("metrics_collector", "alerting", "drift_detector", "retraining_pipeline")}
+    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in doomed]
+    raw["edges"] = [e for e in raw["edges"] if e["source"] not in doomed and e["target"] not in doomed]
+    return parse_design(json.dumps(raw).encode(), "<test>", design.catalog)
+
+
+def test_replaying_the_recorded_actions_gives_the_same_result(drill_design):
+    drill = get_drill("slow-canary-version")
+    session = DrillSession(drill, drill_design, seed=5)
+    session.state_symptom("p99 up in eu-west", scope="eu-west since minute 10")
+    session.wait(2)
+    session.check_changes()
+    session.apply_mitigation("rollback_canary", "{canary}")
+    session.wait(10)
+    session.name_root_cause("the canary build 2.14 is slow and auto-rollback was paused")
+    session.finish()
+    first = session.result().to_dict()
+    again = replay(drill, drill_design, 5, [a.to_dict() for a in session.actions], finish_at=session.finished_at)
+    assert again.result().to_dict() == first
+    assert np.array_equal(again.series()["p99_ms"], session.series()["p99_ms"])

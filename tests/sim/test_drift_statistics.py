@@ -1,0 +1,74 @@
+"""Drift statistics against hand computations, and the detector's delay against its window."""
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from inferboard.sim.drift import (EVALUATION_S, DriftDetector, Shift, expected_ks, ks_statistic, psi,
+                                  psi_samples)
+
+
+def test_psi_of_two_known_histograms():
+    expected = [25, 25, 25, 25]
+    actual = [10, 20, 30, 40]
+    # by hand: sum (a - e) ln(a / e) over proportions
+    e = [0.25] * 4
+    a = [0.1, 0.2, 0.3, 0.4]
+    by_hand = sum((ai - ei) * math.log(ai / ei) for ai, ei in zip(a, e))
+    assert psi(expected, actual) == pytest.approx(by_hand, rel=1e-12)
+    assert by_hand == pytest.approx(0.2282, abs=1e-4)
+    assert psi(expected, expected) == 0.0
+
+
+def test_psi_floors_empty_bins():
+    value = psi([50, 50], [100, 0])
+    assert value == pytest.approx((1 - 0.5) * math.log(1 / 0.5) + (1e-4 - 0.5) * math.log(1e-4 / 0.5), rel=1e-9)
+
+
+def test_ks_statistic_of_two_small_samples_by_hand():
+    # CDF gaps at 1, 2, 3, 4: x = {1, 2, 3}, y = {2.5, 3.5, 4}: largest gap 2/3 at 2
+    assert ks_statistic(np.array([1.0, 2.0, 3.0]), np.array([2.5, 3.5, 4.0])) == pytest.approx(2 / 3)
+
+
+def test_psi_of_samples_is_near_zero_without_drift_and_large_with_it():
+    rng = np.random.default_rng(1)
+    ref = rng.standard_normal(20_000)
+    assert psi_samples(ref, rng.standard_normal(20_000)) < 0.01
+    assert psi_samples(ref, rng.standard_normal(20_000) + 1.0) > 0.5
+
+
+@pytest.mark.parametrize("window_h", [6.0, 24.0])
+def test_ks_detection_delay_follows_the_window(window_h):
+    shift, threshold, start = 1.0, 0.15, 3600.0
+    # by hand: after a step shift d the window holds a share f drifted; KS = f (2 Phi(d/2) - 1)
+    full = 2 * NormalDist().cdf(shift / 2) - 1
+    delay = window_h * 3600 * threshold / full
+    detector = DriftDetector("d", "ks", window_h * 3600, threshold, "input", [("all", 1.0)],
+                             [Shift("all", "input", start, shift)], seed=4)
+    detector.advance_to(start + 3 * delay)
+    assert detector.fired_at is not None
+    assert detector.fired_at - start == pytest.approx(delay, abs=0.25 * delay + EVALUATION_S)
+    assert expected_ks(shift, 0.5) == pytest.approx(full / 2)
+
+
+def test_a_longer_window_detects_later_and_nothing_fires_without_drift():
+    def fired(window_h, shifts):
+        d = DriftDetector("d", "psi", window_h * 3600, 0.2, "input", [("all", 1.0)], shifts, seed=2)
+        d.advance_to(60 * 3600)
+        return d.fired_at
+
+    shift = [Shift("all", "input", 0.0, 1.5)]
+    assert fired(4, shift) < fired(24, shift)
+    assert fired(4, []) is None
+
+
+def test_concept_drift_is_seen_only_once_labels_arrive():
+    shift = [Shift("all", "residual", 0.0, 2.0)]
+    late = DriftDetector("d", "ks", 3600, 0.2, "concept", [("all", 1.0)], shift, label_delay_s=4 * 3600)
+    late.advance_to(12 * 3600)
+    inputs_only = DriftDetector("d", "ks", 3600, 0.2, "input", [("all", 1.0)], shift)
+    inputs_only.advance_to(12 * 3600)
+    assert late.fired_at is not None and late.fired_at >= 4 * 3600
+    assert inputs_only.fired_at is None
