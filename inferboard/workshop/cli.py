@@ -115,6 +115,10 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
         print("Most common findings:", file=out)
         for rule, title, count, _ in ranked:
             print(f"  {count:>3} of {len(run.graded)}  {rule}: {title}", file=out)
+    from inferboard.workshop.reports import identical_groups
+
+    for names in identical_groups(run.results):
+        print(f"Identical files: {', '.join(names)}", file=out)
     if run.skipped:
         print(f"({len(run.skipped)} other files in the folders were not design files and were skipped)", file=out)
 

@@ -23,6 +23,10 @@ FIGURE_COLUMNS = ["p99_ms", "slo_p99_ms", "within_slo", "cost_per_1k", "cost_per
                   "region_loss_served_pct", "region_loss_p99_ms"]
 TAIL_COLUMNS = ["follow_ups_held", "follow_ups", "findings", "missing_kinds", "nodes", "edges", "sha256"]
 FORMULA_LEAD = ("=", "+", "-", "@", "\t", "\r")
+#: The room's table is wide (a column per rubric): it scrolls sideways rather than squeezing.
+EXTRA_CSS = ("body{max-width:1400px}tr.bad td{color:#b91c1c}.wide{overflow-x:auto}.wide table{font-size:.85rem}"
+             ".wide td,.wide th{white-space:nowrap}.wide tr.bad td{white-space:normal}"
+             ".dist{display:flex;flex-wrap:wrap;gap:1rem}.dist>div{flex:0 0 270px}.dist h3{font-size:1rem}")
 
 
 def csv_columns(run: GradingRun) -> list[str]:
@@ -97,6 +101,16 @@ def common_findings(results: Iterable[SubmissionResult], limit: int = 15) -> lis
     return [(rule, titles[rule], count[rule], points[rule]) for rule in ranked]
 
 
+def identical_groups(results: Iterable[SubmissionResult]) -> list[list[str]]:
+    """Names of graded submissions whose files are byte for byte the same, in groups of two or more
+    (worth a word with the room: one design handed in twice, or copied)."""
+    groups: dict[str, list[str]] = {}
+    for row in results:
+        if row.ok and row.sha256:
+            groups.setdefault(row.sha256, []).append(row.name)
+    return [names for names in groups.values() if len(names) > 1]
+
+
 def histogram(values: Sequence[float], bins: int = 10) -> list[int]:
     """Counts of percentages in ``bins`` equal bins over 0..100 (100 in the last bin)."""
     counts = [0] * bins
@@ -135,7 +149,8 @@ def _fmt(value: Any, unit: str = "", digits: int = 0) -> str:
 
 
 def _summary_table(run: GradingRun) -> str:
-    head = "".join(f"<th>{escape(title)}</th>" for _, title, _ in run.rubrics)
+    head = "".join(f"<th title='{escape(title)}'>{escape(name.replace('_', ' ').capitalize())}</th>"
+                   for name, title, _ in run.rubrics)
     rows = []
     for row in run.results:
         anchor = f"s{row.index}"
@@ -151,9 +166,9 @@ def _summary_table(run: GradingRun) -> str:
                     f" / {_fmt(f.get('slo_p99_ms'), ' ms')}</td><td>{_fmt(f.get('cost_per_1k'), '', 4)}</td>"
                     f"<td>{_fmt(f.get('region_loss_served_pct'), '%')}</td>"
                     f"<td>{row.follow_ups_held}/{len(row.follow_ups)}</td></tr>")
-    return (f"<table><tr><th>Submission</th><th>Overall</th><th>Grade</th>{head}<th>p99 / SLO</th>"
+    return (f"<div class=wide><table><tr><th>Submission</th><th>Overall</th><th>Grade</th>{head}<th>p99 / SLO</th>"
             "<th>$ per 1k</th><th>Served after region loss</th><th>Follow-ups held</th></tr>"
-            + "".join(rows) + "</table>")
+            + "".join(rows) + "</table></div>")
 
 
 def _distributions(run: GradingRun) -> str:
@@ -164,7 +179,7 @@ def _distributions(run: GradingRun) -> str:
         mean = f"mean {sum(values) / len(values):.0f}%" if values else "no scores"
         cells.append(f"<div><h3>{escape(title)}</h3>{_histogram_svg(values)}<p class=muted>{mean}, "
                      f"{len(values)} designs</p></div>")
-    return "<div class=side>" + "".join(cells) + "</div>"
+    return "<div class=dist>" + "".join(cells) + "</div>"
 
 
 def _common(run: GradingRun) -> str:
@@ -176,6 +191,14 @@ def _common(run: GradingRun) -> str:
                    f"({100 * n / total:.0f}%)</td><td>{points:g}</td></tr>" for rule, title, n, points in ranked)
     return ("<table><tr><th>Rule</th><th>Finding</th><th>Designs</th><th>Points lost in all</th></tr>"
             + rows + "</table>")
+
+
+def _identical(run: GradingRun) -> str:
+    groups = identical_groups(run.results)
+    if not groups:
+        return ""
+    items = "".join(f"<li>{escape(', '.join(names))}</li>" for names in groups)
+    return f"<h2>Identical files</h2><p>These submissions are byte for byte the same:</p><ul>{items}</ul>"
 
 
 def _submission(run: GradingRun, row: SubmissionResult) -> str:
@@ -207,12 +230,12 @@ def report_html(run: GradingRun, title: str = "") -> str:
     heading = title or f"Grading report: {run.scenario_title}"
     state = " (cancelled before the end)" if run.cancelled else ""
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{escape(heading)}</title>"
-             f"<style>{CSS}tr.bad td{{color:#b91c1c}}</style></head><body>",
+             f"<style>{CSS}{EXTRA_CSS}</style></head><body>",
              f"<h1>{escape(heading)}</h1>",
              f"<p class=muted>Scenario <code>{escape(run.scenario_id)}</code> · {len(run.results)} submissions, "
              f"{len(run.graded)} graded, {len(run.errors)} not graded{state} · {escape(run.started_at)}</p>",
              "<h2>The room</h2>", _summary_table(run), "<h2>Scores across the room</h2>", _distributions(run),
-             "<h2>The findings most common across the room</h2>", _common(run),
+             "<h2>The findings most common across the room</h2>", _common(run), _identical(run),
              "<h2>Each submission</h2>", *(_submission(run, row) for row in run.results),
              "<p class=muted>Numbers are directional estimates from Inferboard's simulator, at the scenario's "
              "peak and real requirements.</p></body></html>"]

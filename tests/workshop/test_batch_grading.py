@@ -168,3 +168,14 @@ def test_cli_single_file_output_is_unchanged(tmp_path, capsys):
     assert main(["grade", str(WEAK), "--scenario", SCENARIO, "--json", "--data-dir", str(tmp_path)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["file"] == str(WEAK) and "rubrics" in data and "submissions" not in data
+
+
+def test_identical_files_are_pointed_out(entry, tmp_path, capsys):
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_bytes(GOOD.read_bytes())
+    (tmp_path / "c.json").write_bytes(WEAK.read_bytes())
+    run = grade_submissions(entry.scenario, entry.reference_bytes, collect([tmp_path]).submissions, jobs=1)
+    assert reports.identical_groups(run.results) == [[str(tmp_path / "a.json"), str(tmp_path / "b.json")]]
+    assert "<h2>Identical files</h2>" in reports.report_html(run)
+    assert main(["grade", str(tmp_path), "--scenario", SCENARIO, "--jobs", "1", "--data-dir", str(tmp_path / "d")]) == 0
+    assert f"Identical files: {tmp_path / 'a.json'}, {tmp_path / 'b.json'}" in capsys.readouterr().out
