@@ -69,6 +69,20 @@ class DrillError(ValueError):
     """A drill cannot start on this design, or an action is not possible."""
 
 
+def at_drill_traffic(design: Design, traffic: str) -> Design:
+    """``design`` itself, or for a drill at peak traffic a copy whose mean rate is its peak."""
+    req = design.requirements
+    if traffic != "peak" or req.peak_rps is None:
+        return design
+    import json
+
+    from inferboard.store.design_files import design_to_bytes, parse_design
+
+    raw = json.loads(design_to_bytes(design))
+    raw["requirements"]["mean_rps"] = float(req.peak_rps)
+    return parse_design(json.dumps(raw).encode("utf-8"), "<drill at peak traffic>", design.catalog)
+
+
 class DrillSession:
     """One drill run (see the module docstring)."""
 
@@ -76,6 +90,8 @@ class DrillSession:
         problems = applicable(drill, design)
         if problems:
             raise DrillError(f"drill '{drill.id}' cannot run on this design: " + "; ".join(problems))
+        self.source_design = design  #: the design as given (what a record keeps)
+        design = at_drill_traffic(design, drill.traffic)
         self.drill, self.design, self.seed, self.mode = drill, design, int(seed), mode
         self.roles = roles(design)
         self.horizon_s = drill.horizon_h * 3600.0
@@ -127,14 +143,19 @@ class DrillSession:
     def _plan(self) -> list[tuple[float, str, Any]]:
         """Hidden steps of the cause, in time order: (time, what, payload)."""
         steps: list[tuple[float, str, Any]] = []
+        home = self.design.nodes.get(self.roles.get("region", ""))
+        location = home.params.get("location") if home is not None else None
         for e in self.drill.plant.edits:
-            steps.append((e.at_min * 60.0, "edit", SetParams(self._target(e.target), tuple(sorted(e.params.items())))))
+            params = {k: (location if v == "{location}" and location else v) for k, v in e.params.items()}
+            steps.append((e.at_min * 60.0, "edit", SetParams(self._target(e.target), tuple(sorted(params.items())))))
         for d in self.drill.plant.drift:
             self.quality.add_drift(DriftEvent(d.kind, d.segment, d.at_min * 60.0, d.accuracy_drop_pp, d.shift_sd,
                                               d.ramp_min * 60.0))
         for v in self.drill.plant.versions:
             version = ModelVersion(v.name, dict(v.delta_pp), -math.inf, "planted")
             self.quality.set_version(v.at_min * 60.0, version, v.where)
+            if v.pipeline_bug:
+                self.quality.retrain_delta_pp = dict(v.delta_pp)
         return sorted(steps, key=lambda s: s[0])
 
     # ------------------------------------------------------------------ the clock

@@ -11,7 +11,7 @@ from inferboard.drills.schema import Drill, DrillError, load_drill
 from inferboard.errors import Problem
 
 ROLES = ("pool", "canary", "canary_pool", "batcher", "cache", "features", "region", "other_region",
-         "fallback_router", "gateway")
+         "fallback_router", "gateway", "global_lb", "source", "other_source")
 
 
 def drills_folder() -> Path:
@@ -82,6 +82,17 @@ def roles(design: Design) -> dict[str, str]:
         found = pick(kind)
         if found:
             out[role] = found
+    glb = sorted(n.id for n in design.nodes_of_kind("global_load_balancer"))
+    if glb:
+        out["global_lb"] = glb[0]
+    location = design.nodes[home].params.get("location") if home in design.nodes else None
+    sources = sorted(design.nodes_of_kind("traffic_source"),
+                     key=lambda n: (n.params.get("origin") != location, -float(n.params.get("share", 1.0)), n.id))
+    if sources:
+        out["source"] = sources[0].id
+        away = [n for n in sources if n.params.get("origin") != location]
+        if away:
+            out["other_source"] = away[0].id
     structure = DesignStructure(design)
     routers_with_fallback = sorted((n for n, (_, fb) in structure.split.items() if fb),
                                    key=lambda n: (design.nodes[n].region != home, n))

@@ -4,8 +4,9 @@ A drill file holds one drill. Targets name a design's nodes by role, filled in f
 drill runs on (:func:`inferboard.drills.targets.resolve`): ``{pool}`` (the busiest stable model
 pool), ``{canary}`` (a canary router), ``{canary_pool}``, ``{batcher}``, ``{cache}``,
 ``{features}`` (a preprocessing service), ``{region}`` (the busiest region), ``{other_region}``,
-``{fallback_router}`` (a router with a fallback model below it), ``{gateway}``, or a literal node
-id. Times are minutes from the drill's start; recent changes may be negative (before it).
+``{fallback_router}`` (a router with a fallback model below it), ``{gateway}``, ``{global_lb}``,
+``{source}`` (the traffic source nearest ``{region}``), ``{other_source}`` (one from elsewhere),
+or a literal node id. Times are minutes from the drill's start; recent changes may be negative (before it).
 
 Errors name the file, the drill and the field, e.g.
 ``.../slow-canary.yaml: drill 'slow-canary' field 'mitigations.0.action': unknown field``.
@@ -76,7 +77,8 @@ class PlantFault(StrictModel):
 
 
 class PlantEdit(StrictModel):
-    """A configuration change made to the design at ``at_min`` (a deploy or a config push)."""
+    """A configuration change made to the design at ``at_min`` (a deploy or a config push). A
+    value ``{location}`` stands for the location of ``{region}``."""
 
     target: str = Field(pattern=TARGET)
     params: dict[str, Any] = Field(min_length=1, max_length=10)
@@ -99,6 +101,8 @@ class PlantVersion(StrictModel):
     delta_pp: dict[str, float] = Field(default_factory=dict)
     at_min: float = Field(default=0.0, ge=0)
     where: Literal["canary", "all"] = "all"
+    #: The version's defect comes from the training pipeline: retraining repeats it.
+    pipeline_bug: bool = False
 
 
 class Plant(StrictModel):
@@ -147,6 +151,8 @@ class Drill(StrictModel):
     tick_s: float = Field(default=30.0, ge=5, le=600)
     #: Traffic over the drill; ``steady`` holds the design's mean rate so the cause stands out.
     pattern: Literal["steady", "diurnal", "step", "spike", "bursty"] = "steady"
+    #: The rate the pattern is built on: the design's mean, or its peak (a busy hour).
+    traffic: Literal["mean", "peak"] = "mean"
     plant: Plant
     changes: list[Change] = Field(min_length=1, max_length=20)
     symptoms: list[str] = Field(min_length=1, max_length=10)

@@ -154,6 +154,8 @@ class QualityLayer:
         self.assignments: list[tuple[float, str, ModelVersion]] = [(-math.inf, p, stable) for p in self.pools]
         self.history: list[tuple[float, str]] = []  #: (time, what happened) for the change log
         self.retraining: list[dict] = []  #: each run: start, ready, version, promoted
+        #: A defect of the training pipeline every retrained version inherits (per segment or ``*``).
+        self.retrain_delta_pp: dict[str, float] = {}
         self.now_s = 0.0
         self.detectors = self._detectors()
         self.healthy_pct = sum(s.share * s.accuracy_pct for s in self.segments)
@@ -241,7 +243,7 @@ class QualityLayer:
         """A retraining run from ``t``: ready after ``retrain_s``, then rolled out (see module docstring)."""
         n = 2 + len(self.retraining)
         run = {"start_s": t, "ready_s": t + self.retrain_s, "reason": reason, "promoted_s": None,
-               "version": ModelVersion(f"v{n}", {}, t, f"retrained at {t / 3600:.1f} h"), "done": False}
+               "version": ModelVersion(f"v{n}", dict(self.retrain_delta_pp), t, f"retrained at {t / 3600:.1f} h"), "done": False}
         self.retraining.append(run)
         self.history.append((t, f"retraining started ({reason}); ready in {self.retrain_s / 3600:g} h"))
         return run
