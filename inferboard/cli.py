@@ -15,6 +15,7 @@ from inferboard import __version__
 from inferboard.catalog import CatalogError, default_catalog
 from inferboard.errors import InferboardError
 from inferboard.paths import data_dir
+from inferboard.drills import cli as drills_cli
 from inferboard.practice import cli as practice_cli
 from inferboard.rules import cli as rules_cli
 from inferboard.sim import cli as sim_cli
@@ -118,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.set_defaults(func=cmd_new)
 
-    for module in (sim_cli, rules_cli, practice_cli, workshop_cli):  # each adds its subcommands
+    for module in (sim_cli, rules_cli, practice_cli, workshop_cli, drills_cli):  # each adds its subcommands
         module.register(sub)
     return parser
 

@@ -200,11 +200,14 @@ def score(session) -> DrillResult:
                            f"{burned:.2f}% of a {BUDGET_DAYS:g}-day error budget burned", fix_i,
                            ttm))
     impact = harm(session, series, session.impact_s, now)
-    baseline = harm(session, _do_nothing(session, now), session.impact_s, now)
-    ratio = impact["total"] / baseline["total"] if baseline["total"] > 0 else 0.0
+    yours = harm(session, series, notice, now)["total"]  # from being told on: what the candidate could change
+    baseline = harm(session, _do_nothing(session, now), notice, now)["total"]
+    ratio = yours / baseline if baseline > 0 else 0.0
+    impact["after_notice"] = yours
     impact["share_of_doing_nothing"] = round(ratio, 4)
     lines.append(ScoreLine("customer_impact", round(10 * _ramp(ratio, 0.3, 1.0), 2), 10,
-                           f"{impact['total']:,.0f} requests harmed, {ratio:.0%} of doing nothing", fix_i, ttm))
+                           f"{yours:,.0f} requests harmed after you were told, {ratio:.0%} of doing nothing",
+                           fix_i, ttm))
     for k, x in enumerate(actions):
         if x.verb == "apply_mitigation" and x.outcome == "worsens":
             lost = min(WORSE_PENALTY, WORSE_CAP + sum(l.points for l in lines if l.criterion == "made_worse"))
@@ -216,8 +219,8 @@ def score(session) -> DrillResult:
     else:
         found = max(_matches(x.args.get("text", ""), drill.keywords) for x in actions if x.verb == "name_root_cause")
         pts = 15.0 * min(1.0, found / drill.keywords_needed)
-        lines.append(ScoreLine("root_cause", round(pts, 2), 15, f"root cause: {found} of the "
-                               f"{drill.keywords_needed} key points named", cause_i, minutes(cause.t_s)))
+        lines.append(ScoreLine("root_cause", round(pts, 2), 15, f"root cause: {found} key point(s) named, "
+                               f"{drill.keywords_needed} needed", cause_i, minutes(cause.t_s)))
     i, a = first("write_follow_up")
     if a is None:
         lines.append(ScoreLine("follow_up", 0, 10, "no long-term fix or monitoring written"))

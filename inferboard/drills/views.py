@@ -245,7 +245,8 @@ def first_notice(session) -> tuple[float, str]:
     scout.advance_to(complaint)
     raised = [a for a in alerts(scout) if a.t_s >= session.impact_s - 1e-9]
     if raised and raised[0].t_s <= complaint:
-        return raised[0].t_s, f"paged: {raised[0].message}"
+        how = "paged" if raised[0].severity == "page" else "a ticket opened"
+        return raised[0].t_s, f"{how}: {raised[0].message}"
     return complaint, "a customer reports the problem (nothing alerted)"
 
 

@@ -2,8 +2,9 @@
 
 Tables: ``attempts`` (one row per practice or mock round), ``questions`` (each asking, when and in
 which phase), ``snapshots`` (the design as JSON, each edit and each phase's end), ``rubric_scores``
-(per rubric, written at submit), ``events`` (phase changes, follow-ups, notes) and ``results`` (the
-whole graded result as JSON, for reports).
+(per rubric, written at submit), ``events`` (phase changes, follow-ups, notes), ``results`` (the
+whole graded result as JSON, for reports) and ``drills`` (one row per incident drill: its design,
+recorded actions and result; see ``inferboard.drills.record``).
 
 Every call commits at once, so a crash mid-attempt loses nothing already written; the attempt
 stays ``in_progress``. A database that SQLite cannot read or whose integrity check fails is moved
@@ -36,6 +37,10 @@ TABLES: dict[str, dict[str, Any]] = {
                       "weight": float, "earned": float, "applicable": float},
     "events": {"id": int, "attempt_id": int, "t_s": float, "kind": str, "detail": str},
     "results": {"attempt_id": int, "result": str},
+    # incident drills (inferboard.drills.record): the design, the recorded actions and the result
+    "drills": {"id": int, "drill_id": str, "title": str, "mode": str, "started_at": str, "ended_at": str,
+               "seed": int, "ended_s": float, "percent": float, "grade": str, "design": str, "actions": str,
+               "result": str},
 }
 
 
