@@ -103,7 +103,7 @@ class DrillSession:
         self.mitigations: list[tuple[float, str, str, str]] = []  #: (time, action, target, effect)
         self.reverted: dict[str, dict[str, Any]] = {}
         self._schedule = self._plan()
-        self.paused = mode != "solo"
+        self.paused = False
         self.speed = DEFAULT_SPEED
         self.finished_at: float | None = None
         self.impact_s = drill.cause_start_min * 60.0
@@ -113,7 +113,6 @@ class DrillSession:
         self.notice_s, self.notice = views.first_notice(self) if start_clock else (0.0, "")
         if start_clock:
             self.advance_to(self.notice_s)
-        self.paused = False
 
     # ------------------------------------------------------------------ planting
     def _target(self, text: str) -> str:
@@ -167,8 +166,16 @@ class DrillSession:
     def finished(self) -> bool:
         return self.finished_at is not None or self.timeline.finished
 
-    def pause(self) -> None:
-        self.paused = True
+    @property
+    def pausable(self) -> bool:
+        """Solo practice may stop the clock; in an interview it keeps running."""
+        return self.mode == "solo"
+
+    def pause(self) -> bool:
+        """Stop the clock (solo practice only); returns whether it is stopped."""
+        if self.pausable:
+            self.paused = True
+        return self.paused
 
     def resume(self) -> None:
         self.paused = False

@@ -124,6 +124,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         put(f"queue:{sid}", st.queue)
         put(f"backlog:{sid}", st.backlog)
         put(f"wait_ms:{sid}", np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS))
+        put(f"sojourn_ms:{sid}", np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS))  # per-component breakdown
 
     per = np.array([(c.lost_rps / c.offered_rps, sum(c.shed_rps.values()) / c.offered_rps) if c.offered_rps > 0
                     else (0.0, 0.0) for c in compiled]).reshape(len(compiled), 2)

@@ -77,3 +77,20 @@ def test_replaying_the_recorded_actions_gives_the_same_result(drill_design):
     again = replay(drill, drill_design, 5, [a.to_dict() for a in session.actions], finish_at=session.finished_at)
     assert again.result().to_dict() == first
     assert np.array_equal(again.series()["p99_ms"], session.series()["p99_ms"])
+
+
+def test_the_breakdown_shows_the_slow_canary_pool_taking_longer_per_request(drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design)
+    shown = session.open_dashboard("breakdown")
+    canary, stable = session.roles["canary_pool"], session.roles["pool"]
+    assert shown.panels[canary]["time spent (ms)"][-1] > 2 * shown.panels[stable]["time spent (ms)"][-1]
+    before = shown.times_min < get_drill("slow-canary-version").cause_start_min
+    assert shown.panels[canary]["time spent (ms)"][before].max() < 1.5 * shown.panels[stable]["time spent (ms)"][-1]
+
+
+def test_the_clock_cannot_be_paused_in_an_interview(drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design, mode="interview")
+    assert session.pause() is False and not session.paused
+    start = session.now_s
+    session.tick(1.0)
+    assert session.now_s > start
