@@ -288,6 +288,12 @@ class DrillSession:
         self.mitigations.append((self.now_s, action, target, effect))
         return self._record("apply_mitigation", effect, action=action, target=target, value=value)
 
+    def mitigation_targets(self) -> dict[str, list[str]]:
+        """Each mitigation this design allows, with the node ids it can target (``[""]``: none)."""
+        from inferboard.drills.mitigate import mitigation_targets
+
+        return mitigation_targets(self)
+
     def perform(self, verb: str, args: dict[str, Any]):
         """Do ``verb`` with ``args`` (a script or a replay); ``wait`` lets the clock run."""
         if verb not in VERBS:

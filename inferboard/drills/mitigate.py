@@ -114,3 +114,38 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
         return [timeline(sim.MoveTraffic(target, float(value)))]
     raise ValueError(f"unknown mitigation '{action}'")
 
+
+
+#: mitigation -> the node kinds it can target (empty: it takes no target)
+TARGET_KINDS: dict[str, tuple[str, ...]] = {
+    "rollback_canary": ("canary_router",), "fail_over": ("region",), "restore_region": ("region",),
+    "scale_out": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service"),
+    "restart_replicas": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service"),
+    "move_to_dedicated_gpus": ("gpu_pool", "generation_pool"), "warm_cache": ("cache",), "flush_cache": ("cache",),
+    "set_batcher_delay": ("dynamic_batcher",), "move_traffic": ("traffic_source", "canary_router"),
+    "shed": (), "pin_previous_model": (), "retrain": (), "revert_config": ("*",), "switch_to_fallback": ("router",),
+}
+
+
+def mitigation_targets(session) -> dict[str, list[str]]:
+    """For a mitigation picker: each mitigation this design allows, with the node ids it can
+    target (``[""]`` when it takes none)."""
+    design = session.timeline.design
+    structure = session.timeline.structure()
+    out: dict[str, list[str]] = {}
+    for action, kinds in TARGET_KINDS.items():
+        if not kinds:
+            if action == "retrain" and session.quality.pipeline() is None:
+                continue
+            out[action] = [""]
+        elif kinds == ("*",):
+            out[action] = sorted(design.nodes)
+        elif kinds == ("router",):
+            found = sorted(n for n, (_, fallbacks) in structure.split.items() if fallbacks)
+            if found:
+                out[action] = found
+        else:
+            found = sorted(n.id for n in design.nodes.values() if n.kind in kinds)
+            if found:
+                out[action] = found
+    return out

@@ -94,3 +94,13 @@ def test_the_clock_cannot_be_paused_in_an_interview(drill_design):
     start = session.now_s
     session.tick(1.0)
     assert session.now_s > start
+
+
+def test_the_mitigation_picker_offers_only_what_the_design_allows(drill_design, starter_design):
+    rich = DrillSession(get_drill("slow-canary-version"), drill_design).mitigation_targets()
+    assert rich["rollback_canary"] == ["eu-west-canary", "us-east-canary"]
+    assert "eu-west-gw" in rich["switch_to_fallback"] and rich["retrain"] == [""]
+    drill = get_drill("batcher-config-change")
+    plain = DrillSession(drill, starter_design).mitigation_targets()
+    assert "rollback_canary" not in plain and "retrain" not in plain and "switch_to_fallback" not in plain
+    assert plain["set_batcher_delay"] == ["batcher"]

@@ -1,0 +1,41 @@
+"""How long an incident drill takes to step and to show: a GUI timer calls ``tick`` and ``view``.
+
+Prints the median wall time of one clock tick (a simulated minute), of building the candidate's
+view and of scoring, for a latency drill and an accuracy drill on the bundled drill design.
+Run: python bench/bench_drills.py"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from inferboard.drills.engine import DrillSession
+from inferboard.drills.library import get_drill
+from inferboard.paths import data_dir
+from inferboard.store import read_design
+
+
+def median_ms(call, repeats: int = 15) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append((time.perf_counter() - start) * 1000.0)
+    return statistics.median(times)
+
+
+def main() -> None:
+    design, _ = read_design(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
+    for drill_id in ("slow-canary-version", "input-drift-one-segment"):
+        start = time.perf_counter()
+        session = DrillSession(get_drill(drill_id), design)
+        opened = (time.perf_counter() - start) * 1000.0
+        tick = median_ms(lambda: session.tick(1.0))
+        view = median_ms(session.view, 5)
+        score = median_ms(session.result, 3)
+        print(f"{drill_id:26s} start {opened:7.1f} ms  tick (1 simulated min) {tick:6.2f} ms  "
+              f"view {view:6.1f} ms  score {score:6.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
