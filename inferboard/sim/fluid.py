@@ -17,7 +17,7 @@ the number waiting is ``b`` plus the requests lost in the last ``patience`` seco
 This is the stationary-backlog-carry-over idea of Stolletz (EJOR 190(2), 2008): each tick is
 solved as a steady state, and the part of the load the tick could not serve is carried into the
 next one as backlog. The random part of the wait on top of the backlog comes from the tick's
-steady-state queue (``tickqueue.station_state``), see ``timeline_station``.
+steady-state queue (``tickqueue.station_state``), see :func:`station_stretch`.
 
 Only ticks where a backlog exists or forms are visited by the Python loop; quiet stretches
 (``lam <= capacity`` with no backlog) are skipped with one vectorised search.

@@ -12,7 +12,7 @@
 3. Each pool's replicas come from :func:`autoscaling.pool_controller` (HPA/KEDA/Knative rules,
    provisioning, GPU shortage caps, spot reclaims). The autoscaler reads its metric from the pool's
    own queue at the offered rate (before losses upstream), via per-replica-count tables over load
-   (:class:`tickqueue._MetricTable`), with the pool's carried backlog added
+   (:class:`metric_tables.MetricTable`), with the pool's carried backlog added
    (:class:`timeline_state.BacklogMetric`): queue depth counts the backlog, utilisation is 100%
    while one exists.
 4. Each pool carries a backlog from tick to tick (:mod:`fluid`): a fluid queue with abandonment,
@@ -28,7 +28,7 @@
    delays (load balancers, cache hits, network); its mean and variance are sums along the path
    (stations independent) and it is approximated by a moment-matched lognormal. The end-to-end
    distribution is the mixture of the paths' lognormals weighted by the traffic each serves;
-   p50/p95/p99 come from vectorised bisection on log t (:func:`tickqueue.mixture_quantiles`).
+   p50/p95/p99 come from vectorised bisection on log t (:func:`lognormal_mixture.mixture_quantiles`).
    Per-hop percentiles are never added. This is an approximation for speed; the steady-state
    solver's full convolution of the station distributions is the reference.
 6. ``shed_rate`` = shed at routers + timed out / rejected at pools; ``error_rate`` = lost to dead

@@ -30,7 +30,8 @@ from inferboard.sim.compile import DesignStructure, default_load
 from inferboard.sim.faults import Fault, TimedFault
 from inferboard.sim.fluid import station_capacity
 from inferboard.sim.hardware import POOL_KINDS, plan_pool
-from inferboard.sim.tickqueue import _MetricTable, _Tables
+from inferboard.sim.metric_tables import MetricTable
+from inferboard.sim.regime_tables import RegimeTables
 from inferboard.sim.traffic import traffic_series
 
 MAX_TICKS = 2_000_000
@@ -77,7 +78,7 @@ class BacklogMetric:
     utilisation is 1 while a backlog exists; latency adds the backlog's wait. Ticks are absolute;
     ``offset`` is the first tick of the stretch."""
 
-    def __init__(self, table: _MetricTable, metric: str, offset: int, lam: np.ndarray, capacity_per_replica,
+    def __init__(self, table: MetricTable, metric: str, offset: int, lam: np.ndarray, capacity_per_replica,
                  patience_s, room, dt: float, ready: np.ndarray, carry: list):
         self.table, self.metric, self.offset, self.lam, self.dt = table, metric, offset, lam, dt
         self.cap_r, self.patience, self.room, self.ready, self.carry = (capacity_per_replica, patience_s, room,
@@ -344,23 +345,23 @@ class TimelineState:
             found = self._compiled[memo] = (rates, [compile_at(r) for r in rates])
         return found
 
-    def tables_for(self, compiled: list) -> _Tables:
+    def tables_for(self, compiled: list) -> RegimeTables:
         memo = tuple(id(c) for c in compiled)
         found = self._tables.get(memo)
         if found is None:
             base_spr = {p.id: float(plan_pool(p, self.design.catalog, self.design.requirements, (), {p.id: 1}).servers)
                         for p in self.design.nodes.values() if p.kind in POOL_KINDS}
-            found = self._tables[memo] = (_Tables(self.design, compiled, base_spr), compiled)
+            found = self._tables[memo] = (RegimeTables(self.design, compiled, base_spr), compiled)
         return found[0]
 
-    def metric_for(self, pool_id: str, tables: _Tables, j: int | None, lam: np.ndarray, lo_regime: np.ndarray,
+    def metric_for(self, pool_id: str, tables: RegimeTables, j: int | None, lam: np.ndarray, lo_regime: np.ndarray,
                    k0: int, k1: int):
         """The autoscaler metric function of a pool over ticks ``k0:k1`` (see :class:`BacklogMetric`)."""
         a = self.scalers[pool_id]
         metric = a.metric if a else "rps"
         if j is None:
             sig = np.zeros(k1 - k0, dtype=np.int64)
-            return _MetricTable(metric, lam, sig, tables, None, 0, 0), None
+            return MetricTable(metric, lam, sig, tables, None, 0, 0), None
         params = tables.params[j]
         sig = params["sig"][lo_regime]
         rows = self._rows.get((id(tables), j))
@@ -369,7 +370,7 @@ class TimelineState:
                 tuple(float(params[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax",
                                                     "base", "item", "window")) for g in params["sig_regime"]]
         cache = self._metric_cache.setdefault(pool_id, {})
-        table = _MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
+        table = MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
                              shared=(cache, rows))
         sp = tables.station_params(j, lo_regime)
         cap_r = station_capacity(np.ones(k1 - k0), sp)

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from inferboard.sim.fluid import station_stretch
-from inferboard.sim.tickqueue import mixture_cdf, mixture_lognormal, mixture_quantiles
+from inferboard.sim.lognormal_mixture import mixture_cdf, mixture_lognormal, mixture_quantiles
 
 LATENCY_ALLOWANCE = 0.01
 DEFAULT_AVAILABILITY = 99.9
