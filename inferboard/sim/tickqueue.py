@@ -12,8 +12,9 @@ put together, :mod:`fluid` for the backlog carried between ticks.
   (``queue_capacity / capacity``), whichever is shorter; a pool with neither gets the clients'
   patience ``DEFAULT_PATIENCE_S``. Requests that run out of patience are shed (timed out).
   Erlang B comes from :mod:`erlang_tables`.
-* A batching pool is the steady state's shared-queue batch model (:mod:`batching`), read from its
-  tables through :mod:`timeline_batching` at the tick's load and ready server count.
+* A batching pool adds the light/heavy-load batch formulas of the references (§1.3): batching wait
+  ``(D + λD²/2)/(1 + λD)`` per server, the fluid batch ``b* = λτ0/(1 - λα)``, the wait for a busy
+  server, and the queue above on ``c`` servers of rate ``B/τ(B)`` for congestion near capacity.
 """
 
 from __future__ import annotations
