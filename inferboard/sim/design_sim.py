@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from inferboard.model.design import Design
-from inferboard.sim.analytic import NetworkResult, solve
-from inferboard.sim.compile import Compiled, DesignStructure, compile_design
+from inferboard.sim.analytic import solve
+from inferboard.sim.compile import Compiled, compile_design
+from inferboard.sim.design_structure import DesignStructure
 from inferboard.sim.explain import Figure, fmt
 from inferboard.sim.faults import Fault
 from inferboard.sim.hardware import POOL_KINDS, PoolPlan
 from inferboard.sim.llm import ttft_quantiles
+from inferboard.sim.steady_results import NetworkResult
 
 __all__ = ["DesignResult", "DesignStructure", "Fault", "NodeResult", "evaluate"]
 

@@ -104,7 +104,7 @@ def default_segments(design: Design) -> tuple[Segment, ...]:
 
 def model_pools(design: Design) -> dict[str, str]:
     """pool id -> ``stable``, ``canary:<router id>`` or ``fallback``."""
-    from inferboard.sim.compile import DesignStructure
+    from inferboard.sim.design_structure import DesignStructure
 
     structure = DesignStructure(design)
     out: dict[str, str] = {}

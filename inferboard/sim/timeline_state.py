@@ -26,7 +26,8 @@ import numpy as np
 
 from inferboard.model.design import Design
 from inferboard.sim.autoscaling import PoolPlanOverTime, autoscaler_for, pool_controller
-from inferboard.sim.compile import DesignStructure, default_load
+from inferboard.sim.compile import default_load
+from inferboard.sim.design_structure import DesignStructure
 from inferboard.sim.faults import Fault, TimedFault
 from inferboard.sim.fluid import station_capacity
 from inferboard.sim.hardware import POOL_KINDS, plan_pool

@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from inferboard.sim.analytic import LATENCY_CAP_S, solve
+from inferboard.sim.analytic import solve
+from inferboard.sim.station_models import LATENCY_CAP_S
 from inferboard.sim.network import Network, Path, Station
 
 from .test_queueing_theory import ref_erlang_c, ref_quantile, ref_sojourn_tail

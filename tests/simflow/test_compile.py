@@ -6,7 +6,8 @@ import pytest
 
 from inferboard.model import Design, Requirements
 from inferboard.model import ops
-from inferboard.sim.compile import FALLBACK_THRESHOLD, compile_design
+from inferboard.sim.compile import compile_design
+from inferboard.sim.routing import FALLBACK_THRESHOLD
 from inferboard.sim.faults import Fault, parse_fault
 from inferboard.sim.hardware import PRECISION_SPEED
 from inferboard.store import read_design
