@@ -1,6 +1,7 @@
 """The headline tiles: one per figure (title, value against its limit, and the basis it is on),
-laid out two rows deep so that every number fits a 1366x768 screen, with the sentence saying what
-the figures are under them and a switch between the playhead and the steady state."""
+laid out two rows of four, or four rows of two where the panel is narrow (a candidate's window
+beside the interviewer's console), so that every number fits; with the sentence saying what the
+figures are under them and a switch between the playhead and the steady state."""
 
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ TILES = {
 }
 assert tuple(TILES) == HEADLINE
 COLUMNS = 4
+#: Where there is no room for four across, two (the board is never narrower than two tiles).
+NARROW_COLUMNS = 2
 #: The widest text each line of a tile may have to show (sizes the tiles; see ``Tile.minimumSizeHint``).
 WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "budget $0.0040 · steady state"}
 
@@ -149,26 +152,58 @@ class TileBoard(QWidget):
         self.basis_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.basis_label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self._fix_basis_height()
-        grid = QGridLayout()
+        self.grid = grid = QGridLayout()
         grid.setSpacing(3)
         self.tiles: dict[str, Tile] = {}
-        for index, key in enumerate(TILES):
+        for key in TILES:
             tile = Tile(key, self)
             tile.activated.connect(self.tile_activated.emit)
-            grid.addWidget(tile, index // COLUMNS, index % COLUMNS)
             self.tiles[key] = tile
-        head = QHBoxLayout()
+        self.columns = 0
+        self.set_columns(COLUMNS)
+        #: "Figures: [basis]", for the panel to place in its row of controls (saving the board a row).
+        self.head = QWidget(parent)
+        head = QHBoxLayout(self.head)
+        head.setContentsMargins(0, 0, 0, 0)
         head.setSpacing(6)
-        head.addWidget(QLabel("Figures:", self))
+        head.addWidget(QLabel("Figures:", self.head))
+        self.basis_combo.setParent(self.head)
         head.addWidget(self.basis_combo)
-        head.addStretch(1)
         column = QVBoxLayout(self)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(3)
-        column.addLayout(head)
         column.addLayout(grid)
         column.addWidget(self.basis_label)
         column.addStretch(1)
+
+    # ------------------------------------------------------------------ columns
+    def set_columns(self, columns: int) -> None:
+        """Lay the tiles out ``columns`` across (in the figures' order, row by row)."""
+        if columns == self.columns:
+            return
+        self.columns = columns
+        for tile in self.tiles.values():
+            self.grid.removeWidget(tile)
+        for column in range(max(COLUMNS, NARROW_COLUMNS)):
+            self.grid.setColumnStretch(column, 1 if column < columns else 0)
+        for index, tile in enumerate(self.tiles.values()):
+            self.grid.addWidget(tile, index // columns, index % columns)
+        self.updateGeometry()
+
+    def width_for(self, columns: int) -> int:
+        """The narrowest the board can be with ``columns`` tiles across."""
+        tile = max(t.minimumSizeHint().width() for t in self.tiles.values())
+        return tile * columns + self.grid.horizontalSpacing() * (columns - 1)
+
+    def minimumSizeHint(self):
+        """As narrow as two tiles across (then it lays them out two across); as tall as its layout now is."""
+        hint = super().minimumSizeHint()
+        hint.setWidth(self.width_for(NARROW_COLUMNS))
+        return hint
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.set_columns(COLUMNS if event.size().width() >= self.width_for(COLUMNS) else NARROW_COLUMNS)
 
     def set_mode(self, mode: str) -> None:
         self.basis_combo.setCurrentIndex(max(0, self.basis_combo.findData(mode)))

@@ -24,8 +24,12 @@ from desktop.theme import LIGHT, Theme
 from desktop.working_view import WorkingView
 
 FAULT_HOURS = 2.0
+#: The plots' tabs are never squeezed narrower than this (at scale 1): the tiles go two across first.
+PLOTS_MIN_WIDTH = 280
 NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the mean rate and gives "
                 "its percentiles with 95% intervals.")
+
+
 def patterns() -> tuple[str, ...]:
     """The traffic patterns a timeline can run from the requirements (``replay`` needs a recorded CSV,
     so it is not offered here)."""
@@ -92,6 +96,7 @@ class ReadoutsPanel(QWidget):
         self.tabs.setDocumentMode(True)
         self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
         self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plots_placeholder.setWordWrap(True)
         self.tabs.addTab(self.plots_placeholder, "Plots")
         self.working = WorkingView(self)
         self.tabs.addTab(self.working, "Working")
@@ -160,18 +165,20 @@ class ReadoutsPanel(QWidget):
     def _lay_out(self) -> None:
         controls = QHBoxLayout()
         controls.setSpacing(6)
+        controls.addWidget(self.board.head)
+        controls.addSpacing(6)
         for widget in (self.pattern, self.fault_button, self.clear_faults_button):
             controls.addWidget(widget)
         controls.addWidget(self.fault_label, 1)
         controls.addWidget(self.status, 2)
-        controls.addSpacing(12)
-        for widget in (self.requests, self.run_button, self.progress, self.cancel_button):
-            controls.addWidget(widget)
         timeline_row = QHBoxLayout()
         timeline_row.setSpacing(6)
         timeline_row.addWidget(self.play_button)
         timeline_row.addWidget(self.scrub, 1)
         timeline_row.addWidget(self.time_label)
+        timeline_row.addSpacing(12)
+        for widget in (self.requests, self.run_button, self.progress, self.cancel_button):
+            timeline_row.addWidget(widget)
         left = QWidget(self)
         self.tiles_column = left
         column = QVBoxLayout(left)
@@ -224,8 +231,25 @@ class ReadoutsPanel(QWidget):
         self.refresh_tiles()
 
     def _fit_tiles_column(self) -> None:
-        """The tiles take the room their numbers need (and a little more); the plots the rest."""
-        self.tiles_column.setMaximumWidth(round(self.board.minimumSizeHint().width() * 1.15) + 8)
+        """The tiles take the room their numbers need four across (and a little more); the plots the
+        rest. Narrower, the tiles go two across and the plots keep at least ``PLOTS_MIN_WIDTH``."""
+        from desktop.readout_tiles import COLUMNS
+
+        self.tiles_column.setMaximumWidth(round(self.board.width_for(COLUMNS) * 1.15) + 8)
+        self.tabs.setMinimumWidth(round(PLOTS_MIN_WIDTH * self.scale))
+
+    def resizeEvent(self, event) -> None:
+        """Share the width between the tiles and the plots: four tiles across (two rows, the least
+        height) when the plots still get their minimum width beside them, else two across."""
+        super().resizeEvent(event)
+        from desktop.readout_tiles import COLUMNS, NARROW_COLUMNS
+
+        total = self.splitter.width() - self.splitter.handleWidth()
+        wide = self.board.width_for(COLUMNS) + 2
+        plots_min = self.tabs.minimumWidth()
+        tiles = wide if total - wide >= plots_min else self.board.width_for(NARROW_COLUMNS) + 2
+        tiles = max(self.tiles_column.minimumSizeHint().width(), min(tiles, total - plots_min))
+        self.splitter.setSizes([tiles, max(plots_min, total - tiles)])
 
     def set_scale(self, scale: float) -> None:
         """Larger type for a projector (1.0 is the normal size)."""

@@ -73,7 +73,12 @@ class CandidateWindow(MainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         if placeholder is not None:
             placeholder.hide()
-        self._size_docks()
+        # The outline shares the palette's place (a tab): the readouts below them keep their height
+        # when the tiles go two across beside the console, and the window still fits a 1366x768 screen.
+        if "outline" in self.docks and "palette" in self.docks:
+            self.tabifyDockWidget(self.docks["palette"], self.docks["outline"])
+            self.docks["palette"].raise_()
+        self.fit_docks()
         self._wrap_readouts()
         self.send_timer = QTimer(self)
         self.send_timer.setSingleShot(True)
@@ -112,18 +117,24 @@ class CandidateWindow(MainWindow):
         self.evaluator.steps = tuple((name, step) for name, step in self.evaluator.steps if name != "report")
         self.evaluator.structural_on_gui = False
 
-    def _size_docks(self) -> None:
+    def fit_docks(self) -> None:
+        """Share the window between the inspector and the interview column (tall), and the interview
+        column and the readouts (wide): after the window is placed or resized to a new screen."""
         height = max(600, self.height())
         self.resizeDocks([self.docks["inspector"], self.interview_dock], [round(0.34 * height), round(0.66 * height)],
                          Qt.Orientation.Vertical)
-        self.resizeDocks([self.interview_dock], [440], Qt.Orientation.Horizontal)
+        # The interview column: 440 px where the window is wide, down to its minimum beside the console.
+        readouts = self.docks["readouts"].minimumSizeHint().width()
+        column = max(self.interview_dock.minimumSizeHint().width(), min(440, round(0.3 * self.width()),
+                                                                          self.width() - readouts - 12))
+        self.resizeDocks([self.interview_dock], [column], Qt.Orientation.Horizontal)
 
     def showEvent(self, event) -> None:
         first = not self._shown_once
         super().showEvent(event)
         if first:
-            self._size_docks()
-            QTimer.singleShot(0, self._size_docks)
+            self.fit_docks()
+            QTimer.singleShot(0, self.fit_docks)
 
     def _wrap_readouts(self) -> None:
         dock = self.docks["readouts"]

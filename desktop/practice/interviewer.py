@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, QPushButton, QSplitter,
-                               QTabWidget, QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTabWidget,
+                               QTextBrowser, QVBoxLayout, QWidget)
 
 from inferboard.practice.grading import grade_design
 from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, InterviewerLink, MockResult,
@@ -23,6 +23,7 @@ from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, parag
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
 from desktop.practice.timer_widget import PhaseTimer
+from desktop.responsive import ResponsiveSplitter
 from desktop.theme import LIGHT
 
 TICK_MS = 500
@@ -96,21 +97,29 @@ class InterviewerConsole(QWidget):
         self._update_buttons()
 
     def _layout(self) -> None:
+        """Title and timer above the buttons; the three panels side by side on a wide screen and one
+        above the other when the console shares a screen with the candidate's window."""
+        self.title.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.title)
         top.addWidget(self.timer_widget, 1)
-        for button in (self.start_button, self.next_phase_button, self.end_button, self.report_button,
-                       self.replay_button, self.result_button):
-            top.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.next_phase_button, self.end_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        for button in (self.report_button, self.replay_button, self.result_button):
+            buttons.addWidget(button)
+        splitter = ResponsiveSplitter(self, wide_sizes=[360, 770, 470], tall_sizes=[250, 330, 320])
         splitter.addWidget(self.questions)
         splitter.addWidget(self.mirror)
         splitter.addWidget(self.tabs)
         splitter.setSizes([360, 770, 470])
         splitter.setStretchFactor(1, 1)
+        self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
+        layout.addLayout(buttons)
         layout.addWidget(splitter, 1)
         self.resize(1600, 1000)
 
@@ -124,11 +133,14 @@ class InterviewerConsole(QWidget):
 
     def _update_buttons(self) -> None:
         state = self.session.state
+        # Only the buttons for now, so the row stays narrow enough for the console beside the candidate.
         self.start_button.setVisible(state == "ready")
-        self.next_phase_button.setEnabled(state == "running")
-        self.end_button.setEnabled(state == "running")
+        for button in (self.next_phase_button, self.end_button):
+            button.setEnabled(state == "running")
+            button.setVisible(self.result is None)
         for button in (self.report_button, self.replay_button, self.result_button):
             button.setEnabled(self.result is not None)
+            button.setVisible(self.result is not None)
         for button in self.follow_ups.buttons.values():
             button.setEnabled(state == "running")
 

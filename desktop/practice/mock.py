@@ -32,6 +32,8 @@ class MockInterview(QObject):
         self.candidate = CandidateWindow(candidate_link, data_folder, theme_mode=theme_mode, clock=clock,
                                          evaluate=evaluate)
         self.console = InterviewerConsole(interviewer_link, None, self.candidate.theme_manager.theme)
+        #: How many placements are still to come (``show`` places again once the frames are known).
+        self.placements_pending = 0
 
     def show(self) -> None:
         """The candidate on the primary screen, the console on a second screen when there is one,
@@ -40,15 +42,21 @@ class MockInterview(QObject):
         self.console.show()
         self.place()
         # Once the window manager has framed them, place again with the real frame sizes.
-        QTimer.singleShot(0, self.place)
-        QTimer.singleShot(300, self.place)
+        self.placements_pending += 2
+        QTimer.singleShot(0, self._place_later)
+        QTimer.singleShot(300, self._place_later)
         self.console.raise_()
+
+    def _place_later(self) -> None:
+        self.placements_pending -= 1
+        self.place()
 
     def place(self) -> None:
         if not (shiboken6.isValid(self.candidate) and shiboken6.isValid(self.console)):
             return
         if self.candidate.isVisible() and self.console.isVisible():
             place_pair(self.candidate, self.console)
+            self.candidate.fit_docks()
 
     def start(self) -> None:
         self.console.start()

@@ -1,23 +1,97 @@
-"""The candidate's window (editor, readouts, interview column, follow-up banner) fits a 1600x1000
-screen: its minimum size is within it, and at that size no headline number is cut."""
+"""The candidate's window (editor, readouts, interview column, follow-up banner) fits a 1366x768
+screen on its own and, at 1600x1000, sits beside the interviewer's console: both minimum sizes fit
+side by side, neither window covers the other, and the candidate's plots and headline numbers are
+whole inside its window, clear of the interview column."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+
+from desktop.readout_tiles import NARROW_COLUMNS
+from desktop.window_placement import minimum_frame, pair_layout
+
+TITLE_BAR = 40  # room for a window manager's frame
 
 
-def test_the_candidate_window_fits_1600x1000_with_the_follow_up_banner(interview, qtbot):
-    mock = interview(evaluate=False)
-    candidate = mock.candidate
-    candidate.follow_up_banner.setText("Follow-up from the interviewer: Europe doubles<br>The launch went well.")
-    candidate.follow_up_banner.show()
-    hint = candidate.minimumSizeHint()
-    assert hint.width() <= 1600 and hint.height() <= 1000 - 40  # and room for a title bar
-    candidate.resize(1600, 1000)
-    qtbot.waitUntil(lambda: candidate.height() == 1000)
-    panel = candidate.readouts
-    for tile in panel.tiles.values():
+def global_rect(widget) -> QRect:
+    return QRect(widget.mapToGlobal(QPoint(0, 0)), widget.size())
+
+
+def numbers_whole(candidate) -> None:
+    for tile in candidate.readouts.tiles.values():
         for label in tile.lines().values():
-            assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width()
+            assert label.fontMetrics().horizontalAdvance(label.text()) <= label.contentsRect().width(), tile.key
         corner = tile.mapTo(candidate, QPoint(tile.width() - 1, tile.height() - 1))
         assert candidate.rect().contains(corner), tile.key
+
+
+def with_banner(candidate) -> None:
+    candidate.follow_up_banner.setText("Follow-up from the interviewer: Europe doubles<br>The launch went well.")
+    candidate.follow_up_banner.show()
+
+
+def placed(mock, qtbot):
+    """The interview's own placement is over (it places again once the windows are framed)."""
+    qtbot.waitUntil(lambda: mock.placements_pending == 0)
+    return mock
+
+
+def test_the_candidate_window_fits_1366x768_with_the_follow_up_banner(interview, qtbot):
+    candidate = placed(interview(evaluate=False), qtbot).candidate
+    with_banner(candidate)
+    hint = minimum_frame(candidate)
+    assert hint.width() <= 1366 and hint.height() <= 768 - TITLE_BAR, hint
+    candidate.resize(1366, 768 - TITLE_BAR)
+    qtbot.waitUntil(lambda: candidate.size() == QSize(1366, 768 - TITLE_BAR))
+    candidate.fit_docks()
+    qtbot.waitUntil(lambda: minimum_frame(candidate).height() <= candidate.height())
+    numbers_whole(candidate)
+
+
+def test_at_1600x1000_the_two_windows_sit_side_by_side_with_the_plots_whole(interview, qtbot):
+    mock = placed(interview(evaluate=False), qtbot)
+    candidate, console = mock.candidate, mock.console
+    with_banner(candidate)
+    candidate_min, console_min = minimum_frame(candidate), minimum_frame(console)
+    assert candidate_min.width() + console_min.width() <= 1600, (candidate_min, console_min)
+    assert max(candidate_min.height(), console_min.height()) <= 1000 - TITLE_BAR
+    area = QRect(0, 0, 1600, 1000 - TITLE_BAR)
+    left, right = pair_layout([area], candidate_min, console_min)
+    assert left.right() < right.left() and left.top() == right.top() == 0  # side by side, not stacked
+    candidate.setGeometry(left)
+    console.setGeometry(right)
+    qtbot.waitUntil(lambda: candidate.size() == left.size() and console.size() == right.size())
+    readouts = candidate.readouts
+    readouts.ensure_plots()
+    candidate.fit_docks()
+    qtbot.waitUntil(lambda: readouts.board.columns == NARROW_COLUMNS)
+    tabs, interview_column = global_rect(readouts.tabs), global_rect(candidate.interview_dock)
+    window = global_rect(candidate)
+    assert window.contains(tabs) and not tabs.intersects(interview_column), (tabs, interview_column)
+    assert not global_rect(candidate.docks["readouts"]).intersects(interview_column)
+    assert tabs.width() >= 280 and tabs.height() >= 200, tabs
+    plot = readouts.plots.tabs.currentWidget() if hasattr(readouts.plots, "tabs") else readouts.tabs.currentWidget()
+    assert window.contains(global_rect(plot))
+    numbers_whole(candidate)
+    # The console stacks its panels where they do not fit side by side.
+    assert console.splitter.orientation() == Qt.Orientation.Vertical
+    for panel in (console.questions, console.mirror, console.tabs):
+        assert global_rect(console).contains(global_rect(panel))
+        assert panel.width() >= panel.minimumSizeHint().width()
+
+
+def test_the_console_lays_its_panels_side_by_side_when_alone_on_a_wide_screen(interview, qtbot):
+    console = placed(interview(evaluate=False), qtbot).console
+    console.resize(1600, 960)
+    qtbot.waitUntil(lambda: console.splitter.orientation() == Qt.Orientation.Horizontal)
+    assert console.questions.y() == console.mirror.y() == console.tabs.y()
+    console.resize(QSize(minimum_frame(console).width(), 960))
+    qtbot.waitUntil(lambda: console.splitter.orientation() == Qt.Orientation.Vertical)
+    assert console.questions.y() < console.mirror.y() < console.tabs.y()
+
+
+def test_the_console_stays_narrow_enough_once_the_interview_has_ended(interview, qtbot):
+    mock = placed(interview(evaluate=False), qtbot)
+    mock.console.end_interview(confirm=False)
+    assert mock.console.replay_button.isVisible() and not mock.console.end_button.isVisible()
+    assert minimum_frame(mock.candidate).width() + minimum_frame(mock.console).width() <= 1600
