@@ -5,6 +5,7 @@ quality-layer changes, applied at the session's current time."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 from inferboard.drills.operations import ClearFaults, SetParams
@@ -12,6 +13,28 @@ from inferboard.sim import actions as sim
 
 DEFAULT_SCALE = 2.0
 DEFAULT_SHED = 0.2
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """What a mitigation's ``value`` means, for a picker: a label, a default and the range
+    :func:`operations_for` accepts (``low`` excluded when ``low_open``)."""
+
+    label: str
+    default: float
+    low: float
+    high: float
+    step: float
+    low_open: bool = False
+
+
+#: the mitigations that take a value
+VALUE_SPECS: dict[str, ValueSpec] = {
+    "scale_out": ValueSpec("factor (× replicas)", DEFAULT_SCALE, 1.0, 10.0, 0.5, low_open=True),
+    "shed": ValueSpec("share of traffic refused", DEFAULT_SHED, 0.0, 0.9, 0.05),
+    "set_batcher_delay": ValueSpec("maximum queue delay (ms)", 2.0, 0.0, 1000.0, 1.0),
+    "move_traffic": ValueSpec("share of traffic", 0.0, 0.0, 1.0, 0.05),
+}
 
 
 def _kind(session, target: str, *kinds: str) -> None:
@@ -26,6 +49,11 @@ def _kind(session, target: str, *kinds: str) -> None:
 def operations_for(session, action: str, target: str, value: float | None) -> list[Callable[[], None]]:
     """The steps of ``action`` (checked first: a ValueError means nothing is done)."""
     state, quality = session.timeline, session.quality
+    spec = VALUE_SPECS.get(action)
+    if spec is not None and value is not None:
+        if not (spec.low < value if spec.low_open else spec.low <= value) or value > spec.high:
+            raise ValueError(f"the {spec.label} must be {'above' if spec.low_open else 'at least'} {spec.low:g} "
+                             f"and at most {spec.high:g}")
 
     def timeline(op) -> Callable[[], None]:
         return lambda: state.apply(op)

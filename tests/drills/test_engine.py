@@ -104,3 +104,21 @@ def test_the_mitigation_picker_offers_only_what_the_design_allows(drill_design, 
     plain = DrillSession(drill, starter_design).mitigation_targets()
     assert "rollback_canary" not in plain and "retrain" not in plain and "switch_to_fallback" not in plain
     assert plain["set_batcher_delay"] == ["batcher"]
+
+
+def test_each_value_a_picker_offers_is_accepted_and_values_outside_its_range_are_refused(drill_design):
+    from inferboard.drills.mitigate import VALUE_SPECS
+
+    session = DrillSession(get_drill("slow-canary-version"), drill_design)
+    targets = session.mitigation_targets()
+    assert set(VALUE_SPECS) == {"scale_out", "shed", "set_batcher_delay", "move_traffic"}
+    for action, spec in VALUE_SPECS.items():
+        target = targets[action][0]
+        session.apply_mitigation(action, target, spec.default)
+        session.apply_mitigation(action, target, spec.high)
+        with pytest.raises(DrillError):
+            session.apply_mitigation(action, target, spec.high + spec.step)
+        if spec.low_open:
+            with pytest.raises(DrillError):
+                session.apply_mitigation(action, target, spec.low)
+    assert [a.args["action"] for a in session.actions].count("shed") == 2
