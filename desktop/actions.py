@@ -124,7 +124,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("practice.join", "&Join Interview…", PRACTICE, "", "join_interview",
                "Be the interviewer of a candidate on another machine"),
     ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
-               "Past attempts, scores over time, replays and reports"),
+               "Past attempts, scores over time, replays and reports", separator_after=True),
+    ActionSpec("practice.drill", "Incident &Drill…", PRACTICE, "", "open_drill",
+               "A live incident planted in the open design: the clock runs while you read the dashboards, alerts "
+               "and recent changes, mitigate, name the root cause and write the follow-up"),
+    ActionSpec("practice.drill_interview", "Drill I&nterview…", PRACTICE, "", "open_drill_interview",
+               "Plant an incident for a candidate: their drill window shows only what the design shows, your "
+               "console shows the hidden truth"),
+    ActionSpec("practice.drill_history", "D&rill History…", PRACTICE, "", "open_drill_history",
+               "Drills done: results traced to actions, replays and HTML reports"),
     ActionSpec("workshop.new_scenario", "&New Scenario from This Design…", WORKSHOP, "", "new_scenario_from_design",
                "Write a scenario whose reference is this design: prompt, facts, questions, phases, rubrics, "
                "follow-ups; save it or export it as a pack", separator_after=True),

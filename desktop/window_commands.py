@@ -95,6 +95,21 @@ class WindowCommands:
 
         return open_history(self)
 
+    def open_drill(self, drill_id: str | None = None):
+        from desktop.drills import open_drill
+
+        return open_drill(self, drill_id)
+
+    def open_drill_interview(self, drill_id: str | None = None):
+        from desktop.drills import open_drill_interview
+
+        return open_drill_interview(self, drill_id)
+
+    def open_drill_history(self):
+        from desktop.drills import open_drill_history
+
+        return open_drill_history(self)
+
     # ------------------------------------------------------------------ workshop
     def new_scenario_from_design(self):
         from desktop.workshop.authoring import open_authoring

@@ -74,6 +74,9 @@ class HistoryWindow(QWidget):
         self.export_button.clicked.connect(lambda: self.export_report())
         self.delete_button = QPushButton("&Delete", self)
         self.delete_button.clicked.connect(lambda: self.delete_selected())
+        self.drills_button = QPushButton("Dr&ills…", self)
+        self.drills_button.setToolTip("The incident drills kept in this history")
+        self.drills_button.clicked.connect(lambda: self.open_drills())
         top = QHBoxLayout()
         top.addWidget(QLabel("Scenario:", self))
         top.addWidget(self.scenario, 1)
@@ -81,6 +84,7 @@ class HistoryWindow(QWidget):
         for button in (self.open_button, self.replay_button, self.export_button, self.delete_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
+        buttons.addWidget(self.drills_button)
         self.close_button = close_button(self)
         buttons.addWidget(self.close_button)
         close_on_escape(self)
@@ -243,6 +247,11 @@ class HistoryWindow(QWidget):
         return self._remember(ResultWindow(record.result, None, html=lambda: record_report_html(record),
                                            open_replay=lambda: self.open_replay(attempt_id), theme=self.theme,
                                            mode=record.attempt.get("mode", "solo")))
+
+    def open_drills(self):
+        from desktop.drills.history import DrillHistoryWindow
+
+        return self._remember(DrillHistoryWindow(self.history))
 
     def open_replay(self, attempt_id: int | None = None):
         from desktop.practice.replay_view import ReplayWindow

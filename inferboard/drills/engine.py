@@ -281,7 +281,7 @@ class DrillSession:
         try:
             ops = operations_for(self, action, target, value)
         except (ValueError, KeyError) as error:
-            raise DrillError(f"{action} {target}: {error}") from None
+            raise DrillError(f"{action}{(' ' + target) if target else ''}: {error}") from None
         effect = self.classify(action, target, value)
         for op in ops:
             op()

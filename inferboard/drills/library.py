@@ -122,6 +122,8 @@ def applicable(drill: Drill, design: Design) -> list[str]:
     """Why ``drill`` cannot run on ``design`` (empty: it can)."""
     kinds = {n.kind for n in design.nodes.values()}
     problems = [f"the design has no {k.replace('_', ' ')}" for k in drill.requires if k not in kinds]
+    if problems:  # the roles below follow from the kinds: naming them again says nothing new
+        return problems
     found = roles(design)
     needed = set()
     for group in (drill.plant.faults, drill.plant.edits):

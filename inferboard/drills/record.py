@@ -172,10 +172,15 @@ def drill_report_html(result: dict[str, Any], series: dict[str, np.ndarray] | No
     return "".join(parts)
 
 
+def result_dict(session: DrillSession) -> dict[str, Any]:
+    """The session's result as plain JSON values (what the history keeps)."""
+    return json.loads(json.dumps(session.result().to_dict(), default=_plain))
+
+
 def session_report_html(session: DrillSession, with_truth: bool = True) -> str:
     from dataclasses import asdict
 
-    return drill_report_html(json.loads(json.dumps(session.result().to_dict(), default=_plain)), session.series(),
+    return drill_report_html(result_dict(session), session.series(),
                              asdict(session.truth()) if with_truth else None, session.design.requirements.slo_p99_ms)
 
 

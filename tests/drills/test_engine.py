@@ -1,14 +1,12 @@
 """The drill engine: planting, the clock, recorded actions, visibility and replay."""
 
-import json
-
 import numpy as np
 import pytest
 
 from inferboard.drills.engine import DrillError, DrillSession, replay
 from inferboard.drills.library import get_drill
 from inferboard.drills.views import Dashboard, Unavailable
-from inferboard.store.design_files import design_to_bytes, parse_design
+from tests.drills.conftest import without_observability as _without_observability
 
 
 def test_the_candidate_is_told_when_the_first_alert_fires_after_the_cause(drill_design):
@@ -52,15 +50,6 @@ def test_a_design_without_metrics_hides_dashboards_and_the_breakdown(drill_desig
     assert blind.notice_s > full.notice_s
     missing = blind.result().missing
     assert missing[0].cost_min == pytest.approx((blind.notice_s - full.notice_s) / 60, abs=1.0)
-
-
-def _without_observability(design):
-    raw = json.loads(design_to_bytes(design))
-    doomed = {n["id"] for n in raw["nodes"]
-              if n["kind"] in ("metrics_collector", "alerting", "drift_detector", "retraining_pipeline")}
-    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in doomed]
-    raw["edges"] = [e for e in raw["edges"] if e["source"] not in doomed and e["target"] not in doomed]
-    return parse_design(json.dumps(raw).encode(), "<test>", design.catalog)
 
 
 def test_replaying_the_recorded_actions_gives_the_same_result(drill_design):

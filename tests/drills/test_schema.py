@@ -57,4 +57,4 @@ def test_every_bundled_drill_is_planted_with_changes_decoys_and_mitigations(dril
 
 def test_a_design_lacking_the_drills_components_is_told_why(starter_design):
     drills = load_drills()
-    assert "the design has no canary router" in applicable(drills["slow-canary-version"], starter_design)
+    assert applicable(drills["slow-canary-version"], starter_design) == ["the design has no canary router"]

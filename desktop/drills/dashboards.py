@@ -1,0 +1,234 @@
+"""A drill's dashboards as pyqtgraph plots: one ``PlotWidget`` per panel of a
+``views.Dashboard`` (never a ``GraphicsLayoutWidget``: see ``desktop.workshop.cohort_plots``),
+an "Unavailable: reason" panel for a view the design lacks, and the tabs that hold them.
+
+Plots are rebuilt only when a dashboard's panels change; a clock tick replaces the lines' data.
+Markers: a red line where the on-call engineer was told, a green one per mitigation applied."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
+
+from inferboard.drills.views import DASHBOARDS, Dashboard, Unavailable
+
+LINE_COLOURS = ["#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6", "#eab308", "#6366f1", "#64748b"]
+LIMIT_COLOUR, TOLD_COLOUR, MITIGATION_COLOUR, CURSOR_COLOUR = "#dc2626", "#dc2626", "#16a34a", "#7c3aed"
+COLUMNS = 2
+PLOT_HEIGHT = 230
+TAB_TITLES = {"system": "System", "breakdown": "Latency by component", "model": "Model quality",
+              "segments": "By segment", "business": "Business"}
+
+#: (minute, label, colour) of a vertical marker
+Marker = tuple[float, str, str]
+
+
+def is_limit(label: str) -> bool:
+    return "SLO" in label or "target" in label
+
+
+class DashboardPlots(QWidget):
+    """The panels of one dashboard in a two-column grid. ``plots`` maps panel title -> PlotItem,
+    ``curves`` (panel, line) -> PlotDataItem (tests read their data)."""
+
+    def __init__(self, name: str, parent: QWidget | None = None, dark: bool = False):
+        super().__init__(parent)
+        self.name = name
+        self.setObjectName(f"dashboard_{name}")
+        self.setAccessibleName(DASHBOARDS.get(name, name))
+        self.dark = dark
+        self.widgets: list[QWidget] = []
+        self.plots: dict[str, Any] = {}
+        self.curves: dict[tuple[str, str], Any] = {}
+        self.markers: list[Any] = []
+        self.shape: tuple = ()
+        self.notes = QLabel(self)
+        self.notes.setObjectName(f"dashboard_notes_{name}")
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #64748b;")
+        self.grid = QGridLayout()
+        self.grid.setSpacing(6)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.notes)
+        layout.addLayout(self.grid)
+        layout.addStretch(1)
+
+    def release(self) -> None:
+        for widget in self.widgets:
+            self.grid.removeWidget(widget)
+            widget.deleteLater()
+        self.widgets.clear()
+        self.plots.clear()
+        self.curves.clear()
+        self.markers.clear()
+        self.shape = ()
+
+    def _build(self, dashboard: Dashboard) -> None:
+        import pyqtgraph as pg
+
+        from desktop.drills.widgets import plot_widget
+
+        self.release()
+        ink = "#e2e8f0" if self.dark else "#0f172a"
+        for n, (title, lines) in enumerate(dashboard.panels.items()):
+            widget, plot = plot_widget(self, title, f"{title} ({DASHBOARDS.get(self.name, self.name)})", self.dark,
+                                       PLOT_HEIGHT)
+            plot.showGrid(x=False, y=True, alpha=0.2)
+            plot.addLegend(offset=(8, 4), labelTextColor=ink, labelTextSize="8pt")
+            colours = iter(LINE_COLOURS * 3)
+            for label in lines:
+                if is_limit(label):
+                    pen = pg.mkPen(LIMIT_COLOUR, width=1.5, style=Qt.PenStyle.DashLine)
+                else:
+                    pen = pg.mkPen(next(colours), width=2)
+                self.curves[(title, label)] = plot.plot([], [], pen=pen, name=label, connect="finite")
+            self.grid.addWidget(widget, n // COLUMNS, n % COLUMNS)
+            self.widgets.append(widget)
+            self.plots[title] = plot
+        self.shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
+
+    def show_dashboard(self, dashboard: Dashboard, markers: list[Marker] = (), cursor_min: float | None = None) -> None:
+        shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
+        if shape != self.shape:
+            self._build(dashboard)
+        self.notes.setText(" · ".join(dashboard.notes))
+        self.notes.setVisible(bool(dashboard.notes))
+        x = np.asarray(dashboard.times_min, dtype=float)
+        for title, lines in dashboard.panels.items():
+            for label, values in lines.items():
+                self.curves[(title, label)].setData(x, np.asarray(values, dtype=float), connect="finite")
+        self._mark(markers, cursor_min, float(x[-1]) if x.size else 0.0)
+
+    def _mark(self, markers: list[Marker], cursor_min: float | None, end_min: float) -> None:
+        import pyqtgraph as pg
+
+        for plot, line in self.markers:
+            plot.removeItem(line)
+        self.markers.clear()
+        wanted = list(markers) + ([(cursor_min, "", CURSOR_COLOUR)] if cursor_min is not None else [])
+        for plot in self.plots.values():
+            for at, label, colour in wanted:
+                style = Qt.PenStyle.DashLine if colour == TOLD_COLOUR else Qt.PenStyle.SolidLine
+                line = pg.InfiniteLine(pos=at, angle=90, pen=pg.mkPen(colour, width=1.5, style=style),
+                                       label=label or None,
+                                       labelOpts={"position": 0.92, "color": colour, "movable": False})
+                plot.addItem(line, ignoreBounds=True)
+                self.markers.append((plot, line))
+            plot.setXRange(0, max(end_min, 1.0), padding=0.02)
+
+    def latest(self, panel: str, line: str) -> float:
+        """The last known value of a line (NaN when none), as the dashboard shows it."""
+        _, y = self.curves[(panel, line)].getData()
+        if y is None:
+            return math.nan
+        known = np.asarray(y)[~np.isnan(np.asarray(y, dtype=float))]
+        return float(known[-1]) if known.size else math.nan
+
+
+class UnavailablePanel(QLabel):
+    """What a view the design lacks shows instead of plots."""
+
+    def __init__(self, name: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName(f"unavailable_{name}")
+        self.setAccessibleName(f"{DASHBOARDS.get(name, name)} unavailable")
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.setMargin(24)
+
+    def show_reason(self, reason: str) -> None:
+        self.setText(f"<p style='font-size:13pt'><b>Unavailable:</b> {reason}.</p>"
+                     "<p style='color:#64748b'>This design cannot show this view, so the incident has to be "
+                     "worked without it. The result says what its absence cost.</p>")
+
+
+class DashboardPage(QStackedWidget):
+    """One tab: the plots, or the unavailable panel, whichever the view says."""
+
+    def __init__(self, name: str, parent: QWidget | None = None, dark: bool = False):
+        super().__init__(parent)
+        self.name = name
+        self.scroll = QScrollArea(self)
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.plots = DashboardPlots(name, self.scroll, dark)
+        self.scroll.setWidget(self.plots)
+        self.unavailable = UnavailablePanel(name, self)
+        self.addWidget(self.scroll)
+        self.addWidget(self.unavailable)
+
+    @property
+    def available(self) -> bool:
+        return self.currentWidget() is self.scroll
+
+    def show_view(self, shown: Dashboard | Unavailable, markers: list[Marker] = (),
+                  cursor_min: float | None = None) -> None:
+        if isinstance(shown, Unavailable):
+            self.unavailable.show_reason(shown.reason)
+            self.setCurrentWidget(self.unavailable)
+            return
+        self.setCurrentWidget(self.scroll)
+        self.plots.show_dashboard(shown, markers, cursor_min)
+
+
+class DashboardTabs(QTabWidget):
+    """A start tab (``intro``), then one tab per dashboard. Switching to a dashboard calls
+    ``on_open(name)`` (the drill records the look); only the tab in front is redrawn."""
+
+    def __init__(self, intro: QWidget, parent: QWidget | None = None, dark: bool = False,
+                 on_open: Callable[[str], None] | None = None):
+        super().__init__(parent)
+        self.setObjectName("dashboards")
+        self.setAccessibleName("Dashboards")
+        self.on_open = on_open
+        self.pages: dict[str, DashboardPage] = {}
+        self.addTab(intro, "Page")
+        for name in DASHBOARDS:
+            page = DashboardPage(name, self, dark)
+            self.pages[name] = page
+            self.addTab(page, TAB_TITLES[name])
+            self.setTabToolTip(self.count() - 1, DASHBOARDS[name])
+        self.views: dict[str, Dashboard | Unavailable] = {}
+        self.markers: list[Marker] = []
+        self.cursor_min: float | None = None
+        self.currentChanged.connect(self._changed)
+
+    def current_name(self) -> str | None:
+        page = self.currentWidget()
+        return page.name if isinstance(page, DashboardPage) else None
+
+    def open(self, name: str) -> DashboardPage:
+        self.setCurrentWidget(self.pages[name])
+        return self.pages[name]
+
+    def _changed(self, _index: int) -> None:
+        name = self.current_name()
+        if name is None:
+            return
+        if self.on_open is not None:
+            self.on_open(name)
+        self.redraw()
+
+    def show_views(self, views: dict[str, Dashboard | Unavailable], markers: list[Marker] = (),
+                   cursor_min: float | None = None) -> None:
+        self.views, self.markers, self.cursor_min = views, list(markers), cursor_min
+        for name, shown in views.items():
+            if name in self.pages:
+                index = self.indexOf(self.pages[name])
+                missing = isinstance(shown, Unavailable)
+                self.setTabText(index, TAB_TITLES[name] + (" (unavailable)" if missing else ""))
+        self.redraw()
+
+    def redraw(self) -> None:
+        name = self.current_name()
+        if name is not None and name in self.views:
+            self.pages[name].show_view(self.views[name], self.markers, self.cursor_min)
+
+    def release(self) -> None:
+        for page in self.pages.values():
+            page.plots.release()

@@ -1,0 +1,201 @@
+"""A drill run as an interview on one machine: the interviewer plants the cause, the candidate
+works it in the drill window (``session.view()`` only, the clock never pauses), and the
+interviewer's console shows ``session.truth()``: the hidden root cause, the planted change
+against the decoys, each mitigation's real effect, whether the SLO holds now, the true p99 and
+accuracy (whatever the design's dashboards show), and the candidate's actions with their
+outcomes as they happen."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import shiboken6
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidgetItem, QTextBrowser,
+                               QVBoxLayout, QWidget)
+
+from inferboard.drills.engine import DrillSession
+from inferboard.drills.schema import Drill
+
+from desktop.drills.clock import TICK_MS, DrillClock
+from desktop.drills.notebook import describe
+from desktop.drills.widgets import plot_widget, read_only_table, speed_box
+from desktop.drills.window import DrillWindow, clock_text
+from desktop.practice.common import esc
+from desktop.window_placement import place_pair
+
+EFFECT_COLOURS = {"fixes": "#15803d", "worsens": "#b91c1c", "no_effect": "#64748b", "unlisted": "#64748b"}
+
+
+def truth_panel_html(truth) -> str:
+    def rows(changes):
+        return "".join(f"<li>minute {c['at_min']:g} · {esc(c['kind'].replace('_', ' '))}: {esc(c['text'])}</li>"
+                       for c in changes) or "<li>—</li>"
+
+    mitigations = "".join(
+        f"<li><b style='color:{EFFECT_COLOURS.get(m['effect'], '#64748b')}'>{esc(m['effect'].replace('_', ' '))}</b>"
+        f" — {esc(m['action'].replace('_', ' '))} {esc(m['target'])}"
+        + ("" if m["value"] is None else f" = {m['value']:g}") + f": {esc(m['why'])}</li>" for m in truth.mitigations)
+    faults = "".join(f"<li>{esc(f)}</li>" for f in truth.faults) or "<li>none (edits, versions or drift)</li>"
+    return (f"<h3>Hidden root cause</h3><p>{esc(truth.root_cause)}</p>"
+            f"<h4>Planted change</h4><ul>{rows(truth.planted_changes)}</ul>"
+            f"<h4>Decoys in the change log</h4><ul>{rows(truth.decoys)}</ul>"
+            f"<h4>Mitigations and their real effect</h4><ul>{mitigations}</ul>"
+            f"<h4>Faults planted</h4><ul>{faults}</ul>")
+
+
+class DrillConsole(QWidget):
+    """The interviewer's side of a drill interview."""
+
+    def __init__(self, session: DrillSession, clock: DrillClock, parent: QWidget | None = None, dark: bool = False):
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window)
+        self.setObjectName("drill_console")
+        self.setAccessibleName("Drill interviewer console")
+        self.session, self.clock = session, clock
+        self.setWindowTitle(f"Interviewer — drill: {session.drill.title} — Inferboard")
+        self.title = QLabel(f"<b style='font-size:12pt'>{esc(session.drill.title)}</b><br>"
+                            f"<span style='color:#64748b'>Interviewer console · {esc(session.drill.kind)} · "
+                            f"{esc(session.drill.difficulty)} · only you see this window</span>", self)
+        self.clock_label = QLabel(self)
+        self.clock_label.setObjectName("console_clock")
+        self.speed = speed_box(self, clock)
+        self.end_button = QPushButton("&End drill", self)
+        self.end_button.setObjectName("end_drill")
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.clock_label)
+        top.addWidget(self.speed)
+        top.addWidget(self.end_button)
+        self.slo = QLabel(self)
+        self.slo.setObjectName("slo_status")
+        self.slo.setWordWrap(True)
+        self.truth = QTextBrowser(self)
+        self.truth.setObjectName("truth_panel")
+        self.truth.setAccessibleName("Hidden truth")
+        self.truth.setHtml(truth_panel_html(session.truth()))
+        self.actions = read_only_table(self, "candidate_actions", "Candidate's actions",
+                                       ["What the candidate did", "Real effect"], 0, {1: 110})
+        self.plots, self.curves = self._make_plots(dark)
+        left = QWidget(self)
+        column = QVBoxLayout(left)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.addWidget(self.slo)
+        column.addWidget(self.truth, 1)
+        right = QWidget(self)
+        column = QVBoxLayout(right)
+        column.setContentsMargins(0, 0, 0, 0)
+        for widget in self.plots:
+            column.addWidget(widget, 1)
+        column.addWidget(self.actions, 1)
+        body = QSplitter(Qt.Orientation.Horizontal, self)
+        body.addWidget(left)
+        body.addWidget(right)
+        body.setSizes([520, 700])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(body, 1)
+        self.resize(1240, 900)
+        clock.ticked.connect(lambda _t: self.refresh())
+        clock.ended.connect(self.refresh)
+        self.refresh()
+
+    def _make_plots(self, dark: bool):
+        import pyqtgraph as pg
+
+        widgets, curves = [], {}
+        slo = self.session.design.requirements.slo_p99_ms
+        for key, title in (("p99_ms", "True p99 latency (ms), whatever the design shows"),
+                           ("accuracy_pct", "True accuracy (%)")):
+            widget, plot = plot_widget(self, title, title, dark, 180)
+            curves[key] = plot.plot([], [], pen=pg.mkPen("#0ea5e9", width=2))
+            if key == "p99_ms" and slo:
+                plot.addItem(pg.InfiniteLine(pos=float(slo), angle=0,
+                                             pen=pg.mkPen("#dc2626", width=1.5, style=Qt.PenStyle.DashLine)))
+            widgets.append(widget)
+        return widgets, curves
+
+    def slo_text(self) -> str:
+        return self.slo.text()
+
+    def refresh(self) -> None:
+        session = self.session
+        truth = session.truth()
+        series = session.series()
+        k = max(0, session.timeline.ticks_done - 1)
+        slo = session.design.requirements.slo_p99_ms
+        p99 = float(series["p99_ms"][k]) if series["times_s"].size else math.nan
+        state = "<b style='color:#15803d'>SLO met</b>" if truth.slo_ok_now else "<b style='color:#b91c1c'>SLO BREACHED</b>"
+        told = (session.now_s - session.notice_s) / 60.0
+        score = session.result()
+        self.slo.setText(f"{state} now: p99 {p99:.0f} ms" + (f" (SLO {slo:g} ms)" if slo else "")
+                         + f" · accuracy {truth.accuracy_now:.1f}% · candidate told {told:.0f} min ago · "
+                         f"score if it ended now: {score.percent:.0f}%")
+        self.clock_label.setText(f"<b>{clock_text(session.now_s)}</b>" + (" · over" if session.finished else ""))
+        t_min = np.asarray(series["times_s"], dtype=float) / 60.0
+        for key, curve in self.curves.items():
+            curve.setData(t_min, np.asarray(series[key], dtype=float))
+        rows = [(describe(a, session.notice_s), a.outcome if a.verb == "apply_mitigation" else "")
+                for a in session.actions]
+        if self.actions.rowCount() != len(rows):
+            self.actions.setRowCount(len(rows))
+            for r, (text, outcome) in enumerate(rows):
+                self.actions.setItem(r, 0, QTableWidgetItem(text))
+                effect = QTableWidgetItem(outcome.replace("_", " "))
+                if outcome:
+                    effect.setForeground(QBrush(QColor(EFFECT_COLOURS.get(outcome, "#64748b"))))
+                self.actions.setItem(r, 1, effect)
+            self.actions.resizeRowsToContents()
+            self.actions.scrollToBottom()
+        if session.finished:
+            self.end_button.setEnabled(False)
+            self.speed.setEnabled(False)
+
+    def truth_texts(self) -> str:
+        return self.truth.toPlainText()
+
+    def closeEvent(self, event) -> None:
+        for widget in self.plots:
+            widget.deleteLater()
+        super().closeEvent(event)
+
+
+class DrillInterview(QObject):
+    """One clock, one session (mode ``interview``), two windows that share nothing else."""
+
+    def __init__(self, drill: Drill, design, history=None, seed: int = 0, speed: float | None = None,
+                 tick_ms: int | None = None, dark: bool = False):
+        super().__init__()
+        self.session = DrillSession(drill, design, seed=seed, mode="interview")
+        if speed is not None:
+            self.session.speed = float(speed)
+        self.clock = DrillClock(self.session, tick_ms or TICK_MS, parent=self)
+        self.candidate = DrillWindow(self.session, self.clock, history, None, dark,
+                                     design_title=design.metadata.get("title", ""))
+        self.console = DrillConsole(self.session, self.clock, None, dark)
+        self.candidate.notebook.acted.connect(self.console.refresh)
+        self.candidate.dashboards.currentChanged.connect(lambda _i: self.console.refresh())
+        self.console.end_button.clicked.connect(lambda: self.candidate.finish())
+
+    def show(self) -> None:
+        self.candidate.show()
+        self.console.show()
+        self.place()
+        QTimer.singleShot(0, self.place)
+
+    def place(self) -> None:
+        if not (shiboken6.isValid(self.candidate) and shiboken6.isValid(self.console)):
+            return
+        if self.candidate.isVisible() and self.console.isVisible():
+            place_pair(self.candidate, self.console)
+
+    def start(self) -> None:
+        self.clock.start()
+
+    def close(self) -> None:
+        self.clock.stop()
+        self.candidate.confirm_close = False
+        self.console.close()
+        self.candidate.close()

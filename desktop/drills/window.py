@@ -1,0 +1,292 @@
+"""The drill window: the page, a simulated clock that runs while the user thinks, the dashboards
+the design has (and "Unavailable" for those it lacks), alerts as they are delivered, the
+recent-changes log, and the notebook (symptom, hypotheses, mitigation, root cause, follow-up).
+
+It reads only ``session.view()`` and the user's own recorded actions, never ``session.truth()``:
+in an interview the same window is the candidate's, and the truth is on the interviewer's
+console. Finish scores the drill, keeps it in the practice history and shows the result."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidget, QMessageBox, QPushButton, QSplitter,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
+
+from inferboard.drills.engine import DrillSession
+from inferboard.drills.record import result_dict, save_drill, session_report_html
+from inferboard.drills.views import CandidateView
+
+from desktop.drills.clock import DrillClock, speed_text
+from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardTabs
+from desktop.drills.notebook import MITIGATION_TITLES, Notebook
+from desktop.drills.widgets import read_only_table, speed_box
+from desktop.practice.common import esc
+
+PAGE_STYLE = "background:#fef2f2; color:#7f1d1d; border:1px solid #fca5a5; border-radius:4px; padding:6px;"
+TICKET_STYLE = "background:#fffbeb; color:#78350f; border:1px solid #fcd34d; border-radius:4px; padding:6px;"
+
+
+def clock_text(t_s: float) -> str:
+    t = int(round(t_s))
+    return f"{t // 3600:d}:{t % 3600 // 60:02d}:{t % 60:02d}"
+
+
+class DrillWindow(QWidget):
+    """``finished(result_dict)`` once the drill is over (kept in ``history`` when given)."""
+
+    finished = Signal(object)
+
+    def __init__(self, session: DrillSession, clock: DrillClock, history=None, parent: QWidget | None = None,
+                 dark: bool = False, show_result: bool = True, design_title: str = ""):
+        super().__init__(parent)
+        self.setWindowFlag(Qt.WindowType.Window)
+        self.setObjectName("drill_window")
+        self.session, self.clock, self.history = session, clock, history
+        self.show_result = show_result
+        self.record_id: int | None = None
+        self.result_window = None
+        self.windows: list[QWidget] = []
+        self.checked_changes = False
+        self.confirm_close = True
+        self._last_view: CandidateView | None = None
+        interview = session.mode == "interview"
+        title = design_title or session.source_design.metadata.get("title", "") or "your design"
+        self.setWindowTitle(f"Incident drill{' (interview)' if interview else ''} — {title} — Inferboard")
+        self.setAccessibleName("Incident drill")
+        # ---- top bar
+        self.page = QLabel(self)
+        self.page.setObjectName("drill_page")
+        self.page.setWordWrap(True)
+        self.page.setTextFormat(Qt.TextFormat.RichText)
+        self.clock_label = QLabel(self)
+        self.clock_label.setObjectName("drill_clock")
+        self.clock_label.setAccessibleName("Simulated time")
+        self.speed = speed_box(self, clock)
+        self.pause_button = QPushButton("&Pause", self)
+        self.pause_button.setObjectName("drill_pause")
+        self.pause_button.setAccessibleName("Pause or resume the clock")
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.skip_button = QPushButton("+&5 min", self)
+        self.skip_button.setObjectName("drill_skip")
+        self.skip_button.setAccessibleName("Skip five simulated minutes")
+        self.skip_button.setToolTip("Let five simulated minutes pass at once (waiting for a mitigation to show)")
+        self.skip_button.clicked.connect(lambda: self.clock.skip(5.0))
+        if interview:
+            for control in (self.pause_button, self.skip_button, self.speed):
+                control.setEnabled(False)
+                control.setToolTip("In an interview the clock keeps running; the interviewer sets its speed")
+        self.finish_button = QPushButton("&Finish drill", self)
+        self.finish_button.setObjectName("drill_finish")
+        self.finish_button.clicked.connect(lambda: self.finish())
+        top = QHBoxLayout()
+        top.addWidget(self.clock_label, 1)
+        for control in (self.speed, self.pause_button, self.skip_button, self.finish_button):
+            top.addWidget(control)
+        # ---- the page tab, then the dashboards
+        intro = QWidget(self)
+        self.intro = QLabel(intro)
+        self.intro.setObjectName("drill_intro")
+        self.intro.setWordWrap(True)
+        self.intro.setAlignment(Qt.AlignmentFlag.AlignTop)
+        box = QVBoxLayout(intro)
+        box.addWidget(self.intro)
+        box.addStretch(1)
+        self.dashboards = DashboardTabs(intro, self, dark, on_open=self._opened)
+        # ---- alerts and changes
+        self.notifications = QListWidget(self)
+        self.notifications.setObjectName("notifications")
+        self.notifications.setAccessibleName("Alerts delivered")
+        self.notifications.setWordWrap(True)
+        self.alerts_box = QGroupBox("Alerts", self)
+        QVBoxLayout(self.alerts_box).addWidget(self.notifications)
+        self.changes_button = QPushButton("&Check recent changes", self)
+        self.changes_button.setObjectName("check_changes")
+        self.changes_button.setAccessibleName("Check recent changes")
+        self.changes_button.clicked.connect(lambda: self.check_changes())
+        self.changes = read_only_table(self, "changes", "Recent changes", ["Minute", "Kind", "Change"], 2,
+                                       {0: 60, 1: 100})
+        self.changes_box = QGroupBox("Recent changes (deploys, config, data pipelines)", self)
+        column = QVBoxLayout(self.changes_box)
+        column.addWidget(self.changes_button)
+        column.addWidget(self.changes, 1)
+        self.status = QLabel(self)
+        self.status.setObjectName("drill_status")
+        self.status.setWordWrap(True)
+        self.status.setStyleSheet("color: #b91c1c;")
+        self.notebook = Notebook(session, self, self.status.setText)
+        self.notebook.acted.connect(self.refresh)
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        for widget in (self.alerts_box, self.changes_box, self.notebook):
+            right.addWidget(widget)
+        right.setSizes([150, 300, 420])
+        body = QSplitter(Qt.Orientation.Horizontal, self)
+        body.addWidget(self.dashboards)
+        body.addWidget(right)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 2)
+        body.setSizes([960, 620])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.page)
+        layout.addLayout(top)
+        layout.addWidget(body, 1)
+        layout.addWidget(self.status)
+        self.resize(1600, 1000)
+        clock.ticked.connect(lambda _t: self.refresh())
+        clock.ended.connect(self._clock_ended)
+        self.refresh()
+
+    # ------------------------------------------------------------------ showing
+    def view(self) -> CandidateView:
+        return self._last_view if self._last_view is not None else self.session.view()
+
+    def markers(self) -> list:
+        told = self.session.notice_s / 60.0
+        out = [(told, "told", TOLD_COLOUR)]
+        for a in self.session.actions:
+            if a.verb == "apply_mitigation":
+                out.append((a.t_s / 60.0, MITIGATION_TITLES.get(a.args.get("action", ""), "mitigation").lower(),
+                            MITIGATION_COLOUR))
+        return out
+
+    def refresh(self) -> None:
+        session = self.session
+        view = session.view()
+        self._last_view = view
+        state = "paused" if session.paused else ("over" if session.finished else "running")
+        self.clock_label.setText(
+            f"<b style='font-size:13pt'>{clock_text(view.now_s)}</b> simulated since the drill started · "
+            f"told {(view.now_s - view.notice_s) / 60:.0f} min ago · clock {state} · {speed_text(session.speed)}")
+        paged = view.notice.startswith("paged")
+        self.page.setStyleSheet(PAGE_STYLE if paged else TICKET_STYLE)
+        self.page.setText(f"<b>{esc(view.notice.capitalize())}</b> (minute {view.notice_s / 60:.1f})<br>"
+                          f"{esc(view.page)}")
+        missing = "".join(f"<li>{esc(m)}</li>" for m in view.missing)
+        self.intro.setText(
+            f"<h3>{'You were paged' if paged else 'You were told'} at minute {view.notice_s / 60:.1f}</h3>"
+            f"<p>{esc(view.notice.capitalize())}.</p><p><b>{esc(view.page)}</b></p>"
+            "<p>The clock runs while you think. Work it as on call: state the symptom and its scope, check "
+            "what changed recently, open the dashboards (tabs above) and slice by segment, write down "
+            "hypotheses, <b>mitigate first</b>, then name the root cause and write the long-term fix and the "
+            "monitoring to add. Finish when you are done.</p>"
+            + (f"<p>This design cannot show:</p><ul>{missing}</ul>" if missing else
+               "<p>This design has every dashboard and alerting.</p>"))
+        self._show_notifications(view)
+        if self.checked_changes:
+            self._show_changes(view)
+        self.dashboards.show_views(view.dashboards, self.markers())
+        self.notebook.show_log()
+        self.pause_button.setText("&Resume" if session.paused else "&Pause")
+        if session.finished:
+            for control in (self.pause_button, self.skip_button, self.finish_button, self.changes_button):
+                control.setEnabled(False)
+            self.notebook.set_finished()
+
+    def _show_notifications(self, view: CandidateView) -> None:
+        lines = [f"min {n.t_s / 60:.1f} · {n.severity.upper()} · {n.title}: "
+                 + "; ".join(a.message for a in n.alerts) for n in reversed(view.notifications)]
+        if not lines:
+            lines = ["No alert has fired." if self.session.observability.alerting is not None
+                     else "This design has no alerting: nothing will page you."]
+        if lines != [self.notifications.item(i).text() for i in range(self.notifications.count())]:
+            self.notifications.clear()
+            self.notifications.addItems(lines)
+        count = len(view.notifications)
+        self.alerts_box.setTitle(f"Alerts ({count} delivered)" if count else "Alerts")
+
+    def _show_changes(self, view: CandidateView) -> None:
+        rows = [(f"{c['at_min']:g}", c["kind"].replace("_", " "), c["text"]) for c in view.changes]
+        current = [tuple(self.changes.item(r, c).text() for c in range(3)) for r in range(self.changes.rowCount())]
+        if rows == current:
+            return
+        self.changes.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.changes.setItem(r, c, item)
+        self.changes.resizeRowsToContents()
+
+    # ------------------------------------------------------------------ the user's actions
+    def _opened(self, name: str) -> None:
+        if self.session.finished_at is not None:
+            return
+        if name == "segments":
+            self.session.slice_by_segment()
+        else:
+            self.session.open_dashboard(name)
+        self.notebook.show_log()
+
+    def open_dashboard(self, name: str):
+        """Bring a dashboard to the front (recorded as a look); returns its page."""
+        return self.dashboards.open(name)
+
+    def check_changes(self) -> list:
+        if self.session.finished_at is not None:
+            return []
+        rows = self.session.check_changes()
+        self.checked_changes = True
+        self.changes_button.setText("&Check recent changes again")
+        self.refresh()
+        return rows
+
+    def toggle_pause(self) -> bool:
+        """Pause or resume (solo practice); returns whether the clock is now paused."""
+        if self.session.paused:
+            self.clock.resume()
+        elif not self.clock.pause():
+            self.status.setText("The clock keeps running in an interview.")
+        self.refresh()
+        return self.session.paused
+
+    def finish(self) -> dict | None:
+        """End the drill: score it, keep it in the history, show the result."""
+        if self.session.finished_at is not None and self.record_id is not None:
+            return None
+        self.session.finish()
+        self.clock.end()
+        return self._conclude()
+
+    def _clock_ended(self) -> None:
+        if self.record_id is None:
+            self.session.finish()
+            self._conclude()
+
+    def _conclude(self) -> dict:
+        from desktop.drills.result import DrillResultWindow, truth_html
+
+        result = result_dict(self.session)
+        if self.history is not None and self.record_id is None:
+            self.record_id = save_drill(self.history, self.session)
+        self.refresh()
+        solo = self.session.mode == "solo"
+        if self.show_result:
+            truth = truth_html(self.session.truth()) if solo else ""
+            self.result_window = DrillResultWindow(
+                result, None, html=lambda: session_report_html(self.session, with_truth=solo),
+                open_replay=self.open_replay if self.record_id is not None else None, truth=truth)
+            self.windows.append(self.result_window)
+            self.result_window.show()
+        self.finished.emit(result)
+        return result
+
+    def open_replay(self):
+        from desktop.drills.replay import open_replay_of
+
+        window = open_replay_of(self.history, self.record_id, with_truth=self.session.mode == "solo")
+        self.windows.append(window)
+        return window
+
+    # ------------------------------------------------------------------ closing
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.session.finished_at is None and self.confirm_close and self.isVisible():
+            answer = QMessageBox.question(self, "Leave the drill",
+                                          "The drill is still running. Leave it? It is not kept in the history.")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.clock.stop()
+        self.dashboards.release()
+        for window in self.windows:
+            window.close()
+        super().closeEvent(event)
