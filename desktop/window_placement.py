@@ -5,6 +5,7 @@ screen allows. Always whole windows (frames included) inside the available area.
 
 from __future__ import annotations
 
+import shiboken6
 from PySide6.QtCore import QMargins, QRect, QSize
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
@@ -69,3 +70,9 @@ def place_pair(first: QWidget, second: QWidget) -> tuple[QRect, QRect]:
         window.resize(inner.size())
         window.move(target.topLeft())  # move() places the frame, title bar included
     return targets
+
+
+def place_pair_if_shown(first: QWidget, second: QWidget) -> None:
+    """``place_pair`` when both windows still exist and are shown (safe from a timer)."""
+    if shiboken6.isValid(first) and shiboken6.isValid(second) and first.isVisible() and second.isVisible():
+        place_pair(first, second)

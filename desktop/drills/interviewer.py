@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import shiboken6
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidgetItem, QTextBrowser,
@@ -24,7 +23,7 @@ from desktop.drills.notebook import describe
 from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
-from desktop.window_placement import place_pair
+from desktop.window_placement import place_pair_if_shown
 
 EFFECT_COLOURS = {"fixes": "#15803d", "worsens": "#b91c1c", "no_effect": "#64748b", "unlisted": "#64748b"}
 
@@ -186,10 +185,7 @@ class DrillInterview(QObject):
         QTimer.singleShot(0, self.place)
 
     def place(self) -> None:
-        if not (shiboken6.isValid(self.candidate) and shiboken6.isValid(self.console)):
-            return
-        if self.candidate.isVisible() and self.console.isVisible():
-            place_pair(self.candidate, self.console)
+        place_pair_if_shown(self.candidate, self.console)
 
     def start(self) -> None:
         self.clock.start()
