@@ -38,6 +38,10 @@ from desktop.window_commands import WindowCommands
 
 PROJECTOR_SCALE = 1.5
 UNDO_TIP_CHARS = 40
+#: A window shorter than this (a 1366x768 screen) gets the readouts' compact sentences.
+COMPACT_BELOW_PX = 900
+READABLE_ZOOM_NOTE = ("Zoomed so the cards can be read: part of the design is out of view; View > Fit Everything "
+                      "(Shift+1) shows all of it.")
 TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edit.redo", None, "view.fit_all",
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
@@ -128,7 +132,10 @@ class MainWindow(WindowCommands, QMainWindow):
     def default_dock_sizes(self) -> None:
         """The first-run proportions (also applied after the first show, when sizes are real)."""
         inspector = self.docks["inspector"]
-        self.resizeDocks([self.docks["palette"], inspector], [240, 360], Qt.Orientation.Horizontal)
+        # Narrower side columns on a small screen, so the canvas keeps its width.
+        width = self.width()
+        self.resizeDocks([self.docks["palette"], inspector], [min(240, round(0.16 * width)),
+                                                             min(360, round(0.25 * width))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
         self.resizeDocks([inspector, self.docks["findings"]], [380, 470], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["readouts"]], [max(270, min(380, round(0.36 * self.height())))],
@@ -193,7 +200,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.eval_label = QLabel("", self)
         self.eval_label.setAccessibleName("Evaluation status")
         self.selection_label = QLabel("", self)
-        self.zoom_label = QLabel("100%", self)
+        self.zoom_label = QLabel("Zoom 100%", self)
         self.zoom_label.setAccessibleName("Zoom")
         for label in (self.live_warnings.count_label, self.eval_label, self.selection_label, self.zoom_label):
             label.setContentsMargins(8, 0, 8, 0)
@@ -222,7 +229,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.component_palette.kind_activated.connect(self.add_component)
         self.view.kind_dropped.connect(lambda kind, pos: self.editor.add_kind_at(kind, pos))
         self.view.nudge_requested.connect(self.editor.nudge)
-        self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f}%"))
+        self.view.zoom_changed.connect(self._zoom_changed)
         for widget in (self.inspector, self.requirements, self.files):
             widget.message.connect(self.show_message)
         self.files.recent_changed.connect(lambda: None)
@@ -304,8 +311,14 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def fit_opened_design(self) -> None:
         if not self.view.fit_for_reading():
-            self.show_message(f"Shown at {self.view.zoom() * 100:.0f}% so the cards can be read; "
-                              "View > Fit Everything (Shift+1) shows the whole design.")
+            # No figure in the message: the zoom indicator beside it is the one place the zoom is given.
+            self.show_message(READABLE_ZOOM_NOTE, 15000)
+
+    def _zoom_changed(self, zoom: float) -> None:
+        self.zoom_label.setText(f"Zoom {zoom * 100:.0f}%")
+        self.zoom_label.setToolTip("How large the canvas is shown (View > Reset Zoom: 100%)")
+        if self.statusBar().currentMessage() == READABLE_ZOOM_NOTE:
+            self.statusBar().clearMessage()  # the note was about the opening zoom, which has changed
 
     def apply_theme(self, theme) -> None:
         self.theme_manager.apply_palette()
@@ -365,6 +378,12 @@ class MainWindow(WindowCommands, QMainWindow):
             else:
                 menu.addAction(self.actions_by_id[action_id])
         menu.popup(screen_pos)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        compact = event.size().height() < COMPACT_BELOW_PX
+        if compact != self.readouts.compact:
+            self.readouts.set_compact(compact)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

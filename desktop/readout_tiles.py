@@ -218,9 +218,14 @@ class TileBoard(QWidget):
         self.basis_label.setToolTip(self.basis_label.text())
         self.basis_label.setStyleSheet(f"color: {theme.muted};")
 
-    def _fix_basis_height(self) -> None:
-        """Three lines whatever the sentence: a longer basis never makes the dock taller."""
-        self.basis_label.setFixedHeight(self.basis_label.fontMetrics().lineSpacing() * 3 + 4)
+    def _fix_basis_height(self, lines: int = 3) -> None:
+        """Three lines (two on a short screen) whatever the sentence: a longer basis never makes the
+        dock taller; the whole sentence is in the tooltip."""
+        self.basis_lines = lines
+        self.basis_label.setFixedHeight(self.basis_label.fontMetrics().lineSpacing() * lines + 4)
+
+    def set_compact(self, compact: bool) -> None:
+        self._fix_basis_height(2 if compact else 3)
 
     def set_scale(self, scale: float) -> None:
         for tile in self.tiles.values():

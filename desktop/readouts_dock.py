@@ -73,6 +73,7 @@ class ReadoutsPanel(QWidget):
         self.load_summary = None
         self.mode = PLAYHEAD
         self.scale = 1.0
+        self.compact = False
         self.reading: Reading | None = None
         #: The user put the playhead somewhere: new timelines keep it there (else: the busiest tick).
         self.playhead_placed = False
@@ -250,6 +251,14 @@ class ReadoutsPanel(QWidget):
         tiles = wide if total - wide >= plots_min else self.board.width_for(NARROW_COLUMNS) + 2
         tiles = max(self.tiles_column.minimumSizeHint().width(), min(tiles, total - plots_min))
         self.splitter.setSizes([tiles, max(plots_min, total - tiles)])
+
+    def set_compact(self, compact: bool) -> None:
+        """On a short screen the sentences under the tiles take one line each (two for the basis),
+        so the canvas keeps its height; their whole text is in their tooltips."""
+        self.compact = compact
+        self.board.set_compact(compact)
+        for label in (self.at_label, self.load_label):
+            fixed_lines(label, 1 if compact else 2)
 
     def set_scale(self, scale: float) -> None:
         """Larger type for a projector (1.0 is the normal size)."""
