@@ -52,6 +52,15 @@ class Inspector(QWidget):
         self.description.setWordWrap(True)
         self.description.setObjectName("muted")
         self.layout_.addWidget(self.description)
+        #: The live warnings about the selected component (node id -> messages), shown above its form.
+        self.node_warnings: dict[str, list[str]] = {}
+        self.warnings_label = QLabel(self.body)
+        self.warnings_label.setObjectName("inspector_warnings")
+        self.warnings_label.setAccessibleName("Warnings about this component")
+        self.warnings_label.setWordWrap(True)
+        self.warnings_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.warnings_label.hide()
+        self.layout_.addWidget(self.warnings_label)
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
@@ -80,6 +89,7 @@ class Inspector(QWidget):
     def show_node(self, node_id: str | None, count: int = 0) -> None:
         self._clear_form()
         self.node_id = node_id if node_id in self.design.nodes else None
+        self._show_warnings()
         if self.node_id is None:
             self.icon.clear()
             self.header.setText(f"<b>{count} components selected</b>" if count > 1 else "<b>Nothing selected</b>")
@@ -116,6 +126,24 @@ class Inspector(QWidget):
             self.form.addRow("", error)
             self.editors[spec.name] = editor
             self.errors[spec.name] = error
+
+    def set_node_warnings(self, warnings: dict[str, list[str]]) -> None:
+        """The live warnings by component; the selected one's are shown."""
+        self.node_warnings = {node_id: list(messages) for node_id, messages in warnings.items()}
+        self._show_warnings()
+
+    def _show_warnings(self) -> None:
+        messages = self.node_warnings.get(self.node_id, []) if self.node_id is not None else []
+        self.warnings_label.setText("\n".join(f"⚠ {message}" for message in messages))
+        colours = ("#fde68a", "#3b2f0b") if not self.dark else ("#4a3b0a", "#fde68a")
+        self.warnings_label.setStyleSheet(f"background: {colours[0]}; color: {colours[1]}; padding: 5px 6px; "
+                                          "border-radius: 4px;")
+        self.warnings_label.setVisible(bool(messages))
+
+    def warning_messages(self) -> list[str]:
+        """The warnings shown for the selected component."""
+        text = self.warnings_label.text() if not self.warnings_label.isHidden() else ""
+        return [line.removeprefix("⚠ ") for line in text.splitlines() if line]
 
     def _clear_form(self) -> None:
         while self.form.rowCount():

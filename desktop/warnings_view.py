@@ -1,5 +1,5 @@
 """Live warnings (inferboard.model.design_warnings) in a list panel, as a mark on each card they
-concern, and as a count in the status bar; refreshed after every edit. Clicking a warning
+concern, in the inspector for the selected component, and as a count in the status bar; refreshed after every edit. Clicking a warning
 selects its components."""
 
 from __future__ import annotations
@@ -110,6 +110,13 @@ class LiveWarnings:
         self.panel.show_warnings(self.warnings)
         count = len(self.warnings)
         self.count_label.setText(f"⚠ {count} warning{'s' if count != 1 else ''}" if count else "")
+        inspector = getattr(self.window, "inspector", None)
+        if inspector is not None:  # there, every component a warning concerns lists it
+            every: dict[str, list[str]] = {}
+            for warning in self.warnings:
+                for node_id in warning.node_ids:
+                    every.setdefault(node_id, []).append(warning.message)
+            inspector.set_node_warnings(every)
         per_node: dict[str, list[str]] = {}
         for warning in self.warnings:
             for node_id in warning.node_ids[:1] if warning.code != "traffic_shares" else warning.node_ids:

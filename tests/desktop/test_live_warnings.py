@@ -47,3 +47,37 @@ def test_conflicting_autoscaler_bounds_are_marked_on_the_pool(window, qtbot):
     window.document.execute(ops.SetParams("gpus", {"max_replicas": 6}), "max")
     qtbot.waitUntil(lambda: [w.code for w in live.warnings] == ["autoscaler_bounds"])
     assert "caps at 6 replicas" in live.marks["gpus"].toolTip()
+
+
+def test_the_inspector_shows_the_selected_components_warnings(window, qtbot):
+    inspector = window.inspector
+    document = window.document
+    window.scene.select_ids(["gpus"])
+    qtbot.waitUntil(lambda: inspector.node_id == "gpus")
+    assert inspector.warning_messages() == [] and inspector.warnings_label.isHidden()
+    document.execute(ops.SetParams("gpus", {"replicas": 0, "min_replicas": 1}), "replicas")
+    qtbot.waitUntil(lambda: len(inspector.warning_messages()) == 1)
+    assert "below its minimum" in inspector.warning_messages()[0]
+    assert inspector.warnings_label.isVisibleTo(inspector)
+    # above the parameters, where the values it is about are edited
+    assert inspector.warnings_label.y() < inspector.editors["replicas"].mapTo(inspector.body, inspector.editors[
+        "replicas"].rect().topLeft()).y()
+    window.scene.select_ids(["users"])  # another component: its own warnings (none)
+    qtbot.waitUntil(lambda: inspector.node_id == "users")
+    assert inspector.warning_messages() == []
+    window.scene.select_ids(["gpus"])
+    qtbot.waitUntil(lambda: inspector.node_id == "gpus" and len(inspector.warning_messages()) == 1)
+    document.undo_stack.undo()
+    qtbot.waitUntil(lambda: inspector.warning_messages() == [])
+
+
+def test_a_warning_about_several_components_is_shown_for_each(window, qtbot):
+    inspector = window.inspector
+    design = window.document.design
+    second = design.make_node("traffic_source", -300, 300, {"share": 0.3}, "europe")
+    window.document.execute(ops.AddNode(second), "second source")
+    window.document.execute(ops.SetParams("users", {"share": 0.5}), "share")
+    for node_id in ("users", "europe"):  # the shares add up to 80%: both sources say so
+        window.scene.select_ids([node_id])
+        qtbot.waitUntil(lambda: inspector.node_id == node_id
+                        and any("add up to 80%" in m for m in inspector.warning_messages()))
