@@ -80,7 +80,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from inferboard.drills.engine import DrillError, DrillSession
     from inferboard.drills.library import get_drill
-    from inferboard.drills.record import _plain, save_drill, save_drill_report, session_report_html
+    from inferboard.drills.record import json_default, save_drill, save_drill_report, session_report_html
     from inferboard.store import read_design
 
     try:
@@ -110,7 +110,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             truth = asdict(session.truth())
             truth.pop("events")
             out["truth"] = truth
-        print(json.dumps(out, indent=2, default=_plain))
+        print(json.dumps(out, indent=2, default=json_default))
         return 0
     print(f"{drill.title}: {result.grade} ({result.percent:.0f}%), told at minute {result.notice_min:g} "
           f"({session.notice}); " + ("restored" if result.restored else "NOT restored"))

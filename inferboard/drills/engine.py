@@ -107,6 +107,8 @@ class DrillSession:
         self.speed = DEFAULT_SPEED
         self.finished_at: float | None = None
         self.impact_s = drill.cause_start_min * 60.0
+        #: the same drill run with no action up to a time, as (until, series): scoring's baseline, kept
+        self.do_nothing_run: tuple[float, dict] | None = None
         from inferboard.drills import views
 
         self.observability = views.Observability.of(design)
@@ -115,7 +117,8 @@ class DrillSession:
             self.advance_to(self.notice_s)
 
     # ------------------------------------------------------------------ planting
-    def _target(self, text: str) -> str:
+    def node_for(self, text: str) -> str:
+        """The design's node id a drill names (``{role}`` placeholders resolved)."""
         try:
             return resolve(text, self.roles)
         except KeyError as error:
@@ -127,7 +130,7 @@ class DrillSession:
         for f in self.drill.plant.faults:
             start = f.at_min * 60.0
             duration = (f.duration_min * 60.0) if f.duration_min else end - start + 3600.0
-            target = self._target(f.target) if f.target != "*" else "*"
+            target = self.node_for(f.target) if f.target != "*" else "*"
             if f.steps <= 1:
                 out.append(TimedFault(f.kind, target, f.magnitude, start, duration))
                 continue
@@ -146,7 +149,7 @@ class DrillSession:
         location = home.params.get("location") if home is not None else None
         for e in self.drill.plant.edits:
             params = {k: (location if v == "{location}" and location else v) for k, v in e.params.items()}
-            steps.append((e.at_min * 60.0, "edit", SetParams(self._target(e.target), tuple(sorted(params.items())))))
+            steps.append((e.at_min * 60.0, "edit", SetParams(self.node_for(e.target), tuple(sorted(params.items())))))
         for d in self.drill.plant.drift:
             self.quality.add_drift(DriftEvent(d.kind, d.segment, d.at_min * 60.0, d.accuracy_drop_pp, d.shift_sd,
                                               d.ramp_min * 60.0))
@@ -263,7 +266,7 @@ class DrillSession:
         for m in self.drill.mitigations:
             if m.action != action:
                 continue
-            want = self._target(m.target) if m.target else ""
+            want = self.node_for(m.target) if m.target else ""
             if want and want != target:
                 continue
             if m.value is not None and value is not None and not math.isclose(m.value, value, rel_tol=0.25):
@@ -277,7 +280,7 @@ class DrillSession:
         recorded then)."""
         from inferboard.drills.mitigate import operations_for
 
-        target = self._target(target) if target else ""
+        target = self.node_for(target) if target else ""
         try:
             ops = operations_for(self, action, target, value)
         except (ValueError, KeyError) as error:

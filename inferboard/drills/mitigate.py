@@ -105,7 +105,7 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
         _kind(session, target)
         before = {}
         for edit in session.drill.plant.edits:
-            if session._target(edit.target) == target and edit.at_min * 60.0 <= session.now_s:
+            if session.node_for(edit.target) == target and edit.at_min * 60.0 <= session.now_s:
                 for key in edit.params:
                     before.setdefault(key, session.design.nodes[target].params.get(key))
         if not before:

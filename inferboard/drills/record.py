@@ -43,7 +43,7 @@ def save_drill(history: History, session: DrillSession, started_at: str | None =
            "percent": result.percent, "grade": result.grade,
            "design": design_to_bytes(session.source_design).decode("utf-8"),
            "actions": json.dumps([a.to_dict() for a in session.actions]),
-           "result": json.dumps(result.to_dict(), default=_plain)}
+           "result": json.dumps(result.to_dict(), default=json_default)}
     with history.lock:
         table = history.db.table("drills")
         with history.db.conn:
@@ -82,7 +82,8 @@ def replay_record(record: DrillRecord, drill: Drill | None = None, catalog=None)
                   finish_at=float(record.row["ended_s"]))
 
 
-def _plain(value):
+def json_default(value):
+    """``json.dumps`` default: numpy scalars as plain numbers."""
     if isinstance(value, (np.floating, np.integer)):
         return value.item()
     raise TypeError(f"not JSON: {type(value).__name__}")
@@ -174,7 +175,7 @@ def drill_report_html(result: dict[str, Any], series: dict[str, np.ndarray] | No
 
 def result_dict(session: DrillSession) -> dict[str, Any]:
     """The session's result as plain JSON values (what the history keeps)."""
-    return json.loads(json.dumps(session.result().to_dict(), default=_plain))
+    return json.loads(json.dumps(session.result().to_dict(), default=json_default))
 
 
 def session_report_html(session: DrillSession, with_truth: bool = True) -> str:

@@ -244,13 +244,13 @@ def _do_nothing(session, until: float) -> dict:
     """The same drill with no action taken, up to ``until`` (the baseline of customer impact)."""
     from inferboard.drills.engine import DrillSession
 
-    memo = getattr(session, "_baseline", None)
+    memo = session.do_nothing_run
     if memo is not None and memo[0] >= until:
         return memo[1]
     other = DrillSession(session.drill, session.design, session.seed, session.mode, start_clock=False)
     other.advance_to(until)
     found = other.series()
-    session._baseline = (until, found)
+    session.do_nothing_run = (until, found)
     return found
 
 

@@ -326,7 +326,7 @@ def segment_slice(session, name: str = "model", series: dict | None = None) -> D
                                           for seg in session.quality.segments}}
     from inferboard.sim.drift import FeatureStream
 
-    shifts = session.quality._shifts()
+    shifts = session.quality.shifts()
     shift_panel = {}
     for i, seg in enumerate(session.quality.segments):
         stream = FeatureStream(session.seed, i, seg.id, seg.share, "input", shifts)

@@ -56,15 +56,15 @@ def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges:
             width, height = width or 360.0, height or 260.0
         node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), raw.get("region"),
                     raw.get("label", ""), width, height)
-        design._insert(design._nodes, node_id, node, None)
+        design.load_node(node)
         if node.region is not None:
             regions.append((node_id, node.region))
     for node_id, region in regions:
         try:
-            design._check_region(node_id, design.nodes[node_id].kind, region)
+            design.check_region(node_id, design.nodes[node_id].kind, region)
         except RegionRefused as error:
             problems.append(Problem(f"node '{node_id}'", "region", str(error).split("field 'region': ", 1)[-1]))
-            design._nodes[node_id] = design._nodes[node_id].with_changes(region=None)
+            design.load_node(design.nodes[node_id].with_changes(region=None))
     problems.extend(_assemble_edges(design, edges))
     return design, problems
 
@@ -90,10 +90,10 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
         if edge.source not in design.nodes or edge.target not in design.nodes:
             continue
         try:
-            out_port, in_port = design._check_ports(*edge.endpoints())
+            out_port, in_port = design.check_ports(*edge.endpoints())
             if edge.endpoints() in seen_endpoints:
                 raise ConnectionRefused(f"'{edge.source}' is already wired to '{edge.target}' this way")
-            design._check_capacity(edge.source, edge.source_port, out_port, used_out[edge.source, edge.source_port],
+            design.check_capacity(edge.source, edge.source_port, out_port, used_out[edge.source, edge.source_port],
                                    edge.target, edge.target_port, in_port, used_in[edge.target, edge.target_port])
         except ConnectionRefused as error:
             problems.append(Problem(item, "", error.reason))
@@ -103,7 +103,7 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
         used_in[edge.target, edge.target_port] += 1
         if out_port.signal == REQUEST_SIGNAL:
             onward.setdefault(edge.source, []).append((edge.target, edge.id))
-        design._insert(design._edges, edge.id, edge, None)
+        design.load_edge(edge)
     cycle = find_request_loop(onward)
     if cycle:
         nodes = [cycle[0][0], *[target for _, target, _ in cycle]]

@@ -180,13 +180,13 @@ class Design:
 
     def check_connect(self, source: str, source_port: str, target: str, target_port: str) -> None:
         """Raise ConnectionRefused, with the reason, if this wire may not be drawn."""
-        out_port, in_port = self._check_ports(source, source_port, target, target_port)
+        out_port, in_port = self.check_ports(source, source_port, target, target_port)
         existing = self._edges.values()
         if any(e.endpoints() == (source, source_port, target, target_port) for e in existing):
             raise ConnectionRefused(f"'{source}' is already wired to '{target}' this way")
         used_out = sum(1 for e in existing if e.source == source and e.source_port == source_port)
         used_in = sum(1 for e in existing if e.target == target and e.target_port == target_port)
-        self._check_capacity(source, source_port, out_port, used_out, target, target_port, in_port, used_in)
+        self.check_capacity(source, source_port, out_port, used_out, target, target_port, in_port, used_in)
         if out_port.signal == REQUEST_SIGNAL and self._requests_reach(target, source):
             raise ConnectionRefused(f"requests would loop: '{target}' already sends requests to '{source}'")
 
@@ -207,7 +207,7 @@ class Design:
                     stack.append(nxt)
         return False
 
-    def _check_ports(self, source: str, source_port: str, target: str, target_port: str):
+    def check_ports(self, source: str, source_port: str, target: str, target_port: str):
         """The checks that depend only on the two ends: nodes, ports, signals, accepted kinds."""
         if source not in self._nodes:
             raise ConnectionRefused(f"there is no node '{source}' to connect from")
@@ -235,7 +235,8 @@ class Design:
                                     f"{self._titles(in_port.accepts)}, not {src_kind.title}")
         return out_port, in_port
 
-    def _check_capacity(self, source, source_port, out_port, used_out, target, target_port, in_port, used_in):
+    def check_capacity(self, source, source_port, out_port, used_out, target, target_port, in_port, used_in):
+        """Raise ConnectionRefused if either port already holds its most wires (``used_*`` counts them)."""
         for port, used, node_id, name in ((out_port, used_out, source, source_port),
                                           (in_port, used_in, target, target_port)):
             if port.max_connections is not None and used >= port.max_connections:
@@ -246,7 +247,8 @@ class Design:
     def _titles(self, kinds: Iterable[str]) -> str:
         return ", ".join(self.catalog.kinds[k].title if k in self.catalog.kinds else k for k in kinds)
 
-    def _check_region(self, node_id: str, kind: str, region: str | None) -> None:
+    def check_region(self, node_id: str, kind: str, region: str | None) -> None:
+        """Raise RegionRefused if a node of ``kind`` may not sit in ``region``."""
         if region is None:
             return
         if region == node_id:
@@ -258,6 +260,19 @@ class Design:
             raise RegionRefused(node_id, f"'{region}' is a {target.kind}, not a region")
         if self.catalog.kind(kind).container:
             raise RegionRefused(node_id, "regions cannot be nested")
+
+    # ------------------------------------------------------------------ loading
+    def load_node(self, node: Node) -> None:
+        """Store a node the caller has already checked (appended, or replacing the one with its id)
+        with no event and no undo step: for building a whole design at once (``assemble``). Edits
+        go through ``apply``."""
+        self._nodes[node.id] = node
+        self._graph = None
+
+    def load_edge(self, edge: Edge) -> None:
+        """Store an edge the caller has already checked, as :meth:`load_node` does a node."""
+        self._edges[edge.id] = edge
+        self._graph = None
 
     # ------------------------------------------------------------------ apply
     def apply(self, op: ops.Op) -> ops.Op:
@@ -290,7 +305,7 @@ class Design:
         missing = [p.name for p in spec.params if p.name not in node.params]
         params = spec.defaults() | dict(node.params) if missing else dict(node.params)
         node = node.with_changes(params=self.checked_params(node.id, node.kind, params))
-        self._check_region(node.id, node.kind, node.region)
+        self.check_region(node.id, node.kind, node.region)
         index = self._insert(self._nodes, node.id, node, op.index)
         self._graph = None
         self.events.emit(ev.NodeAdded(node, index))
@@ -391,7 +406,7 @@ class Design:
 
     def _apply_SetRegion(self, op: ops.SetRegion) -> ops.Op:
         node = self.node(op.node_id)
-        self._check_region(node.id, node.kind, op.region)
+        self.check_region(node.id, node.kind, op.region)
         old = node.region
         self._set_region(node.id, op.region)
         return ops.SetRegion(node.id, old)

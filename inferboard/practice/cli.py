@@ -15,19 +15,21 @@ from inferboard.practice.packzip import PackError
 from inferboard.store import read_design
 
 
-def _library(args: argparse.Namespace) -> ScenarioLibrary:
+def load_library(args: argparse.Namespace) -> ScenarioLibrary:
+    """The shipped scenarios and the user's packs (under ``--data-dir`` when given)."""
     user_data = Path(args.data_dir) if getattr(args, "data_dir", None) else None
     return ScenarioLibrary(user_packs=user_packs_dir(user_data)).load()
 
 
-def _warn(library: ScenarioLibrary) -> None:
+def warn_problems(library: ScenarioLibrary) -> None:
+    """Print the library's loading problems to stderr."""
     for problem in library.problems:
         print(f"warning: {problem}", file=sys.stderr)
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
-    library = _library(args)
-    _warn(library)
+    library = load_library(args)
+    warn_problems(library)
     entries = sorted(library.entries.values(), key=lambda e: (e.pack_id != "core", e.id))
     if args.json:
         print(json.dumps([{"id": e.id, "title": e.scenario.title, "difficulty": e.scenario.difficulty,
@@ -44,11 +46,11 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """One design file (``args.file``) against ``args.scenario``."""
-    library = _library(args)
+    library = load_library(args)
     try:
         entry = library.get(args.scenario)
     except KeyError as error:
-        _warn(library)
+        warn_problems(library)
         print(str(error.args[0]), file=sys.stderr)
         return 1
     design, _ = read_design(args.file)
@@ -74,7 +76,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_export(args: argparse.Namespace) -> int:
-    library = _library(args)
+    library = load_library(args)
     try:
         path = library.export(args.id, Path(args.output))
     except PackError as error:
@@ -85,7 +87,7 @@ def cmd_pack_export(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_import(args: argparse.Namespace) -> int:
-    library = _library(args)
+    library = load_library(args)
     try:
         pack = library.import_pack(Path(args.file), replace=args.replace)
     except PackError as error:
@@ -105,7 +107,7 @@ def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     if args.rubric:
         print("--rubric cannot be combined with --scenario: the scenario chooses the rubrics", file=sys.stderr)
         return EXIT_UNREADABLE
-    library = _library(args)
+    library = load_library(args)
     try:
         entry = library.get(args.scenario)
     except KeyError as error:

@@ -219,7 +219,8 @@ class QualityLayer:
         self.drift.append(event)
         self._shifts_changed()
 
-    def _shifts(self) -> list[Shift]:
+    def shifts(self) -> list[Shift]:
+        """The drift events as the detectors' shifts (a learnt residual shift ends at its promotion)."""
         shifts = []
         for e in self.drift:
             stream = "input" if e.kind == "input" else "residual"
@@ -237,7 +238,7 @@ class QualityLayer:
 
     def _shifts_changed(self) -> None:
         for d in self.detectors:
-            d.set_shifts(self._shifts())
+            d.set_shifts(self.shifts())
 
     def start_retraining(self, t: float, reason: str = "by hand") -> dict:
         """A retraining run from ``t``: ready after ``retrain_s``, then rolled out (see module docstring)."""

@@ -52,11 +52,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if _single_file(args):
         args.file = args.submissions[0]
         return practice_cli.cmd_grade(args)
-    library = practice_cli._library(args)
+    library = practice_cli.load_library(args)
     try:
         entry = library.get(args.scenario)
     except KeyError as error:
-        practice_cli._warn(library)
+        practice_cli.warn_problems(library)
         print(str(error.args[0]), file=sys.stderr)
         return 1
     found = collect(args.submissions)
