@@ -14,13 +14,17 @@ from desktop.moment import build_moment
 if TYPE_CHECKING:
     from desktop.main_window import MainWindow
 
-def _behaviour_rule_ids() -> set[str]:
-    try:
-        from inferboard.rules import default_rules
 
-        return {rule.id for rule in default_rules() if rule.behaviour}
-    except Exception:
+def behaviour_rule_ids() -> set[str]:
+    """The ids of the shipped rules that need the simulator (their findings are kept while the
+    structural ones refresh). A malformed rubric gives none: the evaluator reports its error."""
+    from inferboard.rules import RuleFileError, default_rules
+
+    try:
+        rules = default_rules()
+    except RuleFileError:
         return set()
+    return {rule.id for rule in rules if rule.behaviour}
 
 
 class Presenter:
@@ -61,7 +65,7 @@ class Presenter:
             self.window.findings.show_report(report, pending_behaviour=True)
             return
         if self._behaviour_ids is None:
-            self._behaviour_ids = _behaviour_rule_ids()
+            self._behaviour_ids = behaviour_rule_ids()
         kept = [f for f in self.full_report.findings if f.rule_id in self._behaviour_ids]
         merged = type(report)(list(report.findings) + kept, self.full_report.scores, self.full_report.overall,
                               self.full_report.grade, list(report.skipped), True)
