@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QStackedWidget, QTabWidget, QVBoxLayout, QWidget
 
 from inferboard.drills.views import DASHBOARDS, Dashboard, Unavailable
@@ -20,8 +21,8 @@ LINE_COLOURS = ["#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6"
 LIMIT_COLOUR, TOLD_COLOUR, MITIGATION_COLOUR, CURSOR_COLOUR = "#dc2626", "#dc2626", "#16a34a", "#7c3aed"
 COLUMNS = 2
 PLOT_HEIGHT = 230
-TAB_TITLES = {"system": "System", "breakdown": "Latency by component", "model": "Model quality",
-              "segments": "By segment", "business": "Business"}
+TAB_TITLES = {"system": "System", "breakdown": "By component", "model": "Model", "segments": "By segment",
+              "business": "Business"}
 
 #: (minute, label, colour) of a vertical marker
 Marker = tuple[float, str, str]
@@ -29,6 +30,26 @@ Marker = tuple[float, str, str]
 
 def is_limit(label: str) -> bool:
     return "SLO" in label or "target" in label
+
+
+def unit(label: str) -> str:
+    """"ms" for "queue wait (ms)"; '' for a label without a unit."""
+    return label[label.rindex("(") + 1:-1] if label.endswith(")") and "(" in label else ""
+
+
+def plotted(lines: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The lines drawn (those in the first line's unit: one axis per plot) and the others, whose
+    latest value the title gives instead."""
+    labels = list(lines)
+    first = unit(labels[0]) if labels else ""
+    drawn = [label for label in labels if unit(label) == first]
+    return drawn, [label for label in labels if label not in drawn]
+
+
+def latest_value(values) -> float:
+    known = np.asarray(values, dtype=float)
+    known = known[~np.isnan(known)]
+    return float(known[-1]) if known.size else math.nan
 
 
 class DashboardPlots(QWidget):
@@ -46,6 +67,9 @@ class DashboardPlots(QWidget):
         self.curves: dict[tuple[str, str], Any] = {}
         self.markers: list[Any] = []
         self.shape: tuple = ()
+        self.colours: dict[str, str] = {}  #: line label -> colour, the same in every panel
+        self.titles: dict[str, str] = {}  #: panel -> its heading (title, legend, values not drawn)
+        self.headings: dict[str, QLabel] = {}
         self.notes = QLabel(self)
         self.notes.setObjectName(f"dashboard_notes_{name}")
         self.notes.setWordWrap(True)
@@ -66,6 +90,8 @@ class DashboardPlots(QWidget):
         self.plots.clear()
         self.curves.clear()
         self.markers.clear()
+        self.titles.clear()
+        self.headings.clear()
         self.shape = ()
 
     def _build(self, dashboard: Dashboard) -> None:
@@ -74,23 +100,40 @@ class DashboardPlots(QWidget):
         from desktop.drills.widgets import plot_widget
 
         self.release()
-        ink = "#e2e8f0" if self.dark else "#0f172a"
         for n, (title, lines) in enumerate(dashboard.panels.items()):
-            widget, plot = plot_widget(self, title, f"{title} ({DASHBOARDS.get(self.name, self.name)})", self.dark,
-                                       PLOT_HEIGHT)
+            frame = QWidget(self)
+            heading = QLabel(frame)
+            heading.setObjectName("panel_heading")
+            heading.setWordWrap(True)
+            heading.setTextFormat(Qt.TextFormat.RichText)
+            widget, plot = plot_widget(frame, "", f"{title} ({DASHBOARDS.get(self.name, self.name)})", self.dark,
+                                       PLOT_HEIGHT - 40)
             plot.showGrid(x=False, y=True, alpha=0.2)
-            plot.addLegend(offset=(8, 4), labelTextColor=ink, labelTextSize="8pt")
-            colours = iter(LINE_COLOURS * 3)
-            for label in lines:
+            column = QVBoxLayout(frame)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.setSpacing(0)
+            column.addWidget(heading)
+            column.addWidget(widget, 1)
+            drawn, _ = plotted(lines)
+            for label in drawn:
                 if is_limit(label):
                     pen = pg.mkPen(LIMIT_COLOUR, width=1.5, style=Qt.PenStyle.DashLine)
                 else:
-                    pen = pg.mkPen(next(colours), width=2)
-                self.curves[(title, label)] = plot.plot([], [], pen=pen, name=label, connect="finite")
-            self.grid.addWidget(widget, n // COLUMNS, n % COLUMNS)
-            self.widgets.append(widget)
+                    colour = self.colours.setdefault(label, LINE_COLOURS[len(self.colours) % len(LINE_COLOURS)])
+                    pen = pg.mkPen(colour, width=2)
+                self.curves[(title, label)] = plot.plot([], [], pen=pen, connect="finite")
+            self.grid.addWidget(frame, n // COLUMNS, n % COLUMNS)
+            self.widgets.append(frame)
             self.plots[title] = plot
+            self.headings[title] = heading
         self.shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
+
+    def key(self, label: str) -> str:
+        """The legend entry of a line: its colour (dashed for a limit) and its label."""
+        text = label.replace("-", "\u2011").replace(" ", "&nbsp;")  # an entry never breaks across lines
+        if is_limit(label):
+            return f"<span style='color:{LIMIT_COLOUR}'>┅</span>&nbsp;{text}"
+        return f"<span style='color:{self.colours.get(label, '#64748b')}'>■</span>&nbsp;{text}"
 
     def show_dashboard(self, dashboard: Dashboard, markers: list[Marker] = (), cursor_min: float | None = None) -> None:
         shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
@@ -99,9 +142,27 @@ class DashboardPlots(QWidget):
         self.notes.setText(" · ".join(dashboard.notes))
         self.notes.setVisible(bool(dashboard.notes))
         x = np.asarray(dashboard.times_min, dtype=float)
+        ink = "#e2e8f0" if self.dark else "#0f172a"
         for title, lines in dashboard.panels.items():
-            for label, values in lines.items():
-                self.curves[(title, label)].setData(x, np.asarray(values, dtype=float), connect="finite")
+            drawn, others = plotted(lines)
+            top, low = 0.0, 0.0
+            for label in drawn:
+                y = np.asarray(lines[label], dtype=float)
+                self.curves[(title, label)].setData(x, y, connect="finite")
+                if np.isfinite(y).any():
+                    top, low = max(top, float(np.nanmax(y))), min(low, float(np.nanmin(y)))
+            plot = self.plots[title]
+            if low >= 0.0:  # counts, rates and times start at zero: a flat line is not noise
+                plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0)
+            else:
+                plot.enableAutoRange(axis="y")
+            now = ", ".join(f"{label} {latest_value(lines[label]):.3g}" for label in others)
+            text = (f"<b style='color:{ink}'>{title}</b>&nbsp;&nbsp; "
+                    + " &nbsp;".join(self.key(label) for label in drawn)
+                    + (f"<br><span style='color:#64748b'>now: {now}</span>" if now else ""))
+            if self.titles.get(title) != text:
+                self.headings[title].setText(text)
+                self.titles[title] = text
         self._mark(markers, cursor_min, float(x[-1]) if x.size else 0.0)
 
     def _mark(self, markers: list[Marker], cursor_min: float | None, end_min: float) -> None:
@@ -111,12 +172,15 @@ class DashboardPlots(QWidget):
             plot.removeItem(line)
         self.markers.clear()
         wanted = list(markers) + ([(cursor_min, "", CURSOR_COLOUR)] if cursor_min is not None else [])
-        for plot in self.plots.values():
-            for at, label, colour in wanted:
-                style = Qt.PenStyle.DashLine if colour == TOLD_COLOUR else Qt.PenStyle.SolidLine
+        for n, plot in enumerate(self.plots.values()):
+            for k, (at, label, colour) in enumerate(wanted):
+                told = colour == TOLD_COLOUR
+                style = Qt.PenStyle.DashLine if told else Qt.PenStyle.SolidLine
+                # Labels on the first plot only, beside the line (told: to its left), one under another.
+                options = {"position": 0.95 - 0.12 * (k % 4), "color": colour, "movable": False,
+                           "anchors": [(1, 0.5), (1, 0.5)] if told else [(0, 0.5), (0, 0.5)]}
                 line = pg.InfiniteLine(pos=at, angle=90, pen=pg.mkPen(colour, width=1.5, style=style),
-                                       label=label or None,
-                                       labelOpts={"position": 0.92, "color": colour, "movable": False})
+                                       label=(label or None) if n == 0 else None, labelOpts=options)
                 plot.addItem(line, ignoreBounds=True)
                 self.markers.append((plot, line))
             plot.setXRange(0, max(end_min, 1.0), padding=0.02)
@@ -124,10 +188,7 @@ class DashboardPlots(QWidget):
     def latest(self, panel: str, line: str) -> float:
         """The last known value of a line (NaN when none), as the dashboard shows it."""
         _, y = self.curves[(panel, line)].getData()
-        if y is None:
-            return math.nan
-        known = np.asarray(y)[~np.isnan(np.asarray(y, dtype=float))]
-        return float(known[-1]) if known.size else math.nan
+        return math.nan if y is None else latest_value(y)
 
 
 class UnavailablePanel(QLabel):
@@ -221,7 +282,9 @@ class DashboardTabs(QTabWidget):
             if name in self.pages:
                 index = self.indexOf(self.pages[name])
                 missing = isinstance(shown, Unavailable)
-                self.setTabText(index, TAB_TITLES[name] + (" (unavailable)" if missing else ""))
+                self.setTabText(index, TAB_TITLES[name] + (" (none)" if missing else ""))
+                self.setTabToolTip(index, f"Unavailable: {shown.reason}" if missing else DASHBOARDS[name])
+                self.tabBar().setTabTextColor(index, QColor("#94a3b8" if missing else self.palette().text().color()))
         self.redraw()
 
     def redraw(self) -> None:

@@ -78,6 +78,7 @@ class DrillConsole(QWidget):
         self.actions = read_only_table(self, "candidate_actions", "Candidate's actions",
                                        ["What the candidate did", "Real effect"], 0, {1: 110})
         self.plots, self.curves = self._make_plots(dark)
+        self.marked: list = []  #: (plot, line) per mitigation marked on the true series
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -136,6 +137,7 @@ class DrillConsole(QWidget):
         t_min = np.asarray(series["times_s"], dtype=float) / 60.0
         for key, curve in self.curves.items():
             curve.setData(t_min, np.asarray(series[key], dtype=float))
+        self._mark_mitigations()
         rows = [(describe(a, session.notice_s), a.outcome if a.verb == "apply_mitigation" else "")
                 for a in session.actions]
         if self.actions.rowCount() != len(rows):
@@ -151,6 +153,29 @@ class DrillConsole(QWidget):
         if session.finished:
             self.end_button.setEnabled(False)
             self.speed.setEnabled(False)
+
+    def _mark_mitigations(self) -> None:
+        """A line per mitigation on the true series, coloured by its real effect."""
+        import pyqtgraph as pg
+
+        applied = [a for a in self.session.actions if a.verb == "apply_mitigation"]
+        if (len(applied) + 1) * len(self.plots) == len(self.marked):
+            return
+        for plot, line in self.marked:
+            plot.removeItem(line)
+        self.marked.clear()
+        for widget in self.plots:
+            plot = widget.getPlotItem()
+            for a in applied:
+                colour = EFFECT_COLOURS.get(a.outcome, "#64748b")
+                line = pg.InfiniteLine(pos=a.t_s / 60.0, angle=90, pen=pg.mkPen(colour, width=1.5))
+                plot.addItem(line, ignoreBounds=True)
+                self.marked.append((plot, line))
+        told = self.session.notice_s / 60.0
+        for widget in self.plots:
+            line = pg.InfiniteLine(pos=told, angle=90, pen=pg.mkPen("#dc2626", width=1, style=Qt.PenStyle.DashLine))
+            widget.getPlotItem().addItem(line, ignoreBounds=True)
+            self.marked.append((widget.getPlotItem(), line))
 
     def truth_texts(self) -> str:
         return self.truth.toPlainText()

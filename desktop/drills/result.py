@@ -75,7 +75,6 @@ class DrillResultWindow(QWidget):
                 item = QTableWidgetItem(text)
                 item.setToolTip(text)
                 self.lines.setItem(row, column, item)
-        self.lines.resizeRowsToContents()
         self.missing = QListWidget(self)
         self.missing.setObjectName("missing_observability")
         self.missing.setAccessibleName("Missing observability")
@@ -84,7 +83,7 @@ class DrillResultWindow(QWidget):
             self.missing.addItem(f"{m['what']}: {m['why']} (cost {m['cost_min']:g} min)")
         if not result.get("missing"):
             self.missing.addItem("Nothing: the design showed every view that held the cause's evidence.")
-        self.missing.setMaximumHeight(130)
+        self.missing.setMaximumHeight(100)
         self.truth = QLabel(truth, self)
         self.truth.setObjectName("drill_truth")
         self.truth.setWordWrap(True)
@@ -110,6 +109,10 @@ class DrillResultWindow(QWidget):
         layout.addWidget(self.truth)
         layout.addLayout(buttons)
         self.resize(1100, 720)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.lines.resizeRowsToContents()  # wrapped reasons take the height the column width gives them
 
     def line_texts(self) -> list[str]:
         return [" | ".join(self.lines.item(r, c).text() for c in range(4)) for r in range(self.lines.rowCount())]

@@ -36,7 +36,8 @@ def plot_widget(parent: QWidget, title: str, accessible: str, dark: bool, min_he
     widget.setAccessibleName(accessible)
     widget.setMinimumHeight(min_height)
     plot = widget.getPlotItem()
-    plot.setTitle(title, color="#e2e8f0" if dark else "#0f172a", size="10pt")
+    if title:
+        plot.setTitle(title, color="#e2e8f0" if dark else "#0f172a", size="10pt")
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.getAxis("bottom").setLabel("minutes since the drill started")

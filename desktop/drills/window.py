@@ -45,6 +45,7 @@ class DrillWindow(QWidget):
         self.session, self.clock, self.history = session, clock, history
         self.show_result = show_result
         self.record_id: int | None = None
+        self.result: dict | None = None  #: the scored result once the drill is over
         self.result_window = None
         self.windows: list[QWidget] = []
         self.checked_changes = False
@@ -206,6 +207,7 @@ class DrillWindow(QWidget):
                 item.setToolTip(text)
                 self.changes.setItem(r, c, item)
         self.changes.resizeRowsToContents()
+        self.changes.viewport().update()
 
     # ------------------------------------------------------------------ the user's actions
     def _opened(self, name: str) -> None:
@@ -239,23 +241,21 @@ class DrillWindow(QWidget):
         self.refresh()
         return self.session.paused
 
-    def finish(self) -> dict | None:
-        """End the drill: score it, keep it in the history, show the result."""
-        if self.session.finished_at is not None and self.record_id is not None:
-            return None
-        self.session.finish()
-        self.clock.end()
+    def finish(self) -> dict:
+        """End the drill: score it, keep it in the history, show the result (once)."""
+        self.clock.end()  # -> _clock_ended
         return self._conclude()
 
     def _clock_ended(self) -> None:
-        if self.record_id is None:
-            self.session.finish()
-            self._conclude()
+        self._conclude()
 
     def _conclude(self) -> dict:
         from desktop.drills.result import DrillResultWindow, truth_html
 
-        result = result_dict(self.session)
+        if self.result is not None:
+            return self.result
+        self.session.finish()
+        result = self.result = result_dict(self.session)
         if self.history is not None and self.record_id is None:
             self.record_id = save_drill(self.history, self.session)
         self.refresh()

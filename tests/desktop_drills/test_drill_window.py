@@ -48,6 +48,10 @@ def test_a_solo_drill_from_the_page_to_the_result_in_the_history(start_drill, hi
     # The breakdown has a panel per instrumented component.
     breakdown = window.open_dashboard("breakdown")
     assert "eu-west-canary-gpus" in breakdown.plots.plots
+    # One axis per plot: the times are drawn, utilisation and replicas are given in the title.
+    assert ("eu-west-canary-gpus", "time spent (ms)") in breakdown.plots.curves
+    assert ("eu-west-canary-gpus", "utilisation (%)") not in breakdown.plots.curves
+    assert "now: utilisation (%) " in breakdown.plots.titles["eu-west-canary-gpus"]
     window.notebook.hypothesis.setText("the canary build 2.14 is slower")
     click(qtbot, window.notebook.hypothesis_button)
     assert window.notebook.hypotheses.count() == 1
@@ -73,6 +77,9 @@ def test_a_solo_drill_from_the_page_to_the_result_in_the_history(start_drill, hi
     click(qtbot, window.finish_button)
     result = window.result_window
     qtbot.waitExposed(result)
+    from desktop.drills.result import DrillResultWindow
+
+    assert [w for w in window.windows if isinstance(w, DrillResultWindow)] == [result]  # shown once
     lines = result.line_texts()
     assert len(lines) == len(result.result["lines"]) >= 8
     assert any(line.startswith("Time to mitigate") and "#6 apply mitigation" in line for line in lines)
@@ -120,7 +127,8 @@ def test_a_design_without_metrics_shows_the_breakdown_as_unavailable(start_drill
     assert not page.available
     assert "Unavailable:" in page.unavailable.text() and "no metrics collector" in page.unavailable.text()
     index = window.dashboards.indexOf(page)
-    assert window.dashboards.tabText(index) == "Latency by component (unavailable)"
+    assert window.dashboards.tabText(index) == "By component (none)"
+    assert window.dashboards.tabToolTip(index) == "Unavailable: the design has no metrics collector"
     assert window.session.actions[-1].verb == "open_dashboard" and window.session.actions[-1].outcome == "missing"
     assert "no alerting" in window.notifications.item(0).text()
     assert "This design cannot show" in window.intro.text()

@@ -1,0 +1,176 @@
+"""Regenerate the incident-drill screenshots from the real windows: a solo drill on the bundled
+drill design (the slow canary build) at the page, in the breakdown, and after the rollback; the
+same drill on the design without observability; the result; and a drill interview's console.
+
+The clock is driven by hand (``session.advance_to``) so every run gives the same pictures.
+Run on a 1600x1000 display with a window manager (``Xvfb :71 -screen 0 1600x1000x24 &``,
+``DISPLAY=:71 openbox &``, then ``DISPLAY=:71 QT_QPA_PLATFORM=xcb python
+docs/screenshots/make_drill_screenshots.py``). The whole screen is captured with ImageMagick's
+``import``, as a person would see it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-shots-"))
+
+from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+
+from desktop.app import make_application  # noqa: E402
+
+OUT = Path(__file__).resolve().parent
+DRILL = "slow-canary-version"
+
+
+def wait(ms: int) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
+
+
+def capture(name: str) -> Path:
+    path = OUT / name
+    subprocess.run(["import", "-window", "root", str(path)], check=True)
+    print(f"wrote {path}")
+    return path
+
+
+def design(blind: bool = False):
+    from inferboard.paths import data_dir
+    from inferboard.store import read_design
+    from inferboard.store.design_files import design_to_bytes, parse_design
+
+    found, _ = read_design(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
+    if not blind:
+        return found
+    raw = json.loads(design_to_bytes(found))
+    doomed = {n["id"] for n in raw["nodes"]
+              if n["kind"] in ("metrics_collector", "alerting", "drift_detector", "retraining_pipeline")}
+    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in doomed]
+    raw["edges"] = [e for e in raw["edges"] if e["source"] not in doomed and e["target"] not in doomed]
+    raw.setdefault("metadata", {})["title"] = "Ranker without observability"
+    return parse_design(json.dumps(raw).encode(), "<blind>", found.catalog)
+
+
+def show(window) -> None:
+    window.showMaximized()
+    wait(600)
+
+
+def at(window, minutes_after_notice: float) -> None:
+    session = window.session
+    session.advance_to(session.notice_s + minutes_after_notice * 60.0)
+    window.refresh()
+    wait(300)
+
+
+def solo(history) -> None:
+    from desktop import drills
+
+    window = drills.open_drill(None, DRILL, design=design(), history=history)
+    window.clock.stop()  # driven by hand below
+    show(window)
+    at(window, 2)
+    notebook = window.notebook
+    notebook.symptom.setText("p99 about 3x the 150 ms SLO while p50 barely moved")
+    notebook.scope.setText("eu-west only, since minute 10")
+    notebook.state_symptom()
+    window.check_changes()
+    window.open_dashboard("system")
+    at(window, 4)
+    capture("drill-dashboards-alert.png")
+    window.open_dashboard("breakdown")
+    notebook.hypothesis.setText("the canary build 2.14 is slower per batch")
+    notebook.record_hypothesis()
+    notebook.setCurrentIndex(1)
+    at(window, 6)
+    capture("drill-breakdown.png")
+    notebook.setCurrentIndex(2)
+    notebook.picker.choose("rollback_canary", "eu-west-canary")
+    notebook.apply_mitigation()
+    window.open_dashboard("system")
+    at(window, 22)
+    capture("drill-mitigation.png")
+    notebook.root_cause.setPlainText("Build 2.14 in the eu-west canary is about 3x slower and automatic rollback "
+                                     "was paused for the rollout, so nothing took it out.")
+    notebook.name_root_cause()
+    notebook.fix.setPlainText("A latency gate in the canary analysis; automatic rollback is never paused.")
+    notebook.monitoring.setPlainText("Per-version p99 on the canary, with an alert on the gap to stable.")
+    notebook.write_follow_up()
+    window.finish()
+    result = window.result_window
+    result.resize(1200, 760)
+    result.move(200, 100)
+    wait(500)
+    capture("drill-result.png")
+    replay = window.open_replay()
+    replay.showMaximized()
+    replay.actions.setCurrentRow(5)
+    replay.dashboards.open("system")
+    wait(600)
+    capture("drill-replay.png")
+    for other in window.windows:
+        other.close()
+    window.close()
+
+
+def blind(history) -> None:
+    from desktop import drills
+
+    window = drills.open_drill(None, DRILL, design=design(blind=True), history=history)
+    window.clock.stop()
+    show(window)
+    window.check_changes()
+    window.open_dashboard("breakdown")
+    at(window, 1)
+    capture("drill-unavailable.png")
+    window.confirm_close = False
+    window.close()
+
+
+def interview(history) -> None:
+    from desktop import drills
+
+    run = drills.open_drill_interview(None, DRILL, design=design(), history=history)
+    run.clock.stop()
+    run.console.showMaximized()
+    run.candidate.hide()
+    wait(600)
+    session = run.session
+    session.advance_to(session.notice_s + 3 * 60)
+    run.candidate.check_changes()
+    run.candidate.open_dashboard("system")
+    run.candidate.notebook.picker.choose("flush_cache", "eu-west-cache")
+    run.candidate.notebook.apply_mitigation()
+    session.advance_to(session.notice_s + 9 * 60)
+    run.candidate.open_dashboard("breakdown")
+    run.candidate.notebook.picker.choose("rollback_canary", "eu-west-canary")
+    run.candidate.notebook.apply_mitigation()
+    session.advance_to(session.notice_s + 20 * 60)
+    run.console.refresh()
+    wait(400)
+    capture("drill-interview-console.png")
+    run.close()
+
+
+def main() -> None:
+    from desktop.practice.common import open_history
+
+    make_application()
+    history = open_history()
+    solo(history)
+    blind(history)
+    interview(history)
+    history.close()
+
+
+if __name__ == "__main__":
+    main()
