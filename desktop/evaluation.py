@@ -160,6 +160,9 @@ class Evaluator(QObject):
         self._last_run = 0.0
         self._last_edit = 0.0
         self._immediate = False
+        #: False: even the first edit after a quiet spell waits ``debounce_ms`` (the evaluation
+        #: then runs once the edits pause, never in the middle of a burst).
+        self.leading = True
         self._running: tuple | None = None
         self._pending = False
         self._rules_ready = False
@@ -217,7 +220,7 @@ class Evaluator(QObject):
         self._last_edit = now
         if self._immediate:
             return  # already due in this turn of the event loop
-        if immediate or not in_burst:
+        if immediate or (not in_burst and self.leading):
             self._immediate = True
             self.timer.start(0)
         else:

@@ -2,7 +2,7 @@
 readouts) with an interview panel, and no findings.
 
 It talks to the interviewer only through a ``CandidateLink``: it sends the design (shortly after
-each edit) and questions, and receives revealed facts, follow-ups, phase changes and the end. It
+each edit, or with ``send_at_once`` as each edit completes) and questions, and receives revealed facts, follow-ups, phase changes and the end. It
 never holds the scenario, so it cannot show a hidden fact or a rubric finding; the findings dock
 is removed and the rule report is not computed here at all.
 """
@@ -44,7 +44,8 @@ class NoFindings:
 
 class CandidateWindow(MainWindow):
     def __init__(self, link: CandidateLink, data_folder=None, theme_mode: str | None = None,
-                 clock: Callable[[], float] | None = None, evaluate: bool = True, send_ms: int = SEND_MS):
+                 clock: Callable[[], float] | None = None, evaluate: bool = True, send_ms: int = SEND_MS,
+                 send_at_once: bool = False):
         super().__init__(data_folder, theme_mode=theme_mode, evaluate=evaluate, restore_layout=False)
         self.setObjectName("candidate_window")
         # The interview column keeps the whole height beside canvas and readouts: stacked under the
@@ -84,8 +85,21 @@ class CandidateWindow(MainWindow):
         self.send_timer.setSingleShot(True)
         self.send_timer.setInterval(send_ms)
         self.send_timer.timeout.connect(self.send_design)
-        self.document.changed.connect(lambda _e: self.send_timer.start())
-        self.document.replaced.connect(self.send_timer.start)
+        #: Sending as each edit completes (a remote interview) or ``send_ms`` after the last edit.
+        self.send_at_once = send_at_once
+        self.send_ms = send_ms
+        self._sent_revision = -1
+        self._sent_at = float("-inf")
+        if send_at_once:
+            # An edit is complete when the undo stack has taken it (a compound edit counts once);
+            # sending right there, in the edit's own call, means nothing queued on this thread (the
+            # readouts drawing the last evaluation, say) can hold the design back.
+            self.document.undo_stack.indexChanged.connect(lambda _i: self.edit_completed())
+            self.document.replaced.connect(self.edit_completed)
+            self.document.changed.connect(lambda _e: self.send_timer.isActive() or self.send_timer.start(send_ms))
+        else:
+            self.document.changed.connect(lambda _e: self.send_timer.start())
+            self.document.replaced.connect(self.send_timer.start)
         link.on_message(self.on_message)
         for message in ([link.phase] if link.phase is not None else []) + list(link.facts):
             self.on_message(message)
@@ -161,10 +175,24 @@ class CandidateWindow(MainWindow):
             self.setWindowTitle(f"Candidate — {self.link.brief.title} — Inferboard")
 
     # ------------------------------------------------------------------ to the interviewer
+    def edit_completed(self) -> None:
+        """Send the design now, unless one went out less than ``send_ms`` ago: then once that
+        interval is over (edits in quick succession, like typing a value, go out as one)."""
+        wait_ms = self.send_ms - 1000 * (time.monotonic() - self._sent_at)
+        if wait_ms <= 0:
+            self.send_design()
+        elif not self.send_timer.isActive() or self.send_timer.remainingTime() > wait_ms:
+            self.send_timer.start(max(1, round(wait_ms)))
+
     def send_design(self) -> bool:
         self.send_timer.stop()
         if self.link.ended or self.link.phase is None:
             return False
+        if self.send_at_once:
+            if self._sent_revision == self.document.revision:
+                return False  # this design went out already
+            self._sent_revision = self.document.revision
+            self._sent_at = time.monotonic()
         try:
             self.link.design_changed(self.document.design)
         except LinkError as error:

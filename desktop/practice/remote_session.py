@@ -32,9 +32,15 @@ from desktop.practice.candidate import CandidateWindow
 from desktop.practice.common import esc, mmss
 from desktop.practice.interviewer import InterviewerConsole
 
-#: The candidate's design goes out this long after the last edit (the local mode waits 600 ms): an
-#: edit then shows in the interviewer's mirror well within 200 ms on a LAN (bench/bench_link.py).
-REMOTE_SEND_MS = 100
+#: The candidate's design goes out as each edit completes, at most once per this interval (the
+#: local mode waits 600 ms after the last edit): an edit then shows in the interviewer's mirror well
+#: within 200 ms on a LAN (bench/bench_link.py).
+REMOTE_SEND_MS = 40
+#: The interviewer's record keeps a snapshot of the candidate's design at most this often (each
+#: one is a durable write); the mirror shows every design at once.
+REMOTE_SNAPSHOT_S = 1.0
+#: The interviewer's live grade runs once the candidate's edits pause this long.
+REMOTE_GRADE_DEBOUNCE_MS = 500
 
 STATE_TEXT = {
     "idle": "Not started",
@@ -82,7 +88,8 @@ class RemoteCandidate(QObject):
     status_changed = Signal(object)
 
     def __init__(self, entry: ScenarioEntry, address: str, port: int, data_folder=None,
-                 theme_mode: str | None = None, clock: Callable[[], float] | None = None, code: str | None = None):
+                 theme_mode: str | None = None, clock: Callable[[], float] | None = None, code: str | None = None,
+                 send_ms: int = REMOTE_SEND_MS, send_at_once: bool = True):
         super().__init__()
         self.entry = entry
         self.bridge = PeerBridge(self)
@@ -92,7 +99,7 @@ class RemoteCandidate(QObject):
         self.transport.attach(self.peer)
         self.link = CandidateLink(self.transport, CandidateBrief.of(entry.scenario))
         self.candidate = CandidateWindow(self.link, data_folder, theme_mode=theme_mode, clock=clock or time.monotonic,
-                                         send_ms=REMOTE_SEND_MS)
+                                         send_ms=send_ms, send_at_once=send_at_once)
         self.connection_label = QLabel("", self.candidate)
         self.connection_label.setObjectName("connection_status")
         self.connection_label.setAccessibleName("Connection to the interviewer")
@@ -165,6 +172,10 @@ class RemoteConsole(InterviewerConsole):
         self.banner.setTextFormat(Qt.TextFormat.RichText)
         self.banner.setStyleSheet("padding: 4px 8px; background: #f1f5f9;")
         self.layout().insertWidget(0, self.banner)
+        # The live grade waits until the candidate pauses: grading while designs arrive would hold
+        # the interpreter from the mirror (bench/bench_link.py).
+        self.evaluator.leading = False
+        self.evaluator.debounce_ms = REMOTE_GRADE_DEBOUNCE_MS
         self.setWindowTitle(f"Interviewer (remote) — {self.scenario.title} — Inferboard")
 
     def on_message(self, message) -> None:
@@ -179,6 +190,11 @@ class RemoteConsole(InterviewerConsole):
                 self.mirror.fit()
             return
         super().on_message(message)
+
+    def refresh_status(self) -> None:
+        super().refresh_status()
+        if self.running():
+            self.link.flush_snapshot()
 
     def closeEvent(self, event) -> None:
         super().closeEvent(event)
@@ -234,7 +250,8 @@ class RemoteInterviewer(QObject):
             self.peer.end(f"the interviewer's machine cannot run this scenario: {error}")
             self._status(Status("refused", str(error)))
             return
-        link = InterviewerLink(self.transport, entry, self.history, clock=self.clock)
+        link = InterviewerLink(self.transport, entry, self.history, clock=self.clock,
+                               snapshot_every_s=REMOTE_SNAPSHOT_S)
         self.console = RemoteConsole(link, self, self.theme)
         self.console.banner.setText(status_html(self.last_status, self.verification, "the candidate"))
         self.console.score_sheet.table.itemChanged.connect(lambda _item: self.score_timer.start())

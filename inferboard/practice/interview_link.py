@@ -220,7 +220,8 @@ class InterviewerLink:
     """The interviewer's end: holds the scenario, the clock, the notes and the session record."""
 
     def __init__(self, transport: Transport, entry: ScenarioEntry, history: History | None = None,
-                 clock: Callable[[], float] = time.monotonic, auto_answer: bool = False):
+                 clock: Callable[[], float] = time.monotonic, auto_answer: bool = False,
+                 snapshot_every_s: float = 0.0):
         self.transport = transport
         self.entry = entry
         self.scenario = entry.scenario
@@ -232,6 +233,11 @@ class InterviewerLink:
         self.what_ifs: list[WhatIf] = []
         self.listeners: list[Callable[[Any], None]] = []
         self.rejected: list[str] = []
+        #: Designs arriving faster than this are shown at once but kept in the record at most this
+        #: often (the last one of a burst is kept by ``flush_snapshot``, dated when it arrived).
+        self.snapshot_every_s = snapshot_every_s
+        self._snapshot_at = float("-inf")
+        self._unrecorded: tuple[Design, float] | None = None
         transport.subscribe(INTERVIEWER, self._receive)
 
     def brief(self) -> CandidateBrief:
@@ -251,6 +257,7 @@ class InterviewerLink:
         message = decode(data, INTERVIEWER)
         if self.session.state != "running":
             raise LinkError(f"the interview is {self.session.state}; the message was not taken")
+        design = None
         if isinstance(message, DesignChanged):
             try:
                 design = parse_design(message.design_json.encode("utf-8"), "<candidate design>")
@@ -258,13 +265,37 @@ class InterviewerLink:
                 self.rejected.append(str(error))
                 return
             self.latest = design
-            self.session.record_design(design)
         elif isinstance(message, QuestionAsked):
             self.questions.append((self._now(), message))
             if self.auto_answer and message.question_id:
                 self.answer(message.question_id)
-        for listener in list(self.listeners):
-            listener(message)
+        try:
+            for listener in list(self.listeners):  # the mirror first: the record can wait a moment
+                listener(message)
+        finally:
+            if design is not None:
+                self._keep_snapshot(design)
+
+    def _keep_snapshot(self, design: Design) -> None:
+        now = self._now()
+        if now - self._snapshot_at >= self.snapshot_every_s:
+            self._unrecorded = None
+            self._snapshot_at = now
+            self.session.record_design(design, t_s=now)
+        else:
+            self._unrecorded = (design, now)
+
+    def flush_snapshot(self, force: bool = False) -> bool:
+        """Record the design kept back once ``snapshot_every_s`` has passed (call now and then;
+        ``force`` before the end); False when nothing was recorded."""
+        if self._unrecorded is None or self.session.state != "running":
+            return False
+        if not force and self._now() - self._snapshot_at < self.snapshot_every_s:
+            return False
+        design, t_s = self._unrecorded
+        self._unrecorded = None
+        self._snapshot_at = t_s
+        return self.session.record_design(design, t_s=t_s)
 
     # ---------------------------------------------------------------- actions
     def answer(self, question_id: str) -> list[FactRevealed]:
@@ -322,6 +353,7 @@ class InterviewerLink:
 
     def end(self) -> MockResult:
         """Grade the latest design, store the session, tell the candidate it is over."""
+        self.flush_snapshot(force=True)
         design = self.latest if self.latest is not None else Design()
         result = self.session.submit(design)
         self.transport.send(CANDIDATE, encode(InterviewEnded(result.duration_s)))

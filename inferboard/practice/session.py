@@ -283,11 +283,12 @@ class PracticeSession:
         return {a.question_id for a in self.asked}
 
     # ------------------------------------------------------------------ design
-    def record_design(self, design: Design, label: str = "edit") -> bool:
-        """Record a snapshot (call after edits, debounced); False when nothing changed."""
+    def record_design(self, design: Design, label: str = "edit", t_s: float | None = None) -> bool:
+        """Record a snapshot (call after edits, debounced); False when nothing changed. ``t_s``
+        dates a snapshot kept back a moment (never before the last one recorded)."""
         self._require_running()
         data = design_to_bytes(design)
-        now = self.elapsed()
+        now = self.elapsed() if t_s is None else t_s
         if not self.replay.add(now, data, self.phase_at(now), label):
             return False
         self._building = self._building or building_started(design)

@@ -164,3 +164,41 @@ def test_the_practice_menu_has_host_and_join(make_window):
     for action_id, text in (("practice.host", "Host Interview"), ("practice.join", "Join Interview")):
         action = window.actions_by_id[action_id]
         assert text in action.text().replace("&", "")
+
+
+def test_the_remote_candidate_window_sends_each_edit_as_it_completes(library, clock, qtbot, data_folder):
+    """No event-loop turn between an edit and its sending (nothing queued can hold it back);
+    edits in quick succession go out once the interval is over; a compound edit goes out once."""
+    from inferboard.model import ops
+    from inferboard.practice.interview_link import CandidateLink, InProcessTransport, InterviewerLink
+
+    from desktop.practice.candidate import CandidateWindow
+
+    transport = InProcessTransport()
+    interviewer = InterviewerLink(transport, library.get("fraud-scoring-cpu"), None, clock=clock)
+    link = CandidateLink(transport, interviewer.brief())
+    interviewer.start()
+    window = CandidateWindow(link, data_folder, theme_mode="light", clock=clock, evaluate=False, send_ms=300,
+                             send_at_once=True)
+    qtbot.addWidget(window)
+    window.files.ask_unsaved = lambda: "discard"
+
+    def designs_sent() -> int:
+        return sum(1 for _to, data in transport.sent if data["type"] == "design_changed")
+
+    add_node(window.document, "traffic_source", -300, 0, "users")
+    assert list(interviewer.latest.nodes) == ["users"], "sent within the edit's own call"
+    add_node(window.document, "cpu_pool", 0, 0, "cpus")
+    assert list(interviewer.latest.nodes) == ["users"], "a second edit right after waits for the interval"
+    qtbot.waitUntil(lambda: list(interviewer.latest.nodes) == ["users", "cpus"], timeout=3000)
+    assert designs_sent() == 2
+    qtbot.waitUntil(lambda: not window.send_timer.isActive())
+    window._sent_at -= 1.0  # as if a second had passed since
+    before = designs_sent()
+    moved = ops.Compound((ops.MoveNodes({"users": (-400, 0)}), ops.MoveNodes({"cpus": (100, 0)})), "Move both")
+    assert window.document.execute(moved, "Move both")
+    assert designs_sent() == before + 1 and interviewer.latest.nodes["cpus"].x == 100
+    window._sent_at -= 1.0
+    window.document.undo_stack.undo()
+    assert interviewer.latest.nodes["cpus"].x == 0, "an undo is an edit too"
+    assert designs_sent() == before + 2 and not window.send_timer.isActive(), "nothing left to send later"

@@ -147,3 +147,45 @@ def test_the_feedback_report_and_the_replay(pair, clock):
     assert "Your design at the end of each phase" in feedback
     with pytest.raises(LinkError, match="submitted"):
         candidate.design_changed(design)
+
+
+def test_designs_reach_listeners_before_the_record_and_a_burst_is_kept_at_most_once_a_second(library, clock,
+                                                                                             tmp_path):
+    entry = library.get("eu-medical-imaging")
+    transport = InProcessTransport()
+    history = History(tmp_path)
+    interviewer = InterviewerLink(transport, entry, history, clock=clock, snapshot_every_s=1.0)
+    candidate = CandidateLink(transport, interviewer.brief())
+    interviewer.start()
+    base = clock.t
+    try:
+        frames_when_shown = []
+        interviewer.on_message(lambda m: frames_when_shown.append(len(interviewer.session.replay)))
+
+        def edit(n: int, at: float) -> None:
+            clock.t = base + at
+            design = Design(metadata={"title": f"edit {n}", "notes": ""})
+            design.add_node("traffic_source", 0, 0, {}, node_id=f"n{n}")
+            candidate.design_changed(design)
+
+        edit(0, 0.0)
+        assert frames_when_shown == [0], "the listener (the mirror) had the design before it was recorded"
+        assert len(interviewer.session.replay) == 1
+        edit(1, 0.2)
+        edit(2, 0.5)
+        assert interviewer.latest.metadata["title"] == "edit 2"
+        assert interviewer.session.replay.times == [0.0], "within a second: shown, not yet recorded"
+        clock.t = base + 0.7
+        assert interviewer.flush_snapshot() is False, "not due yet"
+        clock.t = base + 1.1
+        assert interviewer.flush_snapshot() is True
+        assert interviewer.session.replay.times == [0.0, 0.5], "the last of the burst, dated when it arrived"
+        assert [s["t_s"] for s in history.attempt(interviewer.session.attempt_id).snapshots] == [0.0, 0.5]
+        edit(3, 1.3)  # the last snapshot is dated 0.5 s: the next is due at 1.5 s
+        assert interviewer.session.replay.times == [0.0, 0.5]
+        result = interviewer.end()
+        titles = [json.loads(f.design_bytes)["metadata"]["title"] for f in interviewer.session.replay.frames]
+        assert titles[:3] == ["edit 0", "edit 2", "edit 3"], "ending records the design kept back"
+        assert result.result.design_bytes == interviewer.session.replay.frames[-1].design_bytes
+    finally:
+        history.close()
