@@ -46,6 +46,18 @@ def plotted(lines: dict[str, Any]) -> tuple[list[str], list[str]]:
     return drawn, [label for label in labels if label not in drawn]
 
 
+def y_range(low: float, top: float) -> tuple[float, float] | None:
+    """From zero for counts, times and flat lines (a flat line is not noise); None (the plot
+    scales itself) for values far from zero that move, such as an accuracy falling from 97 to 90."""
+    if low < 0.0:
+        return None
+    if top <= 0.0:
+        return 0.0, 1.0
+    if low > 0.5 * top and top - low > 0.05 * top:
+        return None
+    return 0.0, top * 1.15
+
+
 def latest_value(values) -> float:
     known = np.asarray(values, dtype=float)
     known = known[~np.isnan(known)]
@@ -145,17 +157,18 @@ class DashboardPlots(QWidget):
         ink = "#e2e8f0" if self.dark else "#0f172a"
         for title, lines in dashboard.panels.items():
             drawn, others = plotted(lines)
-            top, low = 0.0, 0.0
+            top, low = -math.inf, math.inf
             for label in drawn:
                 y = np.asarray(lines[label], dtype=float)
                 self.curves[(title, label)].setData(x, y, connect="finite")
                 if np.isfinite(y).any():
                     top, low = max(top, float(np.nanmax(y))), min(low, float(np.nanmin(y)))
             plot = self.plots[title]
-            if low >= 0.0:  # counts, rates and times start at zero: a flat line is not noise
-                plot.setYRange(0.0, top * 1.15 if top > 0 else 1.0, padding=0)
-            else:
+            span = y_range(low, top) if math.isfinite(top) else (0.0, 1.0)
+            if span is None:
                 plot.enableAutoRange(axis="y")
+            else:
+                plot.setYRange(*span, padding=0)
             now = ", ".join(f"{label} {latest_value(lines[label]):.3g}" for label in others)
             text = (f"<b style='color:{ink}'>{title}</b>&nbsp;&nbsp; "
                     + " &nbsp;".join(self.key(label) for label in drawn)

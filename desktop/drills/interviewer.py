@@ -63,11 +63,16 @@ class DrillConsole(QWidget):
         self.speed = speed_box(self, clock)
         self.end_button = QPushButton("&End drill", self)
         self.end_button.setObjectName("end_drill")
+        self.report_button = QPushButton("&Report…", self)
+        self.report_button.setObjectName("drill_report")
+        self.report_button.setToolTip("The drill's report with the hidden truth, as HTML")
+        self.report_button.clicked.connect(lambda: self.export_report())
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.clock_label)
         top.addWidget(self.speed)
         top.addWidget(self.end_button)
+        top.addWidget(self.report_button)
         self.slo = QLabel(self)
         self.slo.setObjectName("slo_status")
         self.slo.setWordWrap(True)
@@ -176,6 +181,20 @@ class DrillConsole(QWidget):
             line = pg.InfiniteLine(pos=told, angle=90, pen=pg.mkPen("#dc2626", width=1, style=Qt.PenStyle.DashLine))
             widget.getPlotItem().addItem(line, ignoreBounds=True)
             self.marked.append((widget.getPlotItem(), line))
+
+    def export_report(self, path=None):
+        """The report with the truth (score lines, actions, the incident, what really happened)."""
+        from pathlib import Path
+
+        from inferboard.drills.record import save_drill_report, session_report_html
+
+        from desktop.practice.report_export import ask_report_path, slug
+
+        path = path or ask_report_path(self, f"drill-{slug(self.session.drill.title)}.html")
+        if not path:
+            return None
+        save_drill_report(path, session_report_html(self.session, with_truth=True))
+        return Path(path)
 
     def truth_texts(self) -> str:
         return self.truth.toPlainText()

@@ -42,7 +42,8 @@ def visible_texts(window: QWidget) -> str:
     return "\n".join(t for t in texts if t)
 
 
-def test_the_candidate_cannot_pause_and_never_sees_the_truth_the_interviewer_sees(drill_interview, history, qtbot):
+def test_the_candidate_cannot_pause_and_never_sees_the_truth_the_interviewer_sees(drill_interview, history, qtbot,
+                                                                                   tmp_path):
     interview = drill_interview("slow-canary-version")
     session, candidate, console = interview.session, interview.candidate, interview.console
     truth = session.truth()
@@ -93,6 +94,8 @@ def test_the_candidate_cannot_pause_and_never_sees_the_truth_the_interviewer_see
     assert result is not None and not result.truth.isVisibleTo(result)
     assert truth.root_cause not in visible_texts(result)
     assert not console.end_button.isEnabled()
+    report = console.export_report(tmp_path / "interview.html").read_text(encoding="utf-8")
+    assert "What really happened" in report and truth.root_cause in report
 
 
 def test_the_interviewer_plants_the_cause_from_the_picker(qtbot, drill_design):

@@ -252,3 +252,32 @@ def test_the_main_window_menu_and_command_palette_start_a_drill_on_the_open_desi
         window.confirm_close = False
         window.close()
         drills.forget(window)
+
+
+def test_an_accuracy_drill_shows_labels_late_and_the_pinned_model_restores_accuracy(start_drill, qtbot):
+    """Accuracy needs labels: nothing is known at the notice; later the model dashboard shows the
+    drop, slicing by segment is recorded, and pinning the previous model brings accuracy back."""
+    window = start_drill("bad-retrained-model")
+    session = window.session
+    model = window.open_dashboard("model")
+    assert "labels, which arrive 30 min late" in model.plots.notes.text()
+    assert math.isnan(model.plots.latest("Accuracy (%), labelled traffic", "all traffic"))
+    told = session.now_s
+    qtbot.waitUntil(lambda: session.now_s >= told + 25 * 60, timeout=5000)
+    window.refresh()
+    dropped = model.plots.latest("Accuracy (%), labelled traffic", "all traffic")
+    segments = window.open_dashboard("segments")
+    assert session.actions[-1].verb == "slice_by_segment"
+    assert len(segments.plots.curves) >= 4  # accuracy and input shift per segment
+    window.open_dashboard("business")
+    window.notebook.picker.choose("pin_previous_model")
+    window.notebook.apply_mitigation()
+    model = window.open_dashboard("model")
+    pinned = session.now_s
+    qtbot.waitUntil(lambda: session.now_s >= pinned + 45 * 60, timeout=5000)
+    window.refresh()
+    restored = model.plots.latest("Accuracy (%), labelled traffic", "all traffic")
+    assert dropped < restored - 5.0
+    # Accuracy moves far from zero: the plot scales to it rather than starting at zero.
+    low, _high = model.plots.plots["Accuracy (%), labelled traffic"].viewRange()[1]
+    assert low > 50.0
