@@ -13,24 +13,13 @@ from inferboard.catalog.schema import ComponentKind, GpuTable, GpuType, ParamSpe
 from inferboard.errors import InferboardError
 from inferboard.paths import data_dir
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
+from inferboard.schema_base import validation_problems
 
 GPU_TABLE_FILE = "gpu_types.yaml"
 
 
 class CatalogError(InferboardError):
     """A catalog file is missing, malformed or inconsistent."""
-
-
-def pydantic_problem_text(error: ValidationError) -> list[tuple[str, str]]:
-    """Turn a pydantic error into (field path, message) pairs."""
-    out = []
-    for item in error.errors():
-        loc = ".".join(str(part) for part in item.get("loc", ()))
-        msg = item.get("msg", "invalid")
-        if item.get("type") == "extra_forbidden":
-            msg = "unknown field"
-        out.append((loc, msg))
-    return out
 
 
 class ParamValueError(ValueError):
@@ -118,7 +107,7 @@ class Catalog:
                 kind = ComponentKind.model_validate(raw)
             except ValidationError as error:
                 item = raw.get("id", "?") if isinstance(raw, dict) else "?"
-                details = "; ".join(f"field '{loc}': {msg}" for loc, msg in pydantic_problem_text(error))
+                details = "; ".join(f"field '{loc}': {msg}" for loc, msg in validation_problems(error))
                 raise CatalogError(f"{path}: kind '{item}': {details}") from None
             if kind.id != path.stem:
                 raise CatalogError(f"{path}: kind '{kind.id}': field 'id' must equal the file name '{path.stem}'")

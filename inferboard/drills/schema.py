@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, model_validator
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.faults import FAULT_KINDS
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
-from inferboard.schema_base import StrictModel
+from inferboard.schema_base import StrictModel, validation_problems
 
 ID = r"^[a-z][a-z0-9-]{1,63}$"
 TARGET = r"^(\{[a-z_]+\}|[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}|\*|)$"
@@ -201,11 +201,7 @@ def drill_from_data(raw: Any, source: str) -> Drill:
     try:
         return Drill.model_validate(raw)
     except ValidationError as error:
-        problems = []
-        for entry in error.errors():
-            field = ".".join(str(p) for p in entry.get("loc", ()))
-            message = "unknown field" if entry.get("type") == "extra_forbidden" else entry.get("msg", "invalid")
-            problems.append(Problem(item, field, message))
+        problems = [Problem(item, field, message) for field, message in validation_problems(error)]
         raise DrillError(source, problems) from None
 
 

@@ -24,7 +24,7 @@ from inferboard.practice import packzip
 from inferboard.practice.packzip import PackError
 from inferboard.practice.scenario import ID, SCENARIO_FILE, Scenario, ScenarioError, load_scenario
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
-from inferboard.schema_base import StrictModel
+from inferboard.schema_base import StrictModel, validation_problems
 from inferboard.store.design_files import MAX_FILE_BYTES, DesignFileError, parse_design
 
 PACK_FILE = "pack.yaml"
@@ -88,10 +88,7 @@ def read_pack_info(folder: Path) -> PackInfo:
         return PackInfo.model_validate(raw)
     except ValidationError as error:
         item = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else "?"
-        details = "; ".join(
-            f"field '{'.'.join(str(p) for p in e.get('loc', ()))}': "
-            f"{'unknown field' if e.get('type') == 'extra_forbidden' else e.get('msg', 'invalid')}"
-            for e in error.errors())
+        details = "; ".join(f"field '{loc}': {msg}" for loc, msg in validation_problems(error))
         raise PackError(f"{path}: pack '{str(item)[:64]}': {details}") from None
 
 

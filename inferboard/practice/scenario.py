@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.requirements import Requirements
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
-from inferboard.schema_base import StrictModel
+from inferboard.schema_base import StrictModel, validation_problems
 from inferboard.sim.faults import parse_fault
 
 SCENARIO_FILE = "scenario.yaml"
@@ -284,11 +284,7 @@ def scenario_from_data(raw: Any, source: str) -> Scenario:
     try:
         scenario = Scenario.model_validate(raw)
     except ValidationError as error:
-        problems = []
-        for entry in error.errors():
-            field = ".".join(str(p) for p in entry.get("loc", ()))
-            message = "unknown field" if entry.get("type") == "extra_forbidden" else entry.get("msg", "invalid")
-            problems.append(Problem(item, field, message))
+        problems = [Problem(item, field, message) for field, message in validation_problems(error)]
         raise ScenarioError(source, problems) from None
     problems = [Problem(item, p.field, p.message) for p in cross_check(scenario)]
     if problems:

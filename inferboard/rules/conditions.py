@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from inferboard.catalog.roles import kinds_with
-from inferboard.schema_base import StrictModel
+from inferboard.schema_base import StrictModel, problem_message
 
 Scalar = Union[bool, int, float, str]
 Signal = Literal["requests", "control", "telemetry", "artifacts", "alerts", "triggers", "any"]
@@ -329,8 +329,7 @@ def parse_condition(raw: Any, path: str) -> Any:
     except ValidationError as error:
         first = error.errors()[0]
         loc = ".".join(str(p) for p in first.get("loc", ()) if p not in ("function-after[_one_operator()]",))
-        msg = "unknown field" if first.get("type") == "extra_forbidden" else first.get("msg", "invalid")
-        raise ConditionError(f"{here}.{loc}" if loc else here, msg) from None
+        raise ConditionError(f"{here}.{loc}" if loc else here, problem_message(first)) from None
 
 
 def walk(condition: Any):

@@ -23,6 +23,7 @@ from inferboard.rules import conditions as c
 from inferboard.rules.context import DERIVED
 from inferboard.rules.schema import Rubric, Rule, Topic, TopicList
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
+from inferboard.schema_base import validation_problems
 
 RUBRIC_FILE = "rubric.yaml"
 TOPICS_FILE = "topics.yaml"
@@ -82,9 +83,7 @@ class RuleSet:
 
 
 def _first_problem(error: ValidationError) -> tuple[str, str]:
-    item = error.errors()[0]
-    loc = ".".join(str(p) for p in item.get("loc", ()))
-    return loc, "unknown field" if item.get("type") == "extra_forbidden" else item.get("msg", "invalid")
+    return validation_problems(error)[0]
 
 
 def _read(path: Path, rule_id: str = "?") -> Any:

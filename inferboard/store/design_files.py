@@ -12,12 +12,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from inferboard.catalog import Catalog, default_catalog
-from inferboard.catalog.loader import pydantic_problem_text
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.assemble import assemble_design
 from inferboard.model.design import Design
 from inferboard.model.faults import PlannedFault
 from inferboard.model.ops import SetFaults
+from inferboard.schema_base import problem_message
 from inferboard.store.atomic import FileStamp, atomic_write
 from inferboard.store.migrations import MigrationError, migrate
 from inferboard.store.records import CURRENT_VERSION, FORMAT_NAME, DesignRecord
@@ -118,8 +118,7 @@ def record_from_dict(raw: dict[str, Any], source: str) -> DesignRecord:
             if len(loc) >= 5 and loc[2] == "params":
                 loc = loc[:4]
             name, field = _item_name(raw, loc)
-            msg = "unknown field" if item.get("type") == "extra_forbidden" else item.get("msg", "invalid")
-            problem = Problem(name, field, msg)
+            problem = Problem(name, field, problem_message(item))
             if problem not in problems:
                 problems.append(problem)
         raise DesignFileError(source, problems) from None

@@ -21,6 +21,7 @@ from typing import Any
 
 import sqlite_utils
 
+from inferboard.store.local_db import move_aside, open_database
 from inferboard.workshop.grading import GradingRun, SubmissionResult
 from inferboard.workshop.reports import common_findings
 
@@ -64,48 +65,14 @@ class CohortStore:
         try:
             self.db = self._connect()
         except sqlite3.DatabaseError as error:
-            self.recovered_from = self._move_aside()
+            self.recovered_from = move_aside(self.path)
             self.notice = (f"The cohort database at {self.path} could not be read ({error}). It was moved to "
                            f"{self.recovered_from.name} and a new, empty one was started.")
             self.db = self._connect()
 
     def _connect(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(str(self.path), timeout=5.0, check_same_thread=False)
-        try:
-            check = conn.execute("PRAGMA quick_check").fetchone()
-            if not check or check[0] != "ok":
-                raise sqlite3.DatabaseError(f"integrity check failed: {check[0] if check else 'no answer'}")
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            db = sqlite_utils.Database(conn)
-            for name, columns in TABLES.items():
-                db[name].create(columns, pk="id", if_not_exists=True)
-                missing = {c: t for c, t in columns.items() if c not in db[name].columns_dict}
-                if missing:
-                    db[name].add_missing_columns([missing])
-            for name in ("submissions", "rubric_scores", "findings"):
-                db[name].create_index(["cohort_id"], if_not_exists=True)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            conn.commit()
-            return db
-        except sqlite3.DatabaseError:
-            conn.close()
-            raise
-
-    def _move_aside(self) -> Path:
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-        target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}")
-        n = 1
-        while target.exists():
-            n += 1
-            target = self.path.with_name(f"{DB_NAME}.corrupt-{stamp}-{n}")
-        if self.path.exists():
-            self.path.replace(target)
-        for suffix in ("-wal", "-shm", "-journal"):
-            side = self.path.with_name(DB_NAME + suffix)
-            if side.exists():
-                side.replace(target.with_name(target.name + suffix))
-        return target
+        return open_database(self.path, TABLES, SCHEMA_VERSION, ("submissions", "rubric_scores", "findings"),
+                             "cohort_id")
 
     def close(self) -> None:
         with self.lock:
