@@ -252,7 +252,9 @@ class DashboardPage(QStackedWidget):
 
 class DashboardTabs(QTabWidget):
     """A start tab (``intro``), then one tab per dashboard. Switching to a dashboard calls
-    ``on_open(name)`` (the drill records the look); only the tab in front is redrawn."""
+    ``on_open(name)`` (the drill records the look and calls ``show_views`` with that dashboard
+    in the views); only the tab in front is redrawn. A name missing from the views is available
+    but not computed."""
 
     def __init__(self, intro: QWidget, parent: QWidget | None = None, dark: bool = False,
                  on_open: Callable[[str], None] | None = None):
@@ -285,19 +287,20 @@ class DashboardTabs(QTabWidget):
         if name is None:
             return
         if self.on_open is not None:
-            self.on_open(name)
-        self.redraw()
+            self.on_open(name)  # the drill records the look and shows the views again
+        else:
+            self.redraw()
 
     def show_views(self, views: dict[str, Dashboard | Unavailable], markers: list[Marker] = (),
                    cursor_min: float | None = None) -> None:
         self.views, self.markers, self.cursor_min = views, list(markers), cursor_min
-        for name, shown in views.items():
-            if name in self.pages:
-                index = self.indexOf(self.pages[name])
-                missing = isinstance(shown, Unavailable)
-                self.setTabText(index, TAB_TITLES[name] + (" (none)" if missing else ""))
-                self.setTabToolTip(index, f"Unavailable: {shown.reason}" if missing else DASHBOARDS[name])
-                self.tabBar().setTabTextColor(index, QColor("#94a3b8" if missing else self.palette().text().color()))
+        for name, page in self.pages.items():
+            shown = views.get(name)
+            index = self.indexOf(page)
+            missing = isinstance(shown, Unavailable)
+            self.setTabText(index, TAB_TITLES[name] + (" (none)" if missing else ""))
+            self.setTabToolTip(index, f"Unavailable: {shown.reason}" if missing else DASHBOARDS[name])
+            self.tabBar().setTabTextColor(index, QColor("#94a3b8" if missing else self.palette().text().color()))
         self.redraw()
 
     def redraw(self) -> None:

@@ -84,6 +84,7 @@ class DrillConsole(QWidget):
                                        ["What the candidate did", "Real effect"], 0, {1: 110})
         self.plots, self.curves = self._make_plots(dark)
         self.marked: list = []  #: (plot, line) per mitigation marked on the true series
+        self._scored: tuple = (None, 0.0)
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -134,10 +135,10 @@ class DrillConsole(QWidget):
         p99 = float(series["p99_ms"][k]) if series["times_s"].size else math.nan
         state = "<b style='color:#15803d'>SLO met</b>" if truth.slo_ok_now else "<b style='color:#b91c1c'>SLO BREACHED</b>"
         told = (session.now_s - session.notice_s) / 60.0
-        score = session.result()
+        score = self.score_now()
         self.slo.setText(f"{state} now: p99 {p99:.0f} ms" + (f" (SLO {slo:g} ms)" if slo else "")
                          + f" · accuracy {truth.accuracy_now:.1f}% · candidate told {told:.0f} min ago · "
-                         f"score if it ended now: {score.percent:.0f}%")
+                         f"score if it ended now: {score:.0f}%")
         self.clock_label.setText(f"<b>{clock_text(session.now_s)}</b>" + (" · over" if session.finished else ""))
         t_min = np.asarray(series["times_s"], dtype=float) / 60.0
         for key, curve in self.curves.items():
@@ -158,6 +159,14 @@ class DrillConsole(QWidget):
         if session.finished:
             self.end_button.setEnabled(False)
             self.speed.setEnabled(False)
+
+    def score_now(self) -> float:
+        """The score if the drill ended now, worked out again after each action and every five
+        simulated minutes (scoring reads the whole drill; a clock tick need not)."""
+        key = (len(self.session.actions), int(self.session.now_s // 300), self.session.finished)
+        if key != self._scored[0]:
+            self._scored = (key, self.session.result().percent)
+        return self._scored[1]
 
     def _mark_mitigations(self) -> None:
         """A line per mitigation on the true series, coloured by its real effect."""

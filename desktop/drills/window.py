@@ -50,7 +50,6 @@ class DrillWindow(QWidget):
         self.windows: list[QWidget] = []
         self.checked_changes = False
         self.confirm_close = True
-        self._last_view: CandidateView | None = None
         interview = session.mode == "interview"
         title = design_title or session.source_design.metadata.get("title", "") or "your design"
         self.setWindowTitle(f"Incident drill{' (interview)' if interview else ''} — {title} — Inferboard")
@@ -138,9 +137,6 @@ class DrillWindow(QWidget):
         self.refresh()
 
     # ------------------------------------------------------------------ showing
-    def view(self) -> CandidateView:
-        return self._last_view if self._last_view is not None else self.session.view()
-
     def markers(self) -> list:
         told = self.session.notice_s / 60.0
         out = [(told, "told", TOLD_COLOUR)]
@@ -152,8 +148,8 @@ class DrillWindow(QWidget):
 
     def refresh(self) -> None:
         session = self.session
-        view = session.view()
-        self._last_view = view
+        front = self.dashboards.current_name()
+        view = session.view(dashboards=[front] if front else [])  # only the plots in front are drawn
         state = "paused" if session.paused else ("over" if session.finished else "running")
         self.clock_label.setText(
             f"<b style='font-size:13pt'>{clock_text(view.now_s)}</b> simulated since the drill started · "
@@ -211,13 +207,12 @@ class DrillWindow(QWidget):
 
     # ------------------------------------------------------------------ the user's actions
     def _opened(self, name: str) -> None:
-        if self.session.finished_at is not None:
-            return
-        if name == "segments":
-            self.session.slice_by_segment()
-        else:
-            self.session.open_dashboard(name)
-        self.notebook.show_log()
+        if self.session.finished_at is None:
+            if name == "segments":
+                self.session.slice_by_segment()
+            else:
+                self.session.open_dashboard(name)
+        self.refresh()
 
     def open_dashboard(self, name: str):
         """Bring a dashboard to the front (recorded as a look); returns its page."""

@@ -307,11 +307,13 @@ class DrillSession:
         return getattr(self, verb)(**args)
 
     # ------------------------------------------------------------------ views and results
-    def view(self):
-        """What the candidate sees now (:class:`views.CandidateView`)."""
+    def view(self, dashboards=None):
+        """What the candidate sees now (:class:`views.CandidateView`). ``dashboards`` (names) limits
+        the plots computed to those (a window redraws only the one in front); the views the
+        design lacks are there as ``Unavailable`` whatever the names."""
         from inferboard.drills import views
 
-        return views.candidate_view(self)
+        return views.candidate_view(self, dashboards)
 
     def truth(self):
         """The hidden truth, for the interviewer (:class:`views.HiddenTruth`)."""

@@ -354,10 +354,12 @@ def change_log(session) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: -r["at_min"])
 
 
-def candidate_view(session) -> CandidateView:
+def candidate_view(session, names=None) -> CandidateView:
     s = session.series()
     obs = session.observability
-    shown = {name: dashboard(session, name, s) for name in DASHBOARDS}
+    wanted = set(DASHBOARDS if names is None else names)
+    shown = {name: dashboard(session, name, s) if name in wanted else Unavailable(name, obs.available(name))
+             for name in DASHBOARDS if name in wanted or obs.available(name)}
     raised = alerts(session, s)
     missing = [f"{name}: {obs.available(name)}" for name in (*DASHBOARDS, "alerts") if obs.available(name)]
     return CandidateView(session.now_s, session.fill(session.drill.page), session.notice_s, session.notice, shown,

@@ -111,3 +111,17 @@ def test_each_value_a_picker_offers_is_accepted_and_values_outside_its_range_are
             with pytest.raises(DrillError):
                 session.apply_mitigation(action, target, spec.low)
     assert [a.args["action"] for a in session.actions].count("shed") == 2
+
+
+def test_a_view_limited_to_some_dashboards_still_names_every_view_the_design_lacks(drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design)
+    full = session.view()
+    only = session.view(dashboards=["system"])
+    assert set(only.dashboards) == {"system"}
+    assert np.array_equal(only.dashboards["system"].panels["Latency (ms)"]["p99"],
+                          full.dashboards["system"].panels["Latency (ms)"]["p99"])
+    assert only.notifications == full.notifications and only.changes == full.changes
+    blind = DrillSession(get_drill("slow-canary-version"), _without_observability(drill_design))
+    shown = blind.view(dashboards=[])
+    assert set(shown.dashboards) == {"system", "breakdown", "model", "segments", "business"}
+    assert all(isinstance(d, Unavailable) and d.reason for d in shown.dashboards.values())
