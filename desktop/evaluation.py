@@ -57,6 +57,14 @@ def _sim_steady(design, settings: EvalSettings):
     return evaluate(design)
 
 
+def _sim_steady_peak(design, settings: EvalSettings):
+    """The steady state at the requirements' peak rate (None when they declare none)."""
+    from inferboard.sim.design_sim import evaluate
+
+    peak = design.requirements.peak_rps
+    return evaluate(design, rps=peak) if peak else None
+
+
 def _rules_full(design, settings: EvalSettings):
     from inferboard.practice.grading import score_design
 
@@ -71,8 +79,8 @@ def _sim_timeline(design, settings: EvalSettings):
 
 
 #: The worker's steps, in the order their results reach the window.
-STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("report", _rules_full),
-                                           ("timeline", _sim_timeline))
+STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("steady_peak", _sim_steady_peak),
+                                           ("report", _rules_full), ("timeline", _sim_timeline))
 
 
 class _JobSignals(QObject):
@@ -138,6 +146,7 @@ class Evaluator(QObject):
     structural_ready = Signal(object)
     report_ready = Signal(object)
     steady_ready = Signal(object)
+    steady_peak_ready = Signal(object)
     timeline_ready = Signal(object)
     #: (step, message) for a step that failed or is not available.
     failed = Signal(str, str)
@@ -278,7 +287,8 @@ class Evaluator(QObject):
         if not self.is_current(token):
             return
         self.latest[name] = value
-        signal = {"structural": self.structural_ready, "steady": self.steady_ready, "report": self.report_ready,
+        signal = {"structural": self.structural_ready, "steady": self.steady_ready,
+                  "steady_peak": self.steady_peak_ready, "report": self.report_ready,
                   "timeline": self.timeline_ready}.get(name)
         if signal is not None:
             signal.emit(value)

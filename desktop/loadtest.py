@@ -1,4 +1,5 @@
-"""Runs the request-level load test on a worker thread with progress and cancel."""
+"""Runs the request-level load test on a worker thread with progress and cancel, at the rate asked
+for (the figures' basis: the playhead's offered rate, the peak, or by default the mean)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from inferboard.store import parse_design
 
 
-def _run(design, n_requests: int, seed: int, progress: Callable, cancel: Callable[[], bool]):
+def _run(design, n_requests: int, seed: int, progress: Callable, cancel: Callable[[], bool],
+         rps: float | None = None):
     from inferboard.sim.design_loadtest import run_design_load_test
 
-    return run_design_load_test(design, n_requests, seed=seed, progress=progress, cancel=cancel)
+    return run_design_load_test(design, n_requests, seed=seed, progress=progress, cancel=cancel, rps=rps)
 
 
 class _Signals(QObject):
@@ -24,9 +26,11 @@ class _Signals(QObject):
 
 
 class LoadTestJob(QRunnable):
-    def __init__(self, data: bytes, n_requests: int, seed: int, cancel_flag: threading.Event, runner=_run):
+    def __init__(self, data: bytes, n_requests: int, seed: int, cancel_flag: threading.Event, runner=_run,
+                 rps: float | None = None):
         super().__init__()
         self.data = data
+        self.rps = rps
         self.n_requests = n_requests
         self.seed = seed
         self.cancel_flag = cancel_flag
@@ -47,7 +51,8 @@ class LoadTestJob(QRunnable):
     def run(self) -> None:
         try:
             design = parse_design(self.data, "<snapshot>")
-            summary = self.runner(design, self.n_requests, self.seed, self._progress, self.cancel_flag.is_set)
+            summary = self.runner(design, self.n_requests, self.seed, self._progress, self.cancel_flag.is_set,
+                                  rps=self.rps)
         except Exception:
             self.signals.failed.emit(traceback.format_exc(limit=4))
             return
@@ -72,11 +77,12 @@ class LoadTestRunner(QObject):
     def running(self) -> bool:
         return self.job is not None
 
-    def start(self, data: bytes, n_requests: int, seed: int = 0) -> bool:
+    def start(self, data: bytes, n_requests: int, seed: int = 0, rps: float | None = None) -> bool:
+        """Simulate ``n_requests`` at ``rps`` (None: the requirements' mean rate)."""
         if self.job is not None:
             return False
         self.cancel_flag = threading.Event()
-        job = LoadTestJob(data, n_requests, seed, self.cancel_flag, self.runner)
+        job = LoadTestJob(data, n_requests, seed, self.cancel_flag, self.runner, rps)
         job.signals.progress.connect(self.progress)
         job.signals.finished.connect(self._finished)
         job.signals.failed.connect(self._failed)

@@ -39,6 +39,7 @@ class Presenter:
         ev.structural_ready.connect(self.on_structural)
         ev.report_ready.connect(self.on_report)
         ev.steady_ready.connect(self.on_steady)
+        ev.steady_peak_ready.connect(w.readouts.show_steady_peak)
         w.readouts.reading_changed.connect(self.on_reading)
         ev.timeline_ready.connect(w.readouts.show_timeline)
         ev.failed.connect(self.on_failed)

@@ -1,10 +1,11 @@
 """What the headline figures say, and on what basis: the one place the tiles, the status line under
 them, the canvas badges and the tests read a figure from.
 
-A :class:`Reading` is either the steady state (the simulator's analytic answer at the
-requirements' mean rate with the replicas as configured, what ``inferboard simulate`` prints) or
-one moment of the simulated timeline (autoscaling, traffic pattern and faults included, what the
-plots show under their cursor). Nothing here imports Qt."""
+A :class:`Reading` is the steady state (the simulator's analytic answer with the replicas as
+configured) at the requirements' mean rate (what ``inferboard simulate`` prints) or at their peak
+rate (``inferboard simulate --peak``), or one moment of the simulated timeline (autoscaling,
+traffic pattern and faults included, what the plots show under their cursor). Nothing here
+imports Qt."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ HEADLINE = ("p50_ms", "p95_ms", "p99_ms", "throughput_rps", "shed_rate", "error_
             "cost_per_1k")
 
 STEADY = "steady"
+#: The steady state at the requirements' peak rate.
+PEAK = "peak"
 PLAYHEAD = "playhead"
 
 
@@ -42,11 +45,11 @@ def cost_per_1k(cost_per_hour: float | None, served_rps: float | None) -> float 
 
 @dataclass(frozen=True)
 class Reading:
-    #: STEADY or PLAYHEAD
+    #: STEADY, PEAK or PLAYHEAD
     mode: str
     values: dict[str, float | None]
     offered_rps: float | None
-    #: Short, for a tile's bottom line: "steady state", "at 14:20".
+    #: Short, for a tile's bottom line: "steady, mean", "steady, peak", "at 14:20".
     short_basis: str
     #: Whole sentence: what these numbers are and what they assume.
     basis: str
@@ -61,8 +64,8 @@ class Reading:
 
     def status_line(self) -> str:
         """One line with every headline figure of this reading, for under the tiles."""
-        head = (f"At {humanize.clock(self.time_s)} on the timeline" if self.mode == PLAYHEAD
-                else "Steady state")
+        head = {PLAYHEAD: f"At {humanize.clock(self.time_s)} on the timeline", PEAK: "Steady state at peak"}.get(
+            self.mode, "Steady state at the mean rate")
         parts = [f"offered {humanize.rate(self.offered_rps)}", f"served {self.text('throughput_rps')}",
                  f"p99 {self.text('p99_ms')}", f"shed {self.text('shed_rate')}", f"errors {self.text('error_rate')}",
                  f"cost {self.text('cost_per_hour')}"]
@@ -72,8 +75,9 @@ class Reading:
         return line
 
 
-def steady_reading(result: Any, mean_rps: float | None = None) -> Reading:
-    """The steady state ``result`` (a design_sim DesignResult or anything with its fields)."""
+def steady_reading(result: Any, at_peak: bool = False) -> Reading:
+    """The steady state ``result`` (a design_sim DesignResult or anything with its fields), worked
+    out at the requirements' mean rate, or at their peak rate when ``at_peak``."""
     values = {key: number(getattr(result, key, None)) for key in HEADLINE}
     # "Shed" counts every request turned away or timed out, as the timeline's shed rate does (the
     # steady state reports the time-outs of a saturated queue apart).
@@ -82,9 +86,14 @@ def steady_reading(result: Any, mean_rps: float | None = None) -> Reading:
         values["shed_rate"] += timed_out
     offered = number(getattr(result, "offered_rps", None))
     replicas = _configured_replicas(result)
+    if at_peak:
+        basis = (f"Steady state at peak, {humanize.rate(offered)} (the requirements' peak rate){replicas}: the "
+                 "analytic answer, without autoscaling, traffic pattern or timed faults, as `inferboard simulate "
+                 "--peak` prints it.")
+        return Reading(PEAK, values, offered, "steady, peak", basis)
     basis = (f"Steady state at {humanize.rate(offered)} (the mean rate){replicas}: the analytic answer, "
              "without autoscaling, traffic pattern or timed faults, as `inferboard simulate` prints it.")
-    return Reading(STEADY, values, offered, "steady state", basis)
+    return Reading(STEADY, values, offered, "steady, mean", basis)
 
 
 def _configured_replicas(result: Any) -> str:
@@ -134,8 +143,9 @@ def timeline_reading(timeline: Any, index: int, pattern: str | None = None) -> R
     return Reading(PLAYHEAD, values, offered, f"at {humanize.clock(t)}", basis, t, index, events, timeline)
 
 
-def load_test_line(summary: Any, steady: Reading | None) -> str:
-    """The load test's figures with their basis and why they differ from the steady state."""
+def load_test_line(summary: Any, steady: Reading | None, rate_basis: str = "") -> str:
+    """The load test's figures with their basis (``rate_basis`` says whose rate it ran at) and why
+    they differ from ``steady``: the steady state at the same rate, or the figures shown."""
     n = int(getattr(summary, "n_requests", 0) or 0)
     offered = number(getattr(summary, "offered_rps", None))
     ci = getattr(summary, "ci_ms", {}) or {}
@@ -149,13 +159,22 @@ def load_test_line(summary: Any, steady: Reading | None) -> str:
         return text
 
     state = ", cancelled: partial results" if getattr(summary, "cancelled", False) else ""
-    line = (f"Load test, {humanize.count(n)} requests at {humanize.rate(offered)}{state}: "
+    rate = f" ({rate_basis})" if rate_basis else ""
+    line = (f"Load test, {humanize.count(n)} requests at {humanize.rate(offered)}{rate}{state}: "
             f"p50 {with_interval('p50')}, p95 {with_interval('p95')}, p99 {with_interval('p99')}")
     lost = sum(int(getattr(summary, k, 0) or 0) for k in ("shed", "timed_out", "errors"))
     if n:
         line += f"; {humanize.share(lost / n)} not served"
-    if steady is not None:
+    same_rate = (steady is not None and steady.mode != PLAYHEAD and offered is not None
+                 and steady.offered_rps is not None and abs(steady.offered_rps - offered) <= 1e-6 * max(1.0, offered))
+    if same_rate:
         line += (f". The steady-state p99 at the same rate and replicas is {steady.text('p99_ms')}: that is the "
                  "analytic approximation, the load test follows every request, so they differ by the "
                  "approximation's error and the test's sampling noise (its interval).")
+    elif steady is not None and steady.mode == PLAYHEAD:
+        line += (f". It ran with the replicas as configured; the tiles ({steady.short_basis}) have the "
+                 "autoscalers' replicas and the faults then, so they need not agree with it.")
+    elif steady is not None:
+        line += (f". It ran with the replicas as configured; the tiles ({steady.short_basis}) are at "
+                 f"{humanize.rate(steady.offered_rps)}, so they need not agree with it.")
     return line

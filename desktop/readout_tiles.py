@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabe
 
 from inferboard import humanize
 
-from desktop.readings import HEADLINE, PLAYHEAD, STEADY, Reading
+from desktop.readings import HEADLINE, PEAK, PLAYHEAD, STEADY, Reading
 from desktop.theme import LIGHT, Theme
 
 #: tile key -> (title, field of the requirements holding its limit, or None)
@@ -30,7 +30,7 @@ COLUMNS = 4
 #: Where there is no room for four across, two (the board is never narrower than two tiles).
 NARROW_COLUMNS = 2
 #: The widest text each line of a tile may have to show (sizes the tiles; see ``Tile.minimumSizeHint``).
-WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "budget $0.0040 · steady state"}
+WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "budget $0.0040 · steady, peak"}
 
 
 def limit_text(key: str, limit: float | None) -> str:
@@ -131,7 +131,7 @@ class Tile(QFrame):
 class TileBoard(QWidget):
     """The tiles, the basis switch and the sentence saying what the figures are."""
 
-    #: STEADY or PLAYHEAD chosen by the user.
+    #: STEADY, PEAK or PLAYHEAD chosen by the user.
     basis_chosen = Signal(str)
     tile_activated = Signal(str)
 
@@ -140,9 +140,13 @@ class TileBoard(QWidget):
         self.basis_combo = QComboBox(self)
         self.basis_combo.setAccessibleName("Figures shown")
         self.basis_combo.addItem("At the playhead", PLAYHEAD)
-        self.basis_combo.addItem("Steady state", STEADY)
+        self.basis_combo.addItem("Steady state, mean rate", STEADY)
+        self.basis_combo.addItem("Steady state at peak", PEAK)
         self.basis_combo.setToolTip("At the playhead: the simulated timeline's moment under the plots' cursor.\n"
-                                    "Steady state: the analytic answer at the mean rate, replicas as configured.")
+                                    "Steady state, mean rate: the analytic answer at the requirements' mean rate, "
+                                    "replicas as configured.\n"
+                                    "Steady state at peak: the same at the requirements' peak rate.\n"
+                                    "The load test runs at the rate of the figures chosen here.")
         self.basis_combo.activated.connect(lambda _i: self.basis_chosen.emit(self.basis_combo.currentData()))
         self.basis_label = QLabel("", self)
         self.basis_label.setObjectName("basis_label")

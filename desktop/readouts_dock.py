@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressB
 from inferboard import humanize
 
 from desktop.fault_menu import fill_fault_menu
-from desktop.readings import (PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
+from desktop.readings import (PEAK, PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
                               timeline_reading)
 from desktop.readout_tiles import TILES, TileBoard
 from desktop.theme import LIGHT, Theme
@@ -26,8 +26,8 @@ from desktop.working_view import WorkingView
 FAULT_HOURS = 2.0
 #: The plots' tabs are never squeezed narrower than this (at scale 1): the tiles go two across first.
 PLOTS_MIN_WIDTH = 280
-NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the mean rate and gives "
-                "its percentiles with 95% intervals.")
+NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the rate of the figures "
+                "shown (the playhead's, the mean or the peak) and gives its percentiles with 95% intervals.")
 
 
 def patterns() -> tuple[str, ...]:
@@ -69,6 +69,8 @@ class ReadoutsPanel(QWidget):
         self.theme: Theme = LIGHT
         self.faults: tuple = ()
         self.steady = None
+        #: The steady state at the requirements' peak rate (None until worked out, or with no peak).
+        self.steady_peak = None
         self.timeline = None
         self.load_summary = None
         self.mode = PLAYHEAD
@@ -282,8 +284,9 @@ class ReadoutsPanel(QWidget):
         return req.traffic_pattern if req is not None else None
 
     def set_mode(self, mode: str) -> None:
-        """PLAYHEAD (the timeline's moment under the cursor) or STEADY (the analytic steady state)."""
-        self.mode = PLAYHEAD if mode == PLAYHEAD else STEADY
+        """PLAYHEAD (the timeline's moment under the cursor), STEADY (the analytic steady state at
+        the mean rate) or PEAK (the same at the peak rate)."""
+        self.mode = mode if mode in (PLAYHEAD, PEAK) else STEADY
         self.board.set_mode(self.mode)
         self.refresh_tiles()
 
@@ -291,6 +294,8 @@ class ReadoutsPanel(QWidget):
         timeline = self.timeline
         if self.mode == PLAYHEAD and timeline is not None and len(timeline.times_s):
             return timeline_reading(timeline, self.scrub.value(), self.pattern_name())
+        if self.mode == PEAK and self.steady_peak is not None:
+            return steady_reading(self.steady_peak, at_peak=True)
         if self.steady is not None:
             return steady_reading(self.steady)
         return None
@@ -321,6 +326,21 @@ class ReadoutsPanel(QWidget):
         if req is not None and self.plots is not None:
             self.plots.set_slos({k: getattr(req, f"slo_{k}") for k in ("p50_ms", "p95_ms", "p99_ms")},
                                 req.budget_per_hour)
+
+    def show_steady_peak(self, result) -> None:
+        self.steady_peak = result
+        if self.mode == PEAK:
+            self.refresh_tiles()
+
+    def load_test_rate(self) -> tuple[float | None, str]:
+        """The rate the load test runs at, the figures' own (None: the requirements' mean), and words
+        for it."""
+        reading = self.reading
+        if reading is not None and reading.offered_rps and reading.mode == PLAYHEAD:
+            return reading.offered_rps, f"the playhead's rate, {humanize.clock(reading.time_s)}"
+        if reading is not None and reading.offered_rps and reading.mode == PEAK:
+            return reading.offered_rps, "the peak rate"
+        return None, "the mean rate"
 
     def explain(self, key: str) -> str:
         """The simulator's own notation for a steady-state figure."""
@@ -484,11 +504,33 @@ class ReadoutsPanel(QWidget):
         n = summary.n_requests
         self.ensure_plots().show_histogram(summary.histogram_edges_ms, summary.histogram_counts, pct, summary.ci_ms,
                                            f"Load test: {humanize.count(n)} requests")
-        steady = steady_reading(self.steady) if self.steady is not None else None
         note = "".join(f" {text}" for text in [summary.load_note, *summary.warnings] if text)
-        self.load_label.setText(load_test_line(summary, steady) + note)
+        self.load_label.setText(load_test_line(summary, self._steady_at(summary.offered_rps),
+                                               self.load_basis_words(summary.offered_rps)) + note)
         self.load_label.setToolTip(self.load_label.text())
         self.tabs.setCurrentWidget(self.plots.histogram)
+
+    def _steady_at(self, rps: float | None) -> Reading | None:
+        """The steady state at the load test's rate when one is known (mean or peak), else the one shown."""
+        for result, at_peak in ((self.steady, False), (self.steady_peak, True)):
+            reading = steady_reading(result, at_peak) if result is not None else None
+            if reading is not None and rps is not None and reading.offered_rps is not None \
+                    and abs(reading.offered_rps - rps) <= 1e-6 * max(1.0, rps):
+                return reading
+        return self.reading if self.reading is not None else (
+            steady_reading(self.steady) if self.steady is not None else None)
+
+    def load_basis_words(self, rps: float | None) -> str:
+        """Whose rate the load test ran at, told from the rate itself."""
+        req = self.requirements()
+        if rps is None or req is None:
+            return ""
+        close = lambda x: x is not None and abs(x - rps) <= 1e-6 * max(1.0, rps)  # noqa: E731
+        if close(req.mean_rps):
+            return "the mean rate"
+        if close(req.peak_rps):
+            return "the peak rate"
+        return "the playhead's rate"
 
     def show_load_failed(self, message: str) -> None:
         self.set_load_running(False)

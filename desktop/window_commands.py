@@ -343,9 +343,10 @@ class WindowCommands:
         if self.load_runner.running():
             return False
         self.readouts.set_load_running(True)
-        self.show_message(f"Load test: simulating {n:,} requests…")
+        rps, basis = self.readouts.load_test_rate()
+        self.show_message(f"Load test: simulating {n:,} requests at {basis}…")
         self.docks["readouts"].show()
-        return self.load_runner.start(design_to_bytes(self.document.design), n)
+        return self.load_runner.start(design_to_bytes(self.document.design), n, rps=rps)
 
     def cancel_load_test(self) -> None:
         if self.load_runner.running():

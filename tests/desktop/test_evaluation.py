@@ -183,7 +183,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
     window = make_window(demo_design())
     progress = []
 
-    def fake(design, n, seed, report, cancel):
+    def fake(design, n, seed, report, cancel, rps=None):
         for i in range(5):
             report(i + 1, 5)
             progress.append(i)

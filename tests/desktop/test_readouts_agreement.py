@@ -15,7 +15,7 @@ from inferboard import humanize
 from inferboard.cli import main, templates
 from inferboard.store import read_design
 
-from desktop.readings import HEADLINE, PLAYHEAD, STEADY
+from desktop.readings import HEADLINE, PEAK, PLAYHEAD, STEADY
 
 WAIT_MS = 30_000
 
@@ -107,11 +107,11 @@ def test_steady_state_tiles_agree_with_simulate_json(make_window, qtbot, tmp_pat
     for key in HEADLINE:
         expected = cli[key] + (cli["timeout_rate"] if key == "shed_rate" else 0.0)  # shed or timed out
         assert tile_value(window, key) == humanize.figure(key, expected), key
-        assert "steady state" in readouts.tiles[key].detail_label.text()
+        assert "steady, mean" in readouts.tiles[key].detail_label.text()
     # What the saturated pool cannot drain times out: the Shed tile counts it, as the timeline does.
     assert cli["shed_rate"] + cli["timeout_rate"] == pytest.approx(1 - (4 * 4 / 0.012) / 2500.0, rel=1e-6)
     assert tile_value(window, "shed_rate") == "46.7%"
-    assert readouts.at_label.text().startswith("Steady state:")
+    assert readouts.at_label.text().startswith("Steady state at the mean rate:")
     assert "mean rate" in readouts.board.basis_label.text()
 
 
@@ -156,3 +156,70 @@ def test_the_load_test_line_names_its_basis_interval_and_the_difference(make_win
         in line
     bands = window.readouts.plots.histogram_bands
     assert bands["p99_ms"].isVisible() and bands["p99_ms"].getRegion() == pytest.approx((25.8, 26.9))
+
+
+def choose_basis(readouts, mode) -> None:
+    combo = readouts.board.basis_combo
+    combo.setCurrentIndex(combo.findData(mode))
+    combo.activated.emit(combo.currentIndex())
+
+
+def test_the_steady_state_at_peak_agrees_with_simulate_peak_and_says_so(make_window, qtbot, tmp_path):
+    design, path = edited_example(tmp_path, "starter", {}, {})
+    assert design.requirements.peak_rps > design.requirements.mean_rps
+    window = evaluated(make_window, qtbot, design)
+    readouts = window.readouts
+    qtbot.waitUntil(lambda: readouts.steady_peak is not None, timeout=WAIT_MS)
+    choose_basis(readouts, PEAK)
+    assert readouts.mode == PEAK and readouts.reading.mode == PEAK
+    cli = simulate_json(path, "--peak")
+    for key in HEADLINE:
+        expected = cli[key] + (cli["timeout_rate"] if key == "shed_rate" else 0.0)
+        assert tile_value(window, key) == humanize.figure(key, expected), key
+        assert "steady, peak" in readouts.tiles[key].detail_label.text()
+    assert readouts.reading.offered_rps == pytest.approx(design.requirements.peak_rps)
+    assert readouts.at_label.text().startswith("Steady state at peak:")
+    assert "peak rate" in readouts.board.basis_label.text() and "--peak" in readouts.board.basis_label.text()
+    choose_basis(readouts, STEADY)  # and back: the mean rate's figures, which differ
+    assert tile_value(window, "throughput_rps") == humanize.rate(simulate_json(path)["throughput_rps"])
+    assert tile_value(window, "throughput_rps") != humanize.rate(cli["throughput_rps"])
+
+
+def test_the_load_test_runs_at_the_rate_of_the_figures_shown(make_window, qtbot, tmp_path):
+    design, _path = edited_example(tmp_path, "starter", {}, {})
+    window = evaluated(make_window, qtbot, design)
+    readouts = window.readouts
+    qtbot.waitUntil(lambda: readouts.steady_peak is not None, timeout=WAIT_MS)
+    asked = []
+
+    def fake(design, n, seed, report, cancel, rps=None):
+        asked.append(rps)
+        from types import SimpleNamespace
+
+        offered = rps if rps is not None else design.requirements.mean_rps
+        return SimpleNamespace(n_requests=n, offered_rps=offered, p50_ms=10.0, p95_ms=20.0, p99_ms=30.0, ci_ms={},
+                               histogram_edges_ms=np.array([0, 10, 20, 30, 40.0]),
+                               histogram_counts=np.array([5, 10, 3, 1]), served=n, shed=0, timed_out=0, errors=0,
+                               cancelled=False, load_note="", warnings=[])
+
+    window.load_runner.runner = fake
+    readouts.scrub.setValue(readouts.scrub.maximum() // 3)  # the playhead somewhere off the busiest tick
+    at_playhead = readouts.reading.offered_rps
+    assert readouts.reading.mode == PLAYHEAD and at_playhead != pytest.approx(design.requirements.mean_rps)
+    assert window.run_load_test(2000)
+    qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
+    assert asked == [pytest.approx(at_playhead)]
+    line = readouts.load_label.text()
+    assert f"at {humanize.rate(at_playhead)} (the playhead's rate)" in line and "need not agree" in line
+    choose_basis(readouts, PEAK)
+    readouts.load_summary = None
+    assert window.run_load_test(2000)
+    qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
+    assert asked[-1] == pytest.approx(design.requirements.peak_rps)
+    line = readouts.load_label.text()
+    assert "(the peak rate)" in line and "steady-state p99 at the same rate" in line
+    choose_basis(readouts, STEADY)
+    readouts.load_summary = None
+    assert window.run_load_test(2000)
+    qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
+    assert asked[-1] is None and "(the mean rate)" in readouts.load_label.text()

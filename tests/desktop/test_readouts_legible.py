@@ -61,7 +61,7 @@ def test_no_headline_number_is_cut_at_1366x768(make_window, qtbot):
     # The widest figures the formats can produce fit as well.
     widest = Reading(STEADY, {"p50_ms": 60_023.0, "p95_ms": 999.0, "p99_ms": 3.6e6, "throughput_rps": 12_345.0,
                               "shed_rate": 0.4667, "error_rate": 0.0123, "cost_per_hour": 1234.5,
-                              "cost_per_1k": 0.00043}, 12_345.0, "steady state", "widest")
+                              "cost_per_1k": 0.00043}, 12_345.0, "steady, peak", "widest")
     panel.board.show_reading(widest, window.document.design.requirements, panel.theme)
     qtbot.waitUntil(lambda: all(fits(tile, panel) for tile in panel.tiles.values()), timeout=3000)
     assert panel.tiles["p50_ms"].value_label.text() == "60 s"
