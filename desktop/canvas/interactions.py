@@ -18,6 +18,10 @@ from desktop.canvas.node_item import NodeItem, PortItem, card_fonts
 from desktop.canvas.region_item import RegionItem
 from desktop.canvas.snapping import snap_rect
 
+#: Up to this many cards dragged together, the other wires they come near are routed again on every
+#: frame; a larger selection routes them once, when it is dropped (so the drag stays smooth).
+REROUTE_WHILE_DRAGGING = 8
+
 if TYPE_CHECKING:
     from desktop.canvas.scene import DesignScene
 
@@ -114,11 +118,26 @@ class MoveGesture:
             target = QPointF(x, y)
         scene.set_guides(guides)
         delta = target - start
+        cards = self._cards() if len(self.items) <= REROUTE_WHILE_DRAGGING else []
+        before = [item.sceneBoundingRect() for item in cards]
         for item in self.items:
             item.move_to(self.start[item.node_id] + delta, update_edges=False)
         for edge in self.edges:
             edge.update_path()
+        # Other wires the cards leave or come near are routed again too (for a large selection,
+        # once it is dropped: see ``finish``).
+        if cards:
+            scene.reroute_near(before + [item.sceneBoundingRect() for item in cards], self.edges)
         self._update_drop_target()
+
+    def _cards(self) -> list:
+        return [item for item in self.items if not isinstance(item, RegionItem)]
+
+    def _reroute_from_start(self) -> None:
+        """Route again the other wires near where the cards started and where they are now."""
+        cards = self._cards()
+        starts = [item.sceneBoundingRect().translated(self.start[item.node_id] - item.pos()) for item in cards]
+        self.owner.scene.reroute_near(starts + [item.sceneBoundingRect() for item in cards], self.edges)
 
     def _update_drop_target(self) -> None:
         target = None
@@ -147,6 +166,8 @@ class MoveGesture:
                 positions[item.node_id] = (round(pos.x(), 2), round(pos.y(), 2))
         if not positions:
             return
+        if len(self.items) > REROUTE_WHILE_DRAGGING:
+            self._reroute_from_start()
         region_ops = []
         for item in self.items:
             if not isinstance(item, NodeItem):
@@ -171,10 +192,12 @@ class MoveGesture:
     def cancel(self) -> None:
         self._clear_feedback()
         self.started = False
+        before = [item.sceneBoundingRect() for item in self._cards()]
         for item in self.items:
             item.move_to(self.start[item.node_id], update_edges=False)
         for edge in self.edges:
             edge.update_path()
+        self.owner.scene.reroute_near(before + [item.sceneBoundingRect() for item in self._cards()], self.edges)
 
     def _raise(self, on: bool) -> None:
         """Dragged cards pass over the others (regions stay behind the cards)."""

@@ -167,10 +167,14 @@ class NodeItem(QGraphicsItem):
     def move_to(self, pos: QPointF, update_edges: bool = True) -> None:
         """Move visually (a gesture in flight, or a model event) and drag the wires along (a
         gesture moving many nodes updates each wire once itself)."""
+        before = self.sceneBoundingRect()
         self.setPos(pos)
         if update_edges:
             for edge in self.edges:
                 edge.update_path()
+            scene = self.scene()
+            if scene is not None and hasattr(scene, "reroute_near"):
+                scene.reroute_near([before, self.sceneBoundingRect()], self.edges)
 
     # ------------------------------------------------------------ geometry
     def rect(self) -> QRectF:

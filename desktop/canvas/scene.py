@@ -108,6 +108,23 @@ class DesignScene(QGraphicsScene):
             if item is not None:
                 item.set_node(self.design.node(event.node_id))
 
+    def reroute_near(self, rects, skip=()) -> int:
+        """Route again the wires (other than ``skip``) that pass near ``rects``: where a moved card
+        was, so a wire that went round it can go straight, and where it is now, so a wire it lands
+        on goes round it. Returns how many were routed."""
+        from desktop.canvas.routing import CLEAR
+
+        near = [QRectF(r).adjusted(-CLEAR, -CLEAR, CLEAR, CLEAR) for r in rects]
+        count = 0
+        for edge in self.edges.values():
+            if edge in skip:
+                continue
+            bounds = edge.sceneBoundingRect()
+            if any(bounds.intersects(r) for r in near):
+                edge.update_path()
+                count += 1
+        return count
+
     def _add_node(self, node) -> None:
         kind = self.design.catalog.kind(node.kind)
         item = RegionItem(node, kind, self.theme) if kind.container else NodeItem(node, kind, self.theme)

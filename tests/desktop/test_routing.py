@@ -66,3 +66,38 @@ def test_drawn_wires_of_the_multi_region_example_avoid_the_cards(make_window):
                     break
     assert sorted(set(through)) == []
     assert all(orthogonal(item.points) for item in scene.edges.values())
+
+
+def through_card(edge_item, card) -> bool:
+    rect = card.mapRectToScene(card.rect()).adjusted(3, 3, -3, -3)
+    path = edge_item.path_in_scene()
+    return any(rect.contains(path.pointAtPercent(i / 400)) for i in range(401))
+
+
+def test_a_card_dragged_onto_a_wire_it_is_not_part_of_makes_the_wire_go_round_it(make_window, qtbot):
+    """The wire users -> lb is re-routed when another card is dragged onto it (its own ends did not
+    move), and goes straight again when the card is moved back by undo."""
+    from inferboard.model import ops
+
+    from tests.desktop.gestures import demo_design, drag, header_of
+
+    design = demo_design()
+    design.apply(ops.MoveNodes({"users": (-700.0, 80.0)}))  # room between users and lb for a card
+    design.apply(ops.AddNode(design.make_node("cache", -260, 420, {}, "stray")))
+    window = make_window(design)
+    scene = window.scene
+    wire, card = scene.edges["e1"], scene.nodes["stray"]
+    straight = list(wire.points)
+    assert not through_card(wire, card)
+    wire_y = wire.points[0][1]
+    # drag the stray card by its header so that the card sits across the wire, between the two ends
+    start = header_of(window, "stray")
+    offset = start - card.mapToScene(card.rect().topLeft())
+    target = QPointF(wire.points[0][0] + 150, wire_y - card.rect().height() / 2) + offset
+    drag(window.view, start, target, steps=6)
+    qtbot.waitUntil(lambda: window.document.design.node("stray").y != 420)
+    assert card.mapRectToScene(card.rect()).contains(QPointF(card.mapRectToScene(card.rect()).center().x(), wire_y))
+    assert not through_card(wire, card), wire.points
+    assert wire.points != straight
+    window.document.undo_stack.undo()  # the model moves it back: the wire goes straight again
+    qtbot.waitUntil(lambda: wire.points == straight)
