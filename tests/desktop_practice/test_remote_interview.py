@@ -24,15 +24,17 @@ def remote(library, tmp_path, qtbot, monkeypatch):
     opened = []
     histories = []
 
-    def start(scenario_id="fraud-scoring-cpu"):
-        host = practice.host_interview(None, scenario_id, library=library, data_folder=tmp_path / "candidate")
+    def start(scenario_id="fraud-scoring-cpu", candidate_library=None, interviewer_library=None):
+        host = practice.host_interview(None, scenario_id, library=candidate_library or library,
+                                       data_folder=tmp_path / "candidate")
         host.port.setValue(0)
         qtbot.waitExposed(host)
         remote_candidate = host.start_hosting()
         assert remote_candidate is not None, host.setup_problem.text()
         history = History(tmp_path / "interviewer")
         histories.append(history)
-        join = practice.join_interview(None, library=library, history=history, data_folder=tmp_path / "interviewer")
+        join = practice.join_interview(None, library=interviewer_library or library, history=history,
+                                       data_folder=tmp_path / "interviewer")
         join.port.setValue(remote_candidate.port)
         opened.extend([host, join])
         return host, join, history
@@ -202,3 +204,111 @@ def test_the_remote_candidate_window_sends_each_edit_as_it_completes(library, cl
     window.document.undo_stack.undo()
     assert interviewer.latest.nodes["cpus"].x == 0, "an undo is an edit too"
     assert designs_sent() == before + 2 and not window.send_timer.isActive(), "nothing left to send later"
+
+
+def test_five_wrong_codes_show_a_new_code_in_the_host_dialog_which_then_joins(remote, qtbot):
+    from inferboard.remote.peer import AttemptLimiter
+    from tests.fakes import FakeClock
+
+    host, join, _ = remote()
+    waits = FakeClock(100.0)
+    host.remote.peer.limiter = AttemptLimiter(clock=waits)  # the real limits, on a clock the test moves
+    old = host.code_label.text()
+    number, first, second = old.split("-")
+    for n in range(5):
+        join.code.setText(f"{number}-{first}-{'acorn' if second != 'acorn' else 'apple'}")
+        join.join()
+        qtbot.waitUntil(lambda: join.remote.peer.ended and join.join_button.isEnabled(), timeout=10000)
+        assert "wrong code" in join.status_label.text(), join.status_label.text()
+        assert console_of(join) is None
+        if n < 4:
+            assert host.code_label.text() == old
+        waits.advance(60)  # past the wait this wrong code imposed
+    qtbot.waitUntil(lambda: host.code_label.text() != old, timeout=10000)
+    new = host.code_label.text()
+    assert new == host.remote.code and new.count("-") == 2
+    assert "Too many wrong codes" in host.status_label.text()
+    join.code.setText(old)  # the retired code is just another wrong one
+    join.join()
+    qtbot.waitUntil(lambda: join.remote.peer.ended and join.join_button.isEnabled(), timeout=10000)
+    assert "wrong code" in join.status_label.text() and console_of(join) is None
+    waits.advance(60)
+    join.code.setText(new)
+    join.join()
+    qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.verification != "", timeout=10000)
+    assert host.code_label.text() == "joined" and "Connected" in console_of(join).banner.text()
+
+
+def test_a_scenario_missing_on_the_interviewers_machine_is_named_and_nothing_opens(remote, tmp_path, qtbot):
+    """The candidate hosts a scenario from a pack they imported; the interviewer's machine lacks it."""
+    from desktop.practice.common import open_library
+    from inferboard.practice.library import user_packs_dir
+    from tests.practice.conftest import copy_pack
+
+    copy_pack(user_packs_dir(tmp_path / "candidate") / "extra", ["fraud-scoring-cpu"])
+    candidate_library = open_library(tmp_path / "candidate")
+    scenario = candidate_library.get("extra-fraud-scoring-cpu").scenario
+    host, join, history = remote("extra-fraud-scoring-cpu", candidate_library, open_library(tmp_path / "interviewer"))
+    join.code.setText(host.code_label.text())
+    join.join()
+    qtbot.waitUntil(lambda: join.remote.problem != "" and join.join_button.isEnabled(), timeout=10000)
+    text = join.status_label.text()
+    assert "extra-fraud-scoring-cpu" in text and "import the same scenario pack" in text, text
+    assert console_of(join) is None and join.isVisible()
+    assert history.attempts() == [], "no attempt was started on the interviewer's machine"
+    qtbot.waitUntil(lambda: "Session ended" in host.status_label.text(), timeout=10000)
+    assert "cannot run this scenario" in host.status_label.text()
+    assert host.remote.candidate.link.ended and scenario.title in host.remote.candidate.windowTitle()
+
+
+def test_the_interviewers_notes_and_score_sheet_are_in_the_practice_history_of_the_interviewers_app(
+        remote, make_window, qtbot):
+    """Joined from the interviewer's own main window (no history injected): Practice › Practice
+    History on that machine lists the remote attempt with its notes and score sheet."""
+    from desktop import practice
+    from desktop.practice.report_export import record_report_html
+
+    host, _, _ = remote()
+    window = make_window()
+    join = window.join_interview()
+    try:
+        join.port.setValue(host.remote.port)
+        join.code.setText(host.code_label.text())
+        join.join()
+        qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.candidate.link.phase is not None,
+                        timeout=10000)
+        console, candidate = console_of(join), host.remote.candidate
+        add_node(candidate.document, "traffic_source", -300, 0, "users")
+        qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users"], timeout=10000)
+        console.add_note("Started with the traffic source.")
+        console.end_interview(confirm=False)
+        console.score_sheet.use_suggestions()
+        console.score_sheet.set_score("clarifying", 20, "No questions before drawing")
+        attempt_id = console.session.attempt_id
+        qtbot.waitUntil(lambda: any(e["kind"] == "score_sheet" for e in join.history.attempt(attempt_id).events),
+                        timeout=5000)
+        shown = window.open_practice_history()
+        rows = shown.history.attempts()
+        assert [(r["id"], r["mode"], r["status"]) for r in rows] == [(attempt_id, "mock", "submitted")]
+        assert shown.history.path == join.history.path, "the same history as the interviewer's app"
+        record = shown.history.attempt(attempt_id)
+        assert any(e["kind"] == "note" and "Started with the traffic source." in e["detail"] for e in record.events)
+        sheet = json.loads(next(e["detail"] for e in record.events if e["kind"] == "score_sheet"))
+        assert next(r for r in sheet["rows"] if r["rubric"] == "clarifying")["given"] == 20
+        assert "No questions before drawing" in record_report_html(record)
+        assert shown.table.rowCount() == 1 and "mock" in shown.table.item(0, 2).text()
+        shown.close()
+        shown.deleteLater()
+        practice.forget(shown)
+        shown.history.close()
+    finally:
+        if join.remote is not None:
+            join.remote.close(discard=True)
+            if join.remote.console is not None:
+                join.remote.console.deleteLater()
+        join.close()
+        join.deleteLater()
+        practice.forget(join)
+        join.history.close()
+        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        QApplication.processEvents()
