@@ -43,7 +43,8 @@ POOLS = ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model")
 @dataclass(frozen=True)
 class ScalePool:
     """Set a pool's replica count now (an autoscaler keeps deciding afterwards), and optionally its
-    autoscaler's bounds."""
+    autoscaler's bounds. Routing that depends on capacity (fallback overflow, admission control,
+    weights by capacity) counts the new replica count from now on."""
 
     target: str
     replicas: int | None = None
@@ -59,6 +60,7 @@ class ScalePool:
             state.command_pool(self.target, ("limits", low, high))
         if self.replicas is not None:
             state.command_pool(self.target, ("scale", int(self.replicas)))
+            state.route_with_replicas(self.target, int(self.replicas))
 
     def describe(self) -> str:
         parts = [] if self.replicas is None else [f"{self.replicas} replicas"]

@@ -16,8 +16,10 @@ dispatch time of replication r is ``max(next free replica, min(a_head + D, a_hea
 batch is the arrivals up to it, at most B. Every tabulated figure comes from the same runs:
 mean batch E[b] (requests per dispatch), utilisation (busy time over elapsed time), the sojourn and wait
 distributions (request-weighted histograms on log-spaced bins). Each grid point is labelled with the
-load its runs actually carried; loads from ``_LONG_FROM`` run ``_LONG_RUNS`` times longer. Between
-grid loads waits are interpolated as ``v*(1 - x)``; above the last grid load (95% of capacity) the
+load its runs actually carried; loads from ``_LONG_FROM`` run ``_LONG_RUNS`` times longer. The
+zero-load row is the no-traffic limit (a lone request waits the window D). Between grid loads waits
+are interpolated as ``v*(1 - x)``, below the lightest run linearly in ``1/(1 + lam*D)`` (the shape
+of the light-load wait ``D/2 + (D/2)/(1 + lam*D)``); above the last grid load (95% of capacity) the
 queueing part of the wait is scaled by ``(1 - x_max)/(1 - x)`` (heavy-traffic growth).
 
 Accuracy (tests/sim/test_batching_model.py against the request-level load test, 1M requests a
@@ -35,7 +37,7 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady"]
+__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady", "batch_wait_tail"]
 
 #: loads (fractions of full-batch capacity) the model is solved at; replications per load
 _LOADS = np.array([0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.76, 0.82, 0.86, 0.9,
@@ -51,7 +53,7 @@ _LONG_FROM, _LONG_RUNS = 0.82, 4
 _PROBS = np.concatenate([np.linspace(0.0, 0.9, 91), 1.0 - np.geomspace(0.1, 2e-4, 48)[1:], [1.0]])
 _BINS = 2400
 _ARRAY_KEYS = ("capacity", "utilisation", "mean_batch", "throughput", "mean_wait", "mean_sojourn",
-               "p50", "p95", "p99")
+               "p50", "p95", "p99", "max_wait")
 
 
 @dataclass(frozen=True)
@@ -311,9 +313,31 @@ def _simulate(servers: int, p: BatchParams, cap: float) -> _Table:
         soj_q[k] = _hist_quantiles(soj_hist[k * _BINS:(k + 1) * _BINS], 0.0, edges)
         wait_q[k] = _hist_quantiles(wait_hist[k * _BINS:(k + 1) * _BINS], zero_wait[k], edges)
     requests = np.maximum(sums[0], 1.0)
-    mean_b[0], util[0] = 1.0, 0.0  # no traffic: nothing is batched
-    return _Table(cap, loads, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests,
-                  1.0 - zero_wait / requests, soj_q, wait_q)
+    table = _Table(cap, loads, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests,
+                   1.0 - zero_wait / requests, soj_q, wait_q)
+    _no_traffic_row(table, p)
+    return table
+
+
+def _no_traffic_row(table: _Table, p: BatchParams) -> None:
+    """The zero-load row is the limit, not a run (a run at a vanishing rate loses the window D to
+    rounding): every request is alone, waits the whole window and takes a batch of one,
+    ``tau(1)*g`` with g gamma of mean 1 and squared CV ``service_scv`` (its quantiles from a fixed
+    sample)."""
+    d = 0.0 if math.isinf(p.delay_s) else p.delay_s
+    tau = p.batch_time(1)
+    if p.service_scv > 1e-9:
+        shape = 1.0 / p.service_scv
+        g = np.random.default_rng(_SEED).gamma(shape, 1.0 / shape, 400_000)
+        noise = np.quantile(g / g.mean(), _PROBS)
+    else:
+        noise = np.ones(_PROBS.size)
+    table.mean_batch[0], table.util[0] = 1.0, 0.0
+    table.mean_wait[0] = table.forming_wait[0] = d
+    table.mean_service[0] = tau
+    table.p_wait[0] = 1.0 if d > 0 else 0.0
+    table.sojourn_q[0] = d + tau * noise
+    table.wait_q[0] = d
 
 
 def _hist_quantiles(counts: np.ndarray, zeros: float, edges: np.ndarray) -> np.ndarray:
@@ -441,11 +465,11 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
         return _no_traffic(c, p, cap)
     table = _table(c, p)
     x = lam / cap
-    fig = _figures(table, np.array([x]))
+    fig = _figures(table, np.array([x]), p.delay_s)
     loads, top = table.loads, float(table.loads[-1])
     xc = min(x, top)
-    k = min(max(int(np.searchsorted(loads, xc, side="right")) - 1, 0), loads.size - 2)
-    f = min(max((xc - loads[k]) / max(loads[k + 1] - loads[k], 1e-12), 0.0), 1.0)
+    ks, fs = _weights(table, np.array([xc]), p.delay_s)
+    k, f = int(ks[0]), float(fs[0])
     wi, wj = (1.0 - loads[k]) * (1.0 - f), (1.0 - loads[k + 1]) * f  # interpolation of v*(1 - x), see _figures
     grow = float(_growth(np.array([x]), top)[0])
     wait_q = (table.wait_q[k] * wi + table.wait_q[k + 1] * wj) / (1.0 - xc) * grow
@@ -472,36 +496,59 @@ def _quantile_columns(table: _Table) -> dict[str, np.ndarray]:
     return cols
 
 
-def _lerp_scaled(x: np.ndarray, loads: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Waits between grid loads: ``v*(1 - x)`` interpolated linearly, then divided by ``1 - x``
-    (exact for the heavy-traffic shape ``a + b/(1 - x)``; plain interpolation would overstate the
-    convex growth of waits between grid points)."""
-    return np.interp(x, loads, values * (1.0 - loads)) / (1.0 - x)
+def _weights(table: _Table, xc: np.ndarray, delay: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per load ``xc`` the grid row below it and the weight of the row above. Between the first two
+    rows (no traffic, and the lightest load run) a window D makes the waits fall steeply, as
+    ``D/2 + (D/2)/(1 + lam*D)`` when a replica is always free: there the weight is linear in
+    ``1/(1 + lam*D)`` (exact for that limit), elsewhere in the load."""
+    loads = table.loads
+    k = np.clip(np.searchsorted(loads, xc, side="right") - 1, 0, loads.size - 2)
+    f = np.clip((xc - loads[k]) / np.maximum(loads[k + 1] - loads[k], 1e-12), 0.0, 1.0)
+    if 0.0 < delay < math.inf:
+        window1 = loads[1] * table.capacity * delay
+        if window1 > 1e-6:
+            light = (1.0 - 1.0 / (1.0 + xc * table.capacity * delay)) / (1.0 - 1.0 / (1.0 + window1))
+            f = np.where(k == 0, np.clip(light, 0.0, 1.0), f)
+    return k, f
 
 
-def _figures(table: _Table, x: np.ndarray) -> dict[str, np.ndarray]:
-    """Figures at loads ``x`` (< 1) from a solved table, vectorised."""
+def _lerp_scaled(k: np.ndarray, f: np.ndarray, x: np.ndarray, loads: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Waits between grid loads: ``v*(1 - x)`` interpolated with the weights of :func:`_weights`, then
+    divided by ``1 - x`` (exact for the heavy-traffic shape ``a + b/(1 - x)``; plain interpolation
+    would overstate the convex growth of waits between grid points)."""
+    scaled = values * (1.0 - loads)
+    return (scaled[k] * (1.0 - f) + scaled[k + 1] * f) / (1.0 - x)
+
+
+def _figures(table: _Table, x: np.ndarray, delay: float) -> dict[str, np.ndarray]:
+    """Figures at loads ``x`` (< 1) from a solved table, vectorised (``delay``: the window D)."""
     loads, top = table.loads, float(table.loads[-1])
     xc = np.minimum(x, top)
     grow = _growth(x, top)
+    k, f = _weights(table, xc, delay)
     out = {k: np.interp(xc, loads, getattr(table, attr)) for k, attr in (
         ("mean_batch", "mean_batch"), ("utilisation", "util"), ("mean_service", "mean_service"),
-        ("p_wait", "p_wait"), ("forming_wait", "forming_wait"))}
-    out["mean_wait"] = _lerp_scaled(xc, loads, table.mean_wait) * grow
+        ("p_wait", "p_wait"))}
+    out["forming_wait"] = _lerp_scaled(k, f, xc, loads, table.forming_wait)
+    out["mean_wait"] = _lerp_scaled(k, f, xc, loads, table.mean_wait) * grow
     last_util = float(table.util[-1])
     out["utilisation"] = np.where(x > top, last_util + (1.0 - last_util) * (x - top) / (1.0 - top),
                                   out["utilisation"])
     cols = _quantile_columns(table)
     for name in ("p50", "p95", "p99"):
-        out[name] = _lerp_scaled(xc, loads, cols[name]) + (grow - 1.0) * cols["w" + name][-1]
+        out[name] = _lerp_scaled(k, f, xc, loads, cols[name]) + (grow - 1.0) * cols["w" + name][-1]
     out["mean_sojourn"] = out["mean_wait"] + out["mean_service"]
+    # the longest wait tabulated around x (scaled as the quantiles are): P(wait > t) is 0 beyond it
+    last = table.wait_q[:, -1] * (1.0 - loads)
+    out["max_wait"] = np.maximum(last[k], last[k + 1]) / (1.0 - xc) * grow
     return out
 
 
 def batch_arrays(lam: np.ndarray, servers: np.ndarray, p: BatchParams) -> dict[str, np.ndarray]:
     """``batch_steady`` figures element by element (ticks); one solved table per server count, read
     by interpolation in the load. Saturated elements: utilisation 1, full batches, throughput =
-    capacity, ``inf`` waits and percentiles; no traffic: no wait beyond the window, utilisation 0."""
+    capacity, ``inf`` waits and percentiles; no traffic: no wait beyond the window, utilisation 0.
+    ``max_wait``: the longest wait tabulated at each rate (``P(wait > t)`` is 0 beyond it)."""
     lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
     c = np.floor(np.asarray(servers, dtype=float) + 1e-9).astype(np.int64)
     lam, c = np.broadcast_arrays(lam, c)
@@ -522,9 +569,10 @@ def batch_arrays(lam: np.ndarray, servers: np.ndarray, p: BatchParams) -> dict[s
                 out[k][sel] = v
             for k in ("p50", "p95", "p99"):
                 out[k][sel] = np.where(dead, math.inf, idle.mean_sojourn)
+            out["max_wait"][sel] = np.where(dead, math.inf, idle.mean_wait)
             continue
         x = ls / cap
-        fig = _figures(_table(int(n), p), np.minimum(x, 1.0 - 1e-9))
+        fig = _figures(_table(int(n), p), np.minimum(x, 1.0 - 1e-9), p.delay_s)
         over = x >= 1.0
         idle = _no_traffic(int(n), p, cap)
         zero = ls <= 0
@@ -532,6 +580,38 @@ def batch_arrays(lam: np.ndarray, servers: np.ndarray, p: BatchParams) -> dict[s
         out["mean_batch"][sel] = np.where(over, float(max(p.batch_max, 1)), np.where(zero, 1.0, fig["mean_batch"]))
         out["throughput"][sel] = np.minimum(ls, cap)
         for k, empty in (("mean_wait", idle.mean_wait), ("mean_sojourn", idle.mean_sojourn), ("p50", idle.mean_sojourn),
-                         ("p95", idle.mean_sojourn), ("p99", idle.mean_sojourn)):
+                         ("p95", idle.mean_sojourn), ("p99", idle.mean_sojourn), ("max_wait", idle.mean_wait)):
             out[k][sel] = np.where(over, math.inf, np.where(zero, empty, fig[k]))
     return {k: v.reshape(shape) for k, v in out.items()}
+
+
+def batch_wait_tail(lam: np.ndarray, servers: int, p: BatchParams, t: np.ndarray) -> np.ndarray:
+    """``P(wait > t)`` element by element at rates ``lam`` (< capacity) on ``servers`` replicas: the
+    share of requests a time-out ``t`` removes, from the same table and interpolation in the load as
+    :func:`batch_steady` (the wait quantiles of the two grid loads around each rate, each scaled by
+    ``(1 - load)/(1 - x)``, times the heavy-traffic growth above the last grid load); 1 at or above
+    capacity, 0 without traffic."""
+    lam, t = np.broadcast_arrays(np.fmax(np.asarray(lam, dtype=float), 0.0), np.asarray(t, dtype=float))
+    cap = batch_capacity(int(servers), p)
+    out = np.where(lam > 0, 1.0, 0.0)
+    ok = (lam > 0) & (lam < cap) & np.isfinite(cap)
+    if not ok.any():
+        return out
+    table = _table(int(servers), p)
+    loads, top = table.loads, float(table.loads[-1])
+    x = lam[ok] / cap
+    xc = np.minimum(x, top)
+    k, f = _weights(table, xc, p.delay_s)
+    # a wait quantile at x is w_k (1 - f)(1 - l_k)/(1 - x) + w_k1 f (1 - l_k1)/(1 - x), times the growth:
+    # P(wait > t) is read off each grid row at t scaled back to that row, and mixed with the same weights
+    scale = (1.0 - xc) / _growth(x, top)
+    tail = np.zeros(x.size)
+    for row, weight, load in ((k, 1.0 - f, loads[k]), (k + 1, f, loads[k + 1])):
+        at = t[ok] * scale / (1.0 - load)
+        for r in np.unique(row):
+            sel = row == r
+            if at[sel].min() >= table.wait_q[r, -1]:  # beyond the longest wait seen: nobody waits that long
+                continue
+            tail[sel] += weight[sel] * (1.0 - np.interp(at[sel], table.wait_q[r], _PROBS, left=0.0, right=1.0))
+    out[ok] = np.clip(tail, 0.0, 1.0)
+    return out

@@ -97,6 +97,13 @@ class StationStretch:
     patience_s: np.ndarray
     carry: float  #: backlog after the last tick
     accepted: np.ndarray | None = None  #: cumulative accepted arrivals at the end of each tick
+    #: what the end-to-end percentiles compose for the station (``tickqueue.StationState.shape_mean``)
+    shape_mean: np.ndarray | None = None
+    shape_var: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.shape_mean is None:
+            self.shape_mean, self.shape_var = self.sojourn_s, self.sojourn_var
 
 
 def station_capacity(ready: np.ndarray, p: StationParams) -> np.ndarray:
@@ -145,7 +152,8 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     if quiet.all():
         return StationStretch(steady.loss, steady.wait_s, steady.sojourn_s, steady.sojourn_var, steady.busy,
                               steady.queue, start, lost, capacity, patience, carry,
-                              _accepted(accepted_before, lam * (1 - steady.loss) * dt))
+                              _accepted(accepted_before, lam * (1 - steady.loss) * dt), steady.shape_mean,
+                              steady.shape_var)
     cap = np.maximum(capacity, 1e-12)
     under = station_state(np.minimum(lam, BACKLOG_RHO * capacity), ready, p, cold_wait_s)
     arriving = np.maximum(lam * dt, 1e-12)
@@ -174,8 +182,12 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     offset = history.size - lost.size
     doomed = doomed_waiting(history, ticks, offset, history.size) if lost.any() or offset else 0.0
     queue = np.where(quiet, steady.queue, under.queue + 0.5 * (start + end) + doomed)
-    return StationStretch(loss, wait, wait + np.where(quiet, steady.sojourn_s - steady.wait_s, service), var,
-                          busy, queue, start, lost, capacity, patience, carry, accepted[first + 1:])
+    sojourn = wait + np.where(quiet, steady.sojourn_s - steady.wait_s, service)
+    # the station's own shape (a batcher's lognormal through p50/p99) with the backlog's wait on top
+    shape_mean = np.where(quiet, steady.shape_mean, sojourn + under.shape_mean - under.sojourn_s)
+    shape_var = np.where(quiet, steady.shape_var, np.maximum(var + under.shape_var - under.sojourn_var, 0.0))
+    return StationStretch(loss, wait, sojourn, var, busy, queue, start, lost, capacity, patience, carry,
+                          accepted[first + 1:], shape_mean, shape_var)
 
 
 def _accepted(before: np.ndarray | None, per_tick: np.ndarray) -> np.ndarray:

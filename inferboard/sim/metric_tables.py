@@ -43,8 +43,11 @@ class MetricTable:
         found = self.cache.get((r, name))
         if found is None:  # a block of R_BLOCK replica counts in one vectorised call
             g = self.tables.params[self.j]["sig_regime"][key]
-            counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
-            counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
+            if self.tables.params[self.j]["batching"]:  # batch tables are built per server count: just r
+                counts = np.array([float(r)])
+            else:
+                counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
+                counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
             replicas = np.repeat(counts, self.GRID.size)
             capacity = np.maximum(replicas * self.tables.capacity_per_replica(self.j, g), 1e-9)
             lam = np.tile(self.GRID, counts.size) * capacity

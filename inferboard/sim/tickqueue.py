@@ -99,6 +99,11 @@ class StationParams:
     batch_item_s: np.ndarray | None = None
     batch_window_s: np.ndarray | None = None
 
+    def select(self, index: np.ndarray) -> "StationParams":
+        """The parameters of the elements ``index``."""
+        return StationParams(**{k: None if v is None else np.broadcast_to(v, self.service_s.shape)[index]
+                                for k, v in vars(self).items()})
+
 
 @dataclass
 class StationState:
@@ -108,12 +113,27 @@ class StationState:
     sojourn_var: np.ndarray
     busy: np.ndarray  #: busy fraction of the ready servers
     queue: np.ndarray  #: mean requests waiting (Little)
+    #: mean and variance of the lognormal the end-to-end percentiles compose for this station: the
+    #: sojourn's own moments, or for a batching station the lognormal through its p50 and p99
+    shape_mean: np.ndarray | None = None
+    shape_var: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.shape_mean is None:
+            self.shape_mean, self.shape_var = self.sojourn_s, self.sojourn_var
 
     def p95_s(self) -> np.ndarray:
-        """95th percentile of the station's sojourn, from a moment-matched lognormal."""
-        mean = np.maximum(self.sojourn_s, 1e-9)
-        s2 = np.log1p(self.sojourn_var / (mean * mean))
+        """95th percentile of the station's sojourn, from its lognormal (see ``shape_mean``)."""
+        mean = np.maximum(self.shape_mean, 1e-9)
+        s2 = np.log1p(self.shape_var / (mean * mean))
         return np.exp(np.log(mean) - s2 / 2 + Z95 * np.sqrt(s2))
+
+
+def _patience(p: StationParams, capacity: np.ndarray) -> np.ndarray:
+    """The time-out, or the time a full waiting room takes to drain, or the clients' patience."""
+    drain = np.where(np.isfinite(p.queue_capacity), p.queue_capacity / capacity, np.inf)
+    patience = np.minimum(p.timeout_s, drain)
+    return np.where(np.isfinite(patience), patience, DEFAULT_PATIENCE_S)
 
 
 def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
@@ -129,37 +149,30 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
     live = c >= 1
     cc = np.maximum(c, 1.0)
     cs2 = p.service_cv ** 2
-    if p.batch_max is not None:
+    shape = None
+    if p.batch_max is not None:  # the shared-queue batch model, from its tables
+        from inferboard.sim.timeline_batching import batch_station
+
         bmax = np.maximum(p.batch_max, 1.0)
-        tau_full = np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
-        mu = bmax / tau_full
-        lam_s = lam / cc
-        window = np.minimum(p.batch_window_s, (bmax - 1) / np.maximum(lam_s, 1e-12))
-        w_light = (window + lam_s * window * window / 2) / (1 + lam_s * window)
-        light_b = 1 + lam_s * window
-        la = lam_s * p.batch_item_s
-        fluid_b = np.where(la < 1, lam_s * p.batch_base_s / np.maximum(1 - la, 1e-12), bmax)
-        b = np.minimum(bmax, np.maximum(light_b, fluid_b))
-        service = p.batch_base_s + p.batch_item_s * b
-        busy_raw = np.minimum(1.0, lam_s * service / b)
-        server_wait = busy_raw * np.maximum(0.0, 0.5 * (1 + cs2) * service - w_light)
-        rho = np.minimum(lam / (cc * mu), 1.0)
-        g = (p.ca2 + rho * bmax * cs2) / 2
-        extra_mean, extra_var = w_light + server_wait, w_light ** 2 / 3 + server_wait ** 2
+        mu = bmax / np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
+        patience = _patience(p, cc * mu)
+        on = np.flatnonzero(live)  # no table for ticks without a ready server
+        fig = batch_station(lam[on], cc[on], p.select(on), patience[on]) if on.size < lam.size else \
+            batch_station(lam, cc, p, patience)
+        lost, wait, service, var, busy, shape_mean, shape_var = (np.zeros(lam.shape) for _ in range(7))
+        for name, array in (("lost", lost), ("wait", wait), ("service", service), ("var", var), ("busy", busy),
+                            ("shape_mean", shape_mean), ("shape_var", shape_var)):
+            array[on] = fig[name]
+        shape = (shape_mean, shape_var)
     else:
         service = np.maximum(p.service_s, 1e-9)
         mu = 1.0 / service
         g = (p.ca2 + cs2) / 2
-        extra_mean = extra_var = 0.0
-    drain = np.where(np.isfinite(p.queue_capacity), p.queue_capacity / (cc * mu), np.inf)
-    patience = np.minimum(p.timeout_s, drain)
-    patience = np.where(np.isfinite(patience), patience, DEFAULT_PATIENCE_S)
-    lost, q_mean, q_var = patience_queue(lam, cc, mu, g, patience)
-    wait = extra_mean + q_mean
-    var = extra_var + q_var + (p.service_cv * service) ** 2
-    served = lam * (1 - lost)
-    busy = np.minimum(1.0, served / (cc * mu)) if p.batch_max is None else np.where(lost > 0, np.maximum(
-        busy_raw, np.minimum(1.0, served / (cc * mu))), busy_raw)
+        patience = _patience(p, cc * mu)
+        lost, q_mean, q_var = patience_queue(lam, cc, mu, g, patience)
+        wait = q_mean
+        var = q_var + (p.service_cv * service) ** 2
+        busy = np.minimum(1.0, lam * (1 - lost) / (cc * mu))
     if not np.all(live):
         cold = np.full(lam.shape, np.inf) if cold_wait_s is None else np.asarray(cold_wait_s, dtype=float)
         ok = np.isfinite(cold) & (cold <= p.timeout_s)
@@ -175,4 +188,8 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
     lost = np.fmin(np.fmax(np.where(np.isnan(lost), 1.0, lost), 0.0), 1.0)
     wait = np.fmin(np.fmax(wait, 0.0), 1e7)
     var = np.fmin(np.fmax(var, 0.0), 1e14)
-    return StationState(lost, wait, wait + service, var, np.fmin(np.fmax(busy, 0.0), 1.0), lam * (1 - lost) * wait)
+    state = StationState(lost, wait, wait + service, var, np.fmin(np.fmax(busy, 0.0), 1.0), lam * (1 - lost) * wait)
+    if shape is not None:  # a batching station: the lognormal through its p50 and p99 where a server is ready
+        state.shape_mean = np.where(live, np.fmin(shape[0], 1e7), state.sojourn_s)
+        state.shape_var = np.where(live, np.fmin(shape[1], 1e14), var)
+    return state

@@ -72,6 +72,19 @@ class Timeline:
         return state
 
 
+#: The autoscalers' metric tables, per metric, keyed by replica count and the station's parameters:
+#: a pure function of those, so shared by every run in the process (bounded in size).
+_METRIC_TABLES: dict[str, dict] = {}
+METRIC_TABLES_MAX = 20_000
+
+
+def _metric_cache(metric: str) -> dict:
+    store = _METRIC_TABLES.setdefault(metric, {})
+    if sum(len(v) for v in store.values()) > METRIC_TABLES_MAX:
+        store.clear()
+    return store
+
+
 class BacklogMetric:
     """The autoscaler's metric for one pool, backlog included: the steady metric table at the
     tick's load plus the fluid backlog the pool carries, tracked forward with the ready replicas
@@ -203,7 +216,6 @@ class TimelineState:
         self.cost_memo: dict = {}
         self.recovery: dict[int, list] = {}  #: per timed fault: [last bad tick, searched up to, done]
         self._tables: dict = {}
-        self._metric_cache: dict = {}
         self._rows: dict = {}
         self._structure: dict[int, DesignStructure] = {}
         self._setup_pools()
@@ -312,6 +324,12 @@ class TimelineState:
         self.extra_faults = (self.extra_faults | frozenset(add_faults)) - frozenset(remove_faults)
         self.configs += 1
 
+    def route_with_replicas(self, pool_id: str, replicas: int) -> None:
+        """From now on, routing that depends on capacity (load-balancer weights by capacity, fallback
+        overflow, admission control) counts ``replicas`` replicas for this pool (a manual scale)."""
+        self.override = {**self.override, pool_id: max(1, int(replicas))}
+        self.configs += 1
+
     def command_pool(self, pool_id: str, command: tuple) -> None:
         """A command for a pool's control loop, acting at the current tick."""
         if pool_id not in self.controls:
@@ -370,7 +388,7 @@ class TimelineState:
             rows = self._rows[(id(tables), j)] = [
                 tuple(float(params[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax",
                                                     "base", "item", "window")) for g in params["sig_regime"]]
-        cache = self._metric_cache.setdefault(pool_id, {})
+        cache = _metric_cache(metric)
         table = MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
                              shared=(cache, rows))
         sp = tables.station_params(j, lo_regime)

@@ -115,8 +115,8 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
             shed_mass[p] += alive[p] * st.loss
             err_mass[p] += alive[p] * (1 - st.loss) * err
             alive[p] *= (1 - st.loss) * (1 - err)
-            path_mean[p] += st.sojourn_s
-            path_var[p] += st.sojourn_var
+            path_mean[p] += st.shape_mean
+            path_var[p] += st.shape_var
         station_loss[sid] = st.loss
         put(f"loss:{sid}", st.loss, state.aux)
         put(f"capacity:{sid}", st.capacity, state.aux)
