@@ -29,6 +29,7 @@ from desktop.loadtest import LoadTestRunner
 from desktop.outline import Outline
 from desktop.palette import Palette
 from desktop.presenting import Presenter
+from desktop.projector_view import apply_projector_view, projected_theme
 from desktop.readouts_dock import ReadoutsPanel
 from desktop.requirements_editor import RequirementsEditor
 from desktop.settings import RecentFiles, app_settings, data_dir
@@ -275,8 +276,8 @@ class MainWindow(WindowCommands, QMainWindow):
                 action.setChecked(not dock.isHidden())
 
     def set_projector(self, on: bool) -> None:
-        """Large type in the readouts and plots, for a projector (remembered between runs)."""
-        self.readouts.set_scale(PROJECTOR_SCALE if on else 1.0)
+        """Large type in the whole window, for a projector (remembered between runs)."""
+        apply_projector_view(self, PROJECTOR_SCALE if on else 1.0)
         self.settings.setValue("view/projector", "true" if on else "false")
 
     def node_title(self, node_id: str) -> str:
@@ -322,7 +323,7 @@ class MainWindow(WindowCommands, QMainWindow):
 
     def apply_theme(self, theme) -> None:
         self.theme_manager.apply_palette()
-        self.scene.set_theme(theme)
+        self.scene.set_theme(projected_theme(theme, getattr(self, "projector_scale", 1.0)))
         self.view.resetCachedContent()
         self.component_palette.set_dark(theme.dark)
         self.outline.set_dark(theme.dark)

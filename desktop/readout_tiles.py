@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeyEvent, QMouseEvent
-from PySide6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from inferboard import humanize
 
@@ -71,7 +71,9 @@ class Tile(QFrame):
         self.show_value(None, None, "", LIGHT)
 
     def set_scale(self, scale: float) -> None:
-        base = self.font().pointSizeF() if self.font().pointSizeF() > 0 else 9.0
+        # From the application's font: the panel's own may already be scaled (Projector View).
+        app_font = QApplication.font()
+        base = app_font.pointSizeF() if app_font.pointSizeF() > 0 else 9.0
         for label, factor, bold in ((self.title_label, 1.0, False), (self.value_label, 1.55, True),
                                     (self.detail_label, 0.9, False)):
             font = QFont(self.font())

@@ -81,28 +81,8 @@ class ReadoutsPanel(QWidget):
         self.playhead_placed = False
         self._build_controls()
         self._build_timeline_row()
-        self.board = TileBoard(self)
-        self.board.basis_chosen.connect(self.set_mode)
-        self.board.tile_activated.connect(self.show_working)
-        self.tiles = self.board.tiles
-        self.status = QLabel("", self)
-        self.status.setAccessibleName("Simulation notes")
-        _cut_not_widen(self.status)
-        self.status.hide()
-        self.load_label = QLabel(NO_LOAD_TEST, self)
-        self.load_label.setObjectName("load_test_line")
-        self.load_label.setAccessibleName("Load test")
-        #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
-        self.plots = None
-        self.tabs = QTabWidget(self)
-        self.tabs.setAccessibleName("Readout tabs")
-        self.tabs.setDocumentMode(True)
-        self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
-        self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.plots_placeholder.setWordWrap(True)
-        self.tabs.addTab(self.plots_placeholder, "Plots")
-        self.working = WorkingView(self)
-        self.tabs.addTab(self.working, "Working")
+        self._build_figures()
+        self._build_tabs()
         self._lay_out()
         self._fit_tiles_column()
         self.play_timer = QTimer(self)
@@ -164,6 +144,34 @@ class ReadoutsPanel(QWidget):
         self.at_label.setAccessibleName("Figures shown")
         self.at_label.setWordWrap(True)
         _cut_not_widen(self.at_label)
+
+    def _build_figures(self) -> None:
+        """The tiles, the simulator's notes and the load test's line."""
+        self.board = TileBoard(self)
+        self.board.basis_chosen.connect(self.set_mode)
+        self.board.tile_activated.connect(self.show_working)
+        self.tiles = self.board.tiles
+        self.status = QLabel("", self)
+        self.status.setAccessibleName("Simulation notes")
+        _cut_not_widen(self.status)
+        self.status.hide()
+        self.load_label = QLabel(NO_LOAD_TEST, self)
+        self.load_label.setObjectName("load_test_line")
+        self.load_label.setAccessibleName("Load test")
+
+    def _build_tabs(self) -> None:
+        """The plots' tabs (a placeholder until the plots are built) and the selected figure's working."""
+        #: The pyqtgraph plots are built just after the window first shows (pyqtgraph is slow to load).
+        self.plots = None
+        self.tabs = QTabWidget(self)
+        self.tabs.setAccessibleName("Readout tabs")
+        self.tabs.setDocumentMode(True)
+        self.plots_placeholder = QLabel("Plots appear here once the design has been simulated.", self)
+        self.plots_placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.plots_placeholder.setWordWrap(True)
+        self.tabs.addTab(self.plots_placeholder, "Plots")
+        self.working = WorkingView(self)
+        self.tabs.addTab(self.working, "Working")
 
     def _lay_out(self) -> None:
         controls = QHBoxLayout()
@@ -266,6 +274,7 @@ class ReadoutsPanel(QWidget):
         """Larger type for a projector (1.0 is the normal size)."""
         self.scale = scale
         self.board.set_scale(scale)
+        self.set_compact(self.compact)  # the sentences' fixed heights follow their (maybe larger) font
         self._fit_tiles_column()
         self.working.set_scale(scale)
         if self.plots is not None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from inferboard import humanize
 
@@ -70,7 +71,7 @@ class Plot(pg.PlotWidget):
     def set_scale(self, scale: float) -> None:
         """Tick labels, axis titles and the legend in larger type."""
         item = self.getPlotItem()
-        font = self.font()
+        font = QFont(QApplication.font())  # not the panel's, which may be scaled already
         size = (font.pointSizeF() if font.pointSizeF() > 0 else 9.0) * scale
         font.setPointSizeF(size)
         for name in ("left", "bottom", "right"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtWidgets import QCheckBox, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QCheckBox, QTextBrowser, QVBoxLayout, QWidget
 
 from desktop.readings import PLAYHEAD, Reading
 
@@ -43,8 +43,9 @@ class WorkingView(QWidget):
 
     def set_scale(self, scale: float) -> None:
         font = self.browser.font()
-        if not hasattr(self, "base_point_size"):
-            self.base_point_size = font.pointSizeF() if font.pointSizeF() > 0 else 9.0
+        if not hasattr(self, "base_point_size"):  # the application's: the panel's may be scaled already
+            app_size = QApplication.font().pointSizeF()
+            self.base_point_size = app_size if app_size > 0 else 9.0
         font.setPointSizeF(self.base_point_size * scale)
         self.browser.setFont(font)
         self.browser.document().setDefaultFont(font)

@@ -82,9 +82,19 @@ class CanvasView(QGraphicsView):
     def reset_zoom(self) -> None:
         self.set_zoom(1.0)
 
+    def set_text_scale(self, scale: float) -> None:
+        """Show the canvas ``scale`` times larger than the zoom asked for elsewhere would (Projector
+        View): the current zoom grows by that much, and so do the least legible zoom a design opens
+        at and the most a fit zooms in."""
+        old = getattr(self, "text_scale", 1.0)
+        self.text_scale = scale
+        if abs(scale - old) > 1e-9:
+            self.set_zoom(self.zoom() * scale / old)
+
     def fit_rect(self, rect: QRectF, max_zoom: float = 1.5) -> None:
         if rect.isNull() or rect.isEmpty():
             return
+        max_zoom *= getattr(self, "text_scale", 1.0)
         self.update_scene_rect()
         margin = 40.0
         view = self.viewport().rect()
@@ -107,14 +117,15 @@ class CanvasView(QGraphicsView):
         if rect.isNull() or rect.isEmpty():
             return True
         self.fit_rect(rect)
-        if self.zoom() >= LEGIBLE_ZOOM - 1e-9:
+        legible = LEGIBLE_ZOOM * getattr(self, "text_scale", 1.0)
+        if self.zoom() >= legible - 1e-9:
             return True
         self.resetTransform()
-        self.scale(LEGIBLE_ZOOM, LEGIBLE_ZOOM)
+        self.scale(legible, legible)
         view = self.viewport().rect()
-        margin = 30.0 / LEGIBLE_ZOOM
-        self.centerOn(QPointF(rect.left() - margin + view.width() / (2 * LEGIBLE_ZOOM),
-                              rect.top() - margin + view.height() / (2 * LEGIBLE_ZOOM)))
+        margin = 30.0 / legible
+        self.centerOn(QPointF(rect.left() - margin + view.width() / (2 * legible),
+                              rect.top() - margin + view.height() / (2 * legible)))
         self.zoom_changed.emit(self.zoom())
         return False
 

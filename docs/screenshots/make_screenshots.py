@@ -129,7 +129,7 @@ SHOTS = {
     "readouts-fault-1366.png": ("multi-region.json", "light", (1366, 768), outage_at_noon),
     "overloaded-1366-dark.png": (None, "dark", (1366, 768),
                                  lambda app, w: w.readouts.show_working("shed_rate")),
-    "projector.png": ("starter.json", "light", (1600, 1000), projector),
+    "projector.png": ("starter.json", "light", (1920, 1080), projector),
 }
 
 
