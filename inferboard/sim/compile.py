@@ -28,8 +28,6 @@ from inferboard.sim.hardware import POOL_KINDS, PoolPlan, cost_of_node
 from inferboard.sim.network import Network, Path, Station
 from inferboard.sim.routing import BATCHED_POOLS, Routing, degraded_pools, propagate_rates
 
-ROUTER_KINDS = ("global_load_balancer", "regional_load_balancer", "admission_control", "canary_router", "cache",
-                "request_queue", "dynamic_batcher", "traffic_source")
 #: Round-trip network latency between locations, seconds (illustrative public-cloud figures).
 SAME_CONTINENT_RTT_S = 0.025
 CROSS_RTT_S = {frozenset({"us", "eu"}): 0.08, frozenset({"us", "ap"}): 0.15, frozenset({"eu", "ap"}): 0.2}
