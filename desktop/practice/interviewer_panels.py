@@ -345,6 +345,27 @@ class ScoreSheet(QWidget):
         self.table.blockSignals(False)
         self._update_total()
 
+    def restore(self, rows: list[dict[str, Any]]) -> None:
+        """Show a score sheet saved before (``rows()`` as stored), e.g. after the app restarted."""
+        self.table.blockSignals(True)
+        for saved in rows:
+            if saved["rubric"] not in [r for r, _, _ in self.rubrics]:
+                row = self.table.rowCount()
+                self.table.insertRow(row)
+                title = QTableWidgetItem(saved["title"])
+                title.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.table.setItem(row, 0, title)
+                self.table.setItem(row, 1, QTableWidgetItem(pct(saved.get("suggested"))))
+                self.table.item(row, 1).setFlags(Qt.ItemFlag.ItemIsEnabled)
+                self.rubrics.append((saved["rubric"], saved["title"], float(saved["weight"])))
+                self.suggested[saved["rubric"]] = saved.get("suggested")
+            row = [r for r, _, _ in self.rubrics].index(saved["rubric"])
+            given = saved.get("given")
+            self.table.setItem(row, 2, QTableWidgetItem("" if given is None else f"{given:g}"))
+            self.table.setItem(row, 3, QTableWidgetItem(saved.get("comment") or ""))
+        self.table.blockSignals(False)
+        self._update_total()
+
     def use_suggestions(self) -> None:
         for row, (rubric, _title, _w) in enumerate(self.rubrics):
             value = self.suggested.get(rubric)

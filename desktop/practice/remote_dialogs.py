@@ -147,6 +147,11 @@ class HostInterviewDialog(QDialog):
         self.verification_label.setWordWrap(True)
         self.end_button = QPushButton("&End session", page)
         self.end_button.clicked.connect(lambda: self.end_session())
+        self.new_code_button = QPushButton("&New code for the interviewer", page)
+        self.new_code_button.setToolTip("While the interviewer is disconnected: a code with which they join this "
+                                        "session again, for example after their app restarted")
+        self.new_code_button.clicked.connect(lambda: self.issue_new_code())
+        self.new_code_button.hide()
         layout = QVBoxLayout(page)
         self.lead = wrapped_label("Read this code to your interviewer (it works once):", page)
         layout.addWidget(self.lead)
@@ -156,6 +161,7 @@ class HostInterviewDialog(QDialog):
         layout.addWidget(self.verification_label)
         layout.addStretch(1)
         row = QHBoxLayout()
+        row.addWidget(self.new_code_button)
         row.addStretch(1)
         row.addWidget(self.end_button)
         layout.addLayout(row)
@@ -191,9 +197,13 @@ class HostInterviewDialog(QDialog):
         if remote is None:
             return
         self.status_label.setText(status_html(status, other="the interviewer"))
-        if status.state == "code_replaced":
+        self.new_code_button.setVisible(remote.peer.joins > 0 and status.state != "ended")
+        self.new_code_button.setEnabled(status.state == "lost")
+        if status.state in ("code_replaced", "rejoin"):
             self.code_label.setText(remote.code or "")
-        if remote.verification and status.state != "ended":
+            self.code_label.setEnabled(True)
+        if remote.verification and status.state not in ("ended", "rejoin", "code_replaced") \
+                and remote.peer.code is None:
             self.verification_label.setText(
                 f"Verification: <b style='font-size:14pt; font-family:monospace'>{esc(remote.verification)}</b><br>"
                 "Ask your interviewer to read theirs aloud. If the two differ, someone is in between: end the "
@@ -204,6 +214,25 @@ class HostInterviewDialog(QDialog):
         if status.state == "ended":
             self.end_button.setText("&Close")
             self.verification_label.setText("")
+
+    def issue_new_code(self) -> str | None:
+        """While the interviewer is disconnected: a new code to join this session again."""
+        remote = self.remote
+        if remote is None:
+            return None
+        try:
+            code = remote.new_code()
+        except RuntimeError as error:
+            self.status_label.setText(f"<b style='color:#b91c1c'>{esc(str(error))}</b>")
+            return None
+        self.code_label.setText(code)
+        self.code_label.setEnabled(True)
+        self.lead.setText("Read this new code to your interviewer: with it they join this session again (after "
+                          "their app restarted, say), and their old connection can no longer come back. It works "
+                          "once.")
+        self.verification_label.setText("")
+        self.new_code_button.setEnabled(False)
+        return code
 
     def end_session(self, confirm: bool = True) -> None:
         remote = self.remote

@@ -41,6 +41,8 @@ REMOTE_SEND_MS = 40
 REMOTE_SNAPSHOT_S = 1.0
 #: The interviewer's live grade runs once the candidate's edits pause this long.
 REMOTE_GRADE_DEBOUNCE_MS = 500
+#: The event in the interviewer's history that ties an attempt to the session it was joined to.
+SESSION_EVENT = "remote_session"
 
 STATE_TEXT = {
     "idle": "Not started",
@@ -51,10 +53,11 @@ STATE_TEXT = {
     "reconnecting": "Connection lost — reconnecting…",
     "refused": "Not joined",
     "code_replaced": "Too many wrong codes: the code was replaced",
+    "rejoin": "Waiting for the interviewer to join again with the new code",
     "ended": "Session ended",
 }
 STATE_COLOUR = {"connected": "#15803d", "lost": "#b91c1c", "reconnecting": "#b91c1c", "refused": "#b91c1c",
-                "code_replaced": "#b45309", "ended": "#475569"}
+                "code_replaced": "#b45309", "rejoin": "#b45309", "ended": "#475569"}
 
 
 def status_html(status: Status, verification: str = "", other: str = "") -> str:
@@ -106,6 +109,7 @@ class RemoteCandidate(QObject):
         self.candidate.statusBar().addPermanentWidget(self.connection_label)
         self.verification = ""
         self.closed = False
+        self._joins = 0
         self.bridge.message.connect(self._deliver)
         self.bridge.status.connect(self._status)
         self.link.on_message(self._on_link_message)
@@ -129,11 +133,20 @@ class RemoteCandidate(QObject):
     def port(self) -> int:
         return self.peer.port
 
+    def new_code(self) -> str:
+        """A code for the interviewer to join this session again (their app restarted)."""
+        return self.peer.new_code()
+
     def _status(self, status: Status) -> None:
         if self.closed:
             return
         if status.verification:
             self.verification = status.verification
+        if status.state == "connected" and self.peer.joins > self._joins:
+            if self._joins and self.candidate is not None:  # joined again: they have nothing of ours
+                self.candidate._sent_revision = -1
+                self.candidate.send_design()
+            self._joins = self.peer.joins
         self.connection_label.setText(status_html(status, self.verification if status.state != "ended" else "",
                                                   "the interviewer"))
         if status.state in ("lost", "ended") and self.candidate is not None:
@@ -202,6 +215,26 @@ class RemoteConsole(InterviewerConsole):
             self.remote.end("the interviewer left")
 
 
+def restore_console(console: InterviewerConsole, record) -> None:
+    """Show what the interview recorded before the app restarted: answered questions, revealed
+    facts, follow-ups played, notes and the score sheet."""
+    for question in record.questions:
+        console.questions.mark_answered(question["question_id"])
+        for fact_id in console.scenario.question(question["question_id"]).reveals:
+            console.questions.mark_revealed(fact_id, float(question["t_s"]))
+    for event in record.events:
+        kind, detail, t_s = event["kind"], event["detail"], float(event["t_s"])
+        if kind == "fact":
+            console.questions.mark_revealed(detail, t_s)
+        elif kind == "follow_up":
+            console.follow_ups.played(detail, t_s, None)
+        elif kind == "note":
+            console.notes.show_note(t_s, detail)
+        elif kind == "score_sheet":
+            console.score_sheet.restore(json.loads(detail).get("rows", []))
+    console._asked = tuple(console.session.asked)
+
+
 class RemoteInterviewer(QObject):
     """The interviewer's machine: joins with the code; opens the console when the session is known."""
 
@@ -217,6 +250,8 @@ class RemoteInterviewer(QObject):
         self.clock = clock or time.monotonic
         self.show_console = show
         self.console: RemoteConsole | None = None
+        #: The attempt carried on from this machine's history, when the session was joined again.
+        self.resumed_attempt: int | None = None
         self.verification = ""
         self.last_status = Status("idle")
         self.problem = ""
@@ -250,17 +285,36 @@ class RemoteInterviewer(QObject):
             self.peer.end(f"the interviewer's machine cannot run this scenario: {error}")
             self._status(Status("refused", str(error)))
             return
+        uid = str(info.get("session_uid", ""))
+        record = self._interrupted(entry, uid)
         link = InterviewerLink(self.transport, entry, self.history, clock=self.clock,
-                               snapshot_every_s=REMOTE_SNAPSHOT_S)
+                               snapshot_every_s=REMOTE_SNAPSHOT_S, resume_attempt=record.id if record else None)
         self.console = RemoteConsole(link, self, self.theme)
         self.console.banner.setText(status_html(self.last_status, self.verification, "the candidate"))
         self.console.score_sheet.table.itemChanged.connect(lambda _item: self.score_timer.start())
         if self.show_console:
             self.console.show()
             self.console.raise_()
+        if record is not None:
+            link.start()  # tells the candidate where the interview is
+            self.console._phase_sent = link.session.phase
+            restore_console(self.console, record)
         self.console.start()
+        if record is None and self.history is not None and uid:
+            self.history.add_event(link.session.attempt_id, 0.0, SESSION_EVENT, uid)
+        self.resumed_attempt = record.id if record is not None else None
         self.transport.release()
         self.console_opened.emit(self.console)
+
+    def _interrupted(self, entry: ScenarioEntry, uid: str):
+        """This machine's record of the same session, still in progress (the app stopped during it)."""
+        if self.history is None or not uid:
+            return None
+        for row in self.history.attempts(entry.id, status="in_progress"):
+            record = self.history.attempt(int(row["id"]))
+            if any(e["kind"] == SESSION_EVENT and e["detail"] == uid for e in record.events):
+                return record
+        return None
 
     def _status(self, status: Status) -> None:
         if self.closed:

@@ -221,13 +221,16 @@ class InterviewerLink:
 
     def __init__(self, transport: Transport, entry: ScenarioEntry, history: History | None = None,
                  clock: Callable[[], float] = time.monotonic, auto_answer: bool = False,
-                 snapshot_every_s: float = 0.0):
+                 snapshot_every_s: float = 0.0, resume_attempt: int | None = None):
         self.transport = transport
         self.entry = entry
         self.scenario = entry.scenario
-        self.session = PracticeSession(entry, history, clock=clock, mode="mock")
+        if resume_attempt is not None and history is not None:  # carry on an interview the app was running
+            self.session = PracticeSession.resume(entry, history, resume_attempt, clock=clock)
+        else:
+            self.session = PracticeSession(entry, history, clock=clock, mode="mock")
         self.auto_answer = auto_answer
-        self.notes: list[Note] = []
+        self.notes: list[Note] = [Note(t_s, text) for t_s, text in self.session.notes]
         self.questions: list[tuple[float, QuestionAsked]] = []
         self.latest: Design | None = None
         self.what_ifs: list[WhatIf] = []
@@ -247,7 +250,9 @@ class InterviewerLink:
         self.listeners.append(callback)
 
     def start(self) -> None:
-        self.session.start()
+        """Start the interview (a resumed one runs already) and tell the candidate the phase."""
+        if self.session.state == "ready":
+            self.session.start()
         self._send_phase()
 
     def _now(self) -> float:

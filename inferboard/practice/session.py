@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Any, Callable
 
 from inferboard.errors import InferboardError
@@ -25,7 +26,7 @@ from inferboard.practice.library import ScenarioEntry
 from inferboard.practice.replay import Replay
 from inferboard.practice.scenario import PHASE_TITLES, FollowUp, Question
 from inferboard.practice.whatif import WhatIf, run_follow_ups
-from inferboard.store.design_files import design_to_bytes
+from inferboard.store.design_files import design_to_bytes, parse_design
 
 OVERTIME = "overtime"
 NUDGE_LAST_S = 120.0
@@ -132,6 +133,48 @@ class PracticeSession:
         self.notes: list[tuple[float, str]] = []
         self._building = False
         self.result: Result | None = None
+
+    @classmethod
+    def resume(cls, entry: ScenarioEntry, history: History, attempt_id: int,
+               clock: Callable[[], float] = time.monotonic, wall: Callable[[], str] = utc_now,
+               behaviour: bool = True) -> "PracticeSession":
+        """Carry on an attempt still in progress in ``history`` (after the app restarted): its clock
+        runs from when it started, and the questions asked, facts revealed, follow-ups played,
+        phase moves, notes and design snapshots recorded so far are taken back."""
+        record = history.attempt(attempt_id)
+        row = record.attempt
+        if row["status"] != "in_progress" or row["scenario_id"] != entry.id:
+            raise SessionStateError(f"attempt {attempt_id} is not a round of '{entry.id}' in progress")
+        session = cls(entry, history, clock, wall, behaviour, row.get("mode") or "solo")
+        session.state = "running"
+        session.attempt_id = attempt_id
+        session.started_at = row["started_at"]
+        started = datetime.fromisoformat(row["started_at"])
+        lasted = (datetime.fromisoformat(wall()) - started).total_seconds()
+        last_recorded = max([0.0] + [float(r["t_s"]) for r in record.events + record.questions + record.snapshots])
+        session._t0 = clock() - max(lasted, last_recorded)
+        session.replay = Replay.from_rows(record.snapshots)
+        designs = [(f.t_s, f.design_bytes) for f in session.replay.frames]
+        phase_names = [p.name for p in entry.scenario.phases]
+        for event in record.events:
+            kind, detail, t_s = event["kind"], event["detail"], float(event["t_s"])
+            if kind == "phase" and detail in phase_names[1:]:
+                session._manual_starts[phase_names.index(detail)] = t_s
+            elif kind == "fact":
+                session.reveal_fact(detail, record=False)
+            elif kind == "follow_up":
+                session.follow_ups_played.append(detail)
+            elif kind == "note":
+                session.notes.append((t_s, detail))
+        for question in record.questions:
+            t_s = float(question["t_s"])
+            before = [data for at, data in designs if at <= t_s]
+            building = bool(before) and building_started(parse_design(before[-1], "<snapshot>"))
+            session.asked.append(AskedQuestion(question["question_id"], t_s, question["phase"], building))
+            for fact_id in entry.scenario.question(question["question_id"]).reveals:
+                session.reveal_fact(fact_id, record=False)
+        session._building = bool(designs) and building_started(parse_design(designs[-1][1], "<snapshot>"))
+        return session
 
     # ------------------------------------------------------------------ timing
     def start(self) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import queue
+import secrets
 import time
 from typing import Any, Callable
 
@@ -38,8 +39,9 @@ def scenario_digest(entry: ScenarioEntry) -> str:
 
 
 def session_info(entry: ScenarioEntry) -> wire.SessionInfo:
+    """What the candidate's machine says first, with a fresh ``session_uid`` for this hosting."""
     return wire.SessionInfo(type="session", scenario_id=entry.id, scenario_title=entry.scenario.title[:200],
-                            digest=scenario_digest(entry))
+                            digest=scenario_digest(entry), session_uid=secrets.token_hex(16))
 
 
 def resolve_session(library: ScenarioLibrary, info: dict[str, Any]) -> ScenarioEntry:

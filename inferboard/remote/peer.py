@@ -7,7 +7,8 @@ on the peer's own thread (a GUI hands them to its main thread).
 
 What the host promises:
 - the join code is taken once; after a join only a resume of that session is accepted, and the
-  code is forgotten when the session ends;
+  code is forgotten when the session ends; while the interviewer is disconnected the candidate
+  may issue a new code (``new_code``) with which they join again, under new session keys;
 - a wrong code ends that attempt; each further attempt waits longer (``AttemptLimiter``), and
   after ``max_failures`` wrong codes the code is replaced by a new one;
 - one key exchange at a time; a connection that does not finish its handshake in time is closed;
@@ -46,7 +47,8 @@ GIVE_UP_AFTER_S = 15 * 60.0
 
 @dataclass(frozen=True)
 class Status:
-    """``state``: listening, handshake, connected, lost, reconnecting, refused, code_replaced, ended."""
+    """``state``: listening, handshake, connected, lost, reconnecting, refused, code_replaced, rejoin
+    (a new code waits for the interviewer to join again), ended."""
 
     state: str
     detail: str = ""
@@ -335,7 +337,11 @@ class HostPeer(Peer):
         self.limiter = limiter or AttemptLimiter()
         self.pake_busy = False
         self.tasks: set[asyncio.Task] = set()
-        self.log.add(session.model_dump(mode="json"))  # always the interviewer's first message
+        self.session = session.model_dump(mode="json")
+        self.log.add(dict(self.session))  # always the interviewer's first message
+        #: How many times an interviewer joined this session with a code (more than once after
+        #: ``new_code``: the interviewer's machine came back without the session keys).
+        self.joins = 0
 
     async def _main(self) -> None:
         server = await asyncio.start_server(self._accept, self.address, self.port)
@@ -383,7 +389,8 @@ class HostPeer(Peer):
             raise HandshakeFailed(f"malformed hello: {error}") from None
         joining = isinstance(hello, wire.JoinHello)
         if joining:
-            reason = ("the join code was already used" if self.code is None or self.keys is not None
+            reason = ("the join code was already used" if self.code is None
+                      else "the interviewer is still connected" if self.link is not None
                       else "another join is in progress" if self.pake_busy
                       else f"too many wrong codes: try again in {self.limiter.wait_left():.0f} s"
                       if self.limiter.wait_left() > 0 else "")
@@ -418,9 +425,33 @@ class HostPeer(Peer):
             raise
         if joining:
             self.code = None  # single use
+            if self.keys is not None:  # joined again: a new interviewer's machine, a new start
+                self.log = SessionLog()
+                self.log.add(dict(self.session))
             self.keys = keys
+            self.joins += 1
         await link.write(mine)
         return channel
+
+    def new_code(self) -> str:
+        """A fresh code with which the interviewer joins this session again, while their machine
+        is disconnected (after its app restarted, it holds no session keys). Joining with it
+        replaces the session keys: the old ones can no longer resume. Thread-safe."""
+        if self.ended or self.keys is None or self.loop is None:
+            raise RuntimeError("a new code is for an interviewer who joined and was disconnected")
+        code = make_code()
+
+        async def issue() -> bool:
+            if self.link is not None or self.ended:
+                return False
+            self.code = code
+            self.limiter.failures = 0
+            self._set_status(Status("rejoin", code))
+            return True
+
+        if not asyncio.run_coroutine_threadsafe(issue(), self.loop).result(5):
+            raise RuntimeError("the interviewer is connected: no new code is needed")
+        return code
 
     def _count_wrong_code(self) -> None:
         if self.limiter.failed():
@@ -428,6 +459,8 @@ class HostPeer(Peer):
             self._set_status(Status("code_replaced", self.code))
         elif self.keys is None:
             self._set_status(Status("listening", f"{self.address}:{self.port}"))
+        elif self.link is None:
+            self._set_status(Status("rejoin", self.code or ""))
 
 
 # ------------------------------------------------------------------------------ interviewer

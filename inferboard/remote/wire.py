@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, TypeAdapter, ValidationError
 
-PROTOCOL = "inferboard-interview/1"
+PROTOCOL = "inferboard-interview/2"
 HEX16 = Annotated[str, Field(pattern=r"^[0-9a-f]{32}$")]
 HEX32 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 PAKE = Annotated[str, Field(pattern=r"^[0-9a-f]{66}$")]  # SPAKE2 on Ed25519: a side byte and 32 bytes
@@ -35,14 +35,14 @@ class WireError(Exception):
 # ------------------------------------------------------------------------------ handshake
 class JoinHello(Wire):
     kind: Literal["join"]
-    protocol: Literal["inferboard-interview/1"]
+    protocol: Literal["inferboard-interview/2"]
     pake: PAKE
     nonce: HEX16
 
 
 class ResumeHello(Wire):
     kind: Literal["resume"]
-    protocol: Literal["inferboard-interview/1"]
+    protocol: Literal["inferboard-interview/2"]
     session: HEX16
     nonce: HEX16
 
@@ -97,6 +97,9 @@ class SessionInfo(Wire):
     scenario_id: ID
     scenario_title: SHORT
     digest: HEX32
+    #: Random, one per hosting: lets the interviewer's machine carry on its record of this
+    #: session when it joins again (after its app restarted). Grants nothing by itself.
+    session_uid: HEX16
 
 
 # ------------------------------------------------------------------------------ interview

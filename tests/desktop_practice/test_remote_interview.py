@@ -60,6 +60,36 @@ def console_of(join):
     return join.remote.console if join.remote is not None else None
 
 
+def join_and_draw(host, join, qtbot):
+    """Join with the code the host dialog shows; the candidate draws a traffic source, the
+    interviewer's mirror shows it. Returns (console, candidate window)."""
+    join.port.setValue(host.remote.port)
+    join.code.setText(host.code_label.text())
+    join.join()
+    qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.candidate.link.phase is not None,
+                    timeout=10000)
+    console, candidate = console_of(join), host.remote.candidate
+    add_node(candidate.document, "traffic_source", -300, 0, "users")
+    qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users"], timeout=10000)
+    return console, candidate
+
+
+def close_join_dialog(join) -> None:
+    """Close a join dialog a test made itself (and its console and history), as the fixture does."""
+    from desktop import practice
+
+    if join.remote is not None:
+        join.remote.close(discard=True)
+        if join.remote.console is not None:
+            join.remote.console.deleteLater()
+    join.close()
+    join.deleteLater()
+    practice.forget(join)
+    join.history.close()
+    QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    QApplication.processEvents()
+
+
 @pytest.mark.slow
 def test_joining_with_the_spoken_code_mirrors_the_candidates_edits(remote, qtbot):
     host, join, history = remote()
@@ -122,14 +152,7 @@ def test_joining_with_the_spoken_code_mirrors_the_candidates_edits(remote, qtbot
 
 def test_a_dropped_connection_shows_on_both_sides_then_resumes(remote, qtbot):
     host, join, _ = remote()
-    join.code.setText(host.code_label.text())
-    join.join()
-    qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.candidate.link.phase is not None,
-                    timeout=10000)
-    console = console_of(join)
-    candidate = host.remote.candidate
-    add_node(candidate.document, "traffic_source", -300, 0, "users")
-    qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users"], timeout=10000)
+    console, candidate = join_and_draw(host, join, qtbot)
     seen_host, seen_join = [], []
     host.remote.status_changed.connect(lambda s: seen_host.append(host.status_label.text()))
     join.remote.status_changed.connect(lambda s: seen_join.append(console.banner.text()))
@@ -272,14 +295,7 @@ def test_the_interviewers_notes_and_score_sheet_are_in_the_practice_history_of_t
     window = make_window()
     join = window.join_interview()
     try:
-        join.port.setValue(host.remote.port)
-        join.code.setText(host.code_label.text())
-        join.join()
-        qtbot.waitUntil(lambda: console_of(join) is not None and host.remote.candidate.link.phase is not None,
-                        timeout=10000)
-        console, candidate = console_of(join), host.remote.candidate
-        add_node(candidate.document, "traffic_source", -300, 0, "users")
-        qtbot.waitUntil(lambda: console.mirror.node_ids() == ["users"], timeout=10000)
+        console, candidate = join_and_draw(host, join, qtbot)
         console.add_note("Started with the traffic source.")
         console.end_interview(confirm=False)
         console.score_sheet.use_suggestions()
@@ -302,13 +318,64 @@ def test_the_interviewers_notes_and_score_sheet_are_in_the_practice_history_of_t
         practice.forget(shown)
         shown.history.close()
     finally:
-        if join.remote is not None:
-            join.remote.close(discard=True)
-            if join.remote.console is not None:
-                join.remote.console.deleteLater()
-        join.close()
-        join.deleteLater()
-        practice.forget(join)
-        join.history.close()
-        QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        QApplication.processEvents()
+        close_join_dialog(join)
+
+
+def test_after_the_interviewers_app_restarts_a_new_code_carries_the_same_interview_on(remote, qtbot, tmp_path,
+                                                                                      library):
+    from desktop import practice
+
+    host, join, history = remote()
+    console, candidate = join_and_draw(host, join, qtbot)
+    question = console.scenario.questions[0]
+    candidate.ask(question.id)
+    qtbot.waitUntil(lambda: console.questions.inbox.count() == 1)
+    console.answer(question.id)
+    console.add_note("Asked about the workload first.")
+    attempt_id, first_verification = console.session.attempt_id, host.remote.verification
+    qtbot.waitUntil(lambda: bool(console.score_sheet.rubrics), timeout=20000)  # the live grade's rows
+    console.score_sheet.set_score("clarifying", 40, "Asked early")
+    qtbot.waitUntil(lambda: any(e["kind"] == "score_sheet" for e in history.attempt(attempt_id).events))
+    assert not host.new_code_button.isEnabled(), "no new code while the interviewer is connected"
+    # the interviewer's app stops: no goodbye, the interview not ended, the keys gone with it
+    gone = join.remote
+    gone.closed = True
+    gone.peer.ended = True
+    gone.peer.cut_connection()
+    console.tick.stop()
+    console.evaluator.shutdown()
+    console.hide()
+    qtbot.waitUntil(lambda: "Connection lost" in host.status_label.text() and host.new_code_button.isEnabled(),
+                    timeout=10000)
+    add_node(candidate.document, "cpu_pool", 0, 0, "cpus")  # the candidate carries on meanwhile
+    code = host.issue_new_code()
+    assert code and host.code_label.text() == code and "join this session again" in host.lead.text()
+    qtbot.waitUntil(lambda: "join again" in host.status_label.text())
+    # the app comes back: a new history connection to the same folder, Join Interview with the new code
+    again_history = History(tmp_path / "interviewer")
+    again = practice.join_interview(None, library=library, history=again_history, data_folder=tmp_path / "interviewer")
+    try:
+        again.port.setValue(host.remote.port)
+        again.code.setText(code)
+        again.join()
+        qtbot.waitUntil(lambda: console_of(again) is not None, timeout=10000)
+        resumed = console_of(again)
+        assert again.remote.resumed_attempt == attempt_id and resumed.session.attempt_id == attempt_id
+        assert resumed.notes.notes() and "Asked about the workload first." in resumed.notes.notes()[0]
+        assert question.id in resumed.session.asked_ids()
+        restored = next(r for r in resumed.score_sheet.rows() if r["rubric"] == "clarifying")
+        assert (restored["given"], restored["comment"]) == (40, "Asked early")
+        fact = question.reveals[0]
+        assert resumed.questions.fact_items[fact].text(1).startswith("✓")
+        qtbot.waitUntil(lambda: resumed.mirror.node_ids() == ["users", "cpus"], timeout=10000)
+        qtbot.waitUntil(lambda: host.remote.verification == again.remote.verification != first_verification)
+        assert "Connected" in host.status_label.text() and host.code_label.text() == "joined"
+        resumed.add_note("Carried on after the restart.")
+        resumed.end_interview(confirm=False)
+        qtbot.waitUntil(lambda: candidate.link.ended, timeout=10000)
+        record = again_history.attempt(attempt_id)
+        assert record.attempt["status"] == "submitted" and len(again_history.attempts()) == 1
+        assert [e["detail"] for e in record.events if e["kind"] == "note"] == [
+            "Asked about the workload first.", "Carried on after the restart."]
+    finally:
+        close_join_dialog(again)

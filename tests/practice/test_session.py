@@ -166,3 +166,73 @@ def test_the_session_refuses_out_of_order_calls(entry, clock):
     assert s.state == "abandoned"
     with pytest.raises(SessionStateError, match="abandoned"):
         s.submit(Design())
+
+
+class Wall:
+    """Wall-clock time as the history keeps it (ISO, to the second), moved by hand."""
+
+    def __init__(self) -> None:
+        from datetime import datetime, timezone
+
+        self.t = datetime(2026, 3, 1, 10, 0, 0, tzinfo=timezone.utc)
+
+    def advance(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.t += timedelta(seconds=seconds)
+
+    def __call__(self) -> str:
+        return self.t.isoformat(timespec="seconds")
+
+
+def test_an_attempt_in_progress_carries_on_after_a_restart(entry, clock, tmp_path):
+    from inferboard.practice.history import History
+    from tests.fakes import FakeClock
+
+    wall = Wall()
+    history = History(tmp_path)
+    try:
+        first = PracticeSession(entry, history, clock=clock, wall=wall, behaviour=False, mode="mock")
+        first.start()
+        clock.advance(2 * MIN)
+        wall.advance(2 * MIN)
+        first.ask("volume")
+        design = Design()
+        design.add_node("cpu_pool", 0, 0, node_id="scorers")
+        clock.advance(MIN)
+        wall.advance(MIN)
+        first.record_design(design)
+        first.advance_phase()  # to high_level at 3 min instead of 7
+        first.add_note("Drew the scorers first.")
+        follow_up = entry.scenario.follow_ups[0]
+        first.play_follow_up(follow_up.id)
+        clock.advance(30)
+        wall.advance(30)
+        asked_facts = set(first.revealed)
+        # the app stops here; it comes back 90 s later with a new monotonic clock
+        wall.advance(90)
+        later = FakeClock(50.0)
+        again = PracticeSession.resume(entry, History(tmp_path), first.attempt_id, clock=later, wall=wall,
+                                       behaviour=False)
+        assert again.state == "running" and again.attempt_id == first.attempt_id and again.mode == "mock"
+        assert again.elapsed() == pytest.approx(3.5 * MIN + 90), "the interview's clock ran on meanwhile"
+        assert [(a.question_id, a.t_s, a.phase) for a in again.asked] == [("volume", 2 * MIN, "clarify")]
+        assert set(again.revealed) == asked_facts
+        assert again.follow_ups_played == [follow_up.id]
+        assert again.notes == [(3 * MIN, "Drew the scorers first.")]
+        assert again.phase == "high_level" and again.schedule()[1].start_s == 3 * MIN
+        assert len(again.replay) == 1 and again._building
+        later.advance(MIN)
+        wall.advance(MIN)
+        again.add_note("After the restart.")
+        result = again.submit(design)
+        record = again.history.attempt(first.attempt_id)
+        assert record.attempt["status"] == "submitted" and result.duration_s == pytest.approx(4.5 * MIN + 90)
+        assert [e["detail"] for e in record.events if e["kind"] == "note"] == ["Drew the scorers first.",
+                                                                              "After the restart."]
+        assert history.attempts() and len(history.attempts()) == 1, "the same attempt, not a new one"
+        with pytest.raises(SessionStateError, match="not a round of"):
+            PracticeSession.resume(entry, history, first.attempt_id, clock=later, wall=wall)
+        again.history.close()
+    finally:
+        history.close()

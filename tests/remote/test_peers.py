@@ -365,6 +365,50 @@ def test_a_dropped_connection_shows_on_both_sides_and_resumes_without_losing_wor
     assert pair.host.keys is None and pair.host.code is None
 
 
+def raw_resume(pair: RemotePair, keys) -> str:
+    """Try to resume the session with ``keys`` over a raw connection; return what the host said."""
+    with socket.create_connection((LOOPBACK, pair.host.port), timeout=5) as sock:
+        sock.sendall(frame(JoinerHandshake(keys=keys).hello()))
+        return recv_all(sock).decode("utf-8", "replace")
+
+
+def test_an_interviewer_whose_app_restarted_joins_again_with_a_new_code(make_pair):
+    from inferboard.practice.interview_link import INTERVIEWER
+    from inferboard.remote.interview import MessagePump, RemoteTransport
+
+    pair = joined(make_pair())
+    pair.edit(chain(3))
+    assert pair.pump(lambda: pair.interviewer.latest is not None and len(pair.interviewer.latest.nodes) == 3)
+    uid = pair.join_transport.session["session_uid"]
+    first_code, old_keys = pair.joiner.code, pair.joiner.keys
+    with pytest.raises(RuntimeError, match="is connected"):
+        pair.host.new_code()
+    # the interviewer's app stops without saying goodbye: the keys are gone with it
+    pair.joiner.ended = True
+    pair.joiner.cut_connection()
+    assert pair.pump(lambda: "lost" in pair.states("host"))
+    code = pair.host.new_code()
+    assert pair.pump(lambda: "rejoin" in pair.states("host")) and pair.host.code == code != first_code
+    # the restarted app: a new transport, link and peer, joining with the new code
+    pair.join_transport = RemoteTransport(INTERVIEWER, hold=True)
+    pair.join_pump = MessagePump(pair.join_transport)
+    pair.join_transport.on_session = pair._on_session
+    pair.interviewer = None
+    joined(pair, code=code)
+    assert pair.join_transport.session["session_uid"] == uid, "the same session, for the record to carry on"
+    assert pair.joiner.keys.verification == pair.host.keys.verification != old_keys.verification
+    assert pair.host.joins == 2 and pair.host.code is None
+    pair.edit(chain(4))  # the candidate's window sends its design again when the interviewer is back
+    assert pair.pump(lambda: pair.interviewer.latest is not None and len(pair.interviewer.latest.nodes) == 4)
+    pair.candidate.ask("residency")
+    assert pair.pump(lambda: [q.question_id for _, q in pair.interviewer.questions] == ["residency"])
+    pair.interviewer.answer("residency")
+    assert pair.pump(lambda: "residency" in [f.fact_id for f in pair.candidate.facts])
+    # the old keys resume nothing, and the new code was single-use
+    assert "no such session to resume" in raw_resume(pair, old_keys)
+    assert "already used" in raw_join(pair, code)
+
+
 # ------------------------------------------------------------------------------ two processes
 @pytest.mark.slow
 def test_two_processes_join_and_mirror(make_pair, tmp_path):
