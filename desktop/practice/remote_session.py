@@ -67,7 +67,7 @@ def status_html(status: Status, verification: str = "", other: str = "") -> str:
     if status.state == "connected" and other:
         words = f"Connected to {other}"
     text = f"<b style='color:{colour}'>{esc(words)}</b>"
-    if status.detail and status.state not in ("listening", "handshake"):
+    if status.detail and status.state not in ("listening", "handshake", "rejoin", "code_replaced"):
         text += f" <span style='color:#64748b'>({esc(status.detail)})</span>"
     if verification:
         text += f" · verification <b style='font-family:monospace'>{esc(verification)}</b>"

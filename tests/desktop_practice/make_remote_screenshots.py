@@ -1,4 +1,5 @@
-"""Regenerate docs/screenshots/remote-*.png: the host dialog and the joined interviewer console.
+"""Regenerate docs/screenshots/remote-*.png: the host dialog (setting up, joined, with a new code
+after the interviewer's app went away), the join dialog, the interviewer console, the candidate.
 
 Run on a display at 1600x1000 (Xvfb works):
 
@@ -77,6 +78,14 @@ def main() -> None:
     candidate.view.fit_all()
     settle(300)
     shoot(candidate, "remote-candidate.png")
+    # the interviewer's app goes away without a goodbye: the candidate gives them a new code
+    join.remote.closed = True
+    join.remote.peer.ended = True
+    join.remote.peer.cut_connection()
+    settle(300, until=lambda: host.new_code_button.isEnabled())
+    host.issue_new_code()
+    settle(300)
+    shoot(host, "remote-host-new-code.png")
     print("code was", shoot_join_code)
     join.remote.close()
     remote.close(discard=True)
