@@ -423,7 +423,9 @@ class HostPeer(Peer):
             if isinstance(error, HandshakeFailed):
                 await link.write(refusal(str(error)))
             raise
-        if joining:
+        if not joining:
+            self.code = None  # the interviewer came back by themselves: a new code is withdrawn
+        else:
             self.code = None  # single use
             if self.keys is not None:  # joined again: a new interviewer's machine, a new start
                 self.log = SessionLog()

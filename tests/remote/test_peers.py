@@ -409,6 +409,20 @@ def test_an_interviewer_whose_app_restarted_joins_again_with_a_new_code(make_pai
     assert "already used" in raw_join(pair, code)
 
 
+def test_a_new_code_is_withdrawn_when_the_interviewer_comes_back_by_themselves(make_pair, monkeypatch):
+    from inferboard.remote import peer
+
+    monkeypatch.setattr(peer, "RECONNECT_DELAYS_S", (1.5,))  # time to ask for a new code meanwhile
+    pair = joined(make_pair(via_relay=True))
+    pair.relay.cut()
+    assert pair.pump(lambda: "lost" in pair.states("host"))
+    code = pair.host.new_code()
+    assert pair.host.code == code
+    assert pair.pump(lambda: pair.states("host")[-1] == "connected" and pair.states("join")[-1] == "connected")
+    assert pair.host.code is None and pair.host.joins == 1, "resumed with the old keys; the new code is void"
+    assert "already used" in raw_join(pair, code)
+
+
 # ------------------------------------------------------------------------------ two processes
 @pytest.mark.slow
 def test_two_processes_join_and_mirror(make_pair, tmp_path):
