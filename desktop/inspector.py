@@ -42,6 +42,7 @@ class Inspector(QWidget):
         self.layout_.setContentsMargins(8, 8, 8, 8)
         self.header = QLabel(self.body)
         self.header.setTextFormat(Qt.TextFormat.RichText)
+        self.header.setWordWrap(True)  # a long kind title wraps rather than widen the panel
         self.icon = QLabel(self.body)
         self.icon.setFixedSize(32, 32)
         head = QHBoxLayout()
@@ -63,7 +64,8 @@ class Inspector(QWidget):
         self.layout_.addWidget(self.warnings_label)
         self.form = QFormLayout()
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        # A field that does not fit beside its label (a long choice in a narrow inspector) goes under it.
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.layout_.addLayout(self.form)
         self.live = QLabel(self.body)
         self.live.setWordWrap(True)

@@ -70,6 +70,10 @@ def range_text(spec: ParamSpec) -> str:
     return unit.strip()
 
 
+#: A typed field's least width; its frame and text margins; the most its value may ask for.
+MIN_FIELD_WIDTH, FIELD_PADDING, MAX_FIELD_MIN_WIDTH = 48, 16, 220
+
+
 class ParamEditor(QWidget):
     committed = Signal(object)
 
@@ -118,6 +122,9 @@ class ChoiceEditor(ParamEditor):
         for choice in spec.choices:
             self.combo.addItem(choice.replace("_", " "), choice)
         self.combo.activated.connect(lambda index: self.committed.emit(self.combo.itemData(index)))
+        # Never narrower than its longest choice: the inspector puts the field under its label instead.
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.combo.setMinimumWidth(self.combo.sizeHint().width())
         self._finish(self.combo, "one of: " + ", ".join(spec.choices))
 
     def set_value(self, value: Any) -> None:
@@ -143,8 +150,9 @@ class TextEditor(ParamEditor):
         self._finish(self.edit, f"range: {tip}" if tip else "")
         if spec.unit:
             unit = QLabel(spec.unit, self)
-            unit.setMinimumWidth(34)
+            unit.setMinimumWidth(max(34, unit.fontMetrics().horizontalAdvance(spec.unit) + 2))
             self.layout_.addWidget(unit)
+            self.unit_label = unit
 
     def text_for(self, value: Any) -> str:
         if self.spec.type in ("int", "float"):
@@ -157,6 +165,9 @@ class TextEditor(ParamEditor):
         self._shown = self.text_for(value)
         self.edit.setText(self._shown)
         self.edit.setCursorPosition(0)
+        # Wide enough for the value (up to a line's worth): the inspector wraps the row rather than cut it.
+        needed = self.edit.fontMetrics().horizontalAdvance(self._shown) + FIELD_PADDING
+        self.edit.setMinimumWidth(max(MIN_FIELD_WIDTH, min(needed, MAX_FIELD_MIN_WIDTH)))
 
     def value(self) -> Any:
         """Parse the text; raises ParseError."""

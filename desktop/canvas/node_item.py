@@ -143,6 +143,11 @@ class NodeItem(QGraphicsItem):
         """The title's font, shrunk (down to SMALLEST_TITLE_PT) so that the whole title fits."""
         return fitting_font(card_fonts()["title"], self.title(), self.width - 46)
 
+    def title_lines(self) -> tuple[QFont, list[str]]:
+        """The title as drawn: on one line, shrunk no smaller than ONE_LINE_PT, or else on two lines
+        (broken between words) at up to TWO_LINE_PT, so a long label is shown whole, not cut."""
+        return title_layout(card_fonts()["title"], self.title(), self.width - 46)
+
     def set_moment(self, alert: str | None, dimmed: bool) -> None:
         """Mark the component as failing (``alert``) or dead with its region (``dimmed``)."""
         if alert != self.alert or dimmed != self.dimmed:
@@ -250,17 +255,26 @@ class NodeItem(QGraphicsItem):
         renderer.render(painter, QRectF(9, 9, 22, 22))
         fonts = card_fonts()
         painter.setPen(QColor(theme.text))
-        painter.setFont(fonts["title"])
         title_width = self.width - 46
-        painter.setFont(self.title_font())
-        title = QFontMetricsF(painter.font()).elidedText(self.title(), Qt.TextElideMode.ElideRight, title_width)
-        painter.drawText(QRectF(38, 4, title_width, 17), Qt.AlignmentFlag.AlignVCenter, title)
+        font, lines = self.title_lines()
+        painter.setFont(font)
+        metrics = QFontMetricsF(font)
+        if len(lines) == 1:
+            title = metrics.elidedText(lines[0], Qt.TextElideMode.ElideRight, title_width)
+            painter.drawText(QRectF(38, 4, title_width, 17), Qt.AlignmentFlag.AlignVCenter, title)
+            sub_top = 21.0
+        else:  # two lines: the id line moves down a little
+            step = metrics.lineSpacing()
+            for row, line in enumerate(lines):
+                painter.drawText(QRectF(38, 1 + row * step, title_width, step), Qt.AlignmentFlag.AlignVCenter,
+                                 metrics.elidedText(line, Qt.TextElideMode.ElideRight, title_width))
+            sub_top = min(25.0, 1 + 2 * step)
         sub_width = self.width - 46
         if self.badge:  # the live badge shares the second line with the id, on the right
             text, level = self.badge
             painter.setFont(fonts["badge"])
             width = QFontMetricsF(fonts["badge"]).horizontalAdvance(text) + 10
-            pill = QRectF(self.width - 8 - width, 21.5, width, 14)
+            pill = QRectF(self.width - 8 - width, sub_top + 0.5, width, 14 if sub_top < 22 else 13)
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(getattr(theme, level, theme.muted)))
             painter.drawRoundedRect(pill, 7, 7)
@@ -270,7 +284,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QColor(theme.muted))
         painter.setFont(fonts["small"])
         sub = QFontMetricsF(fonts["small"]).elidedText(self.node_id, Qt.TextElideMode.ElideMiddle, sub_width)
-        painter.drawText(QRectF(38, 21, sub_width, 15), Qt.AlignmentFlag.AlignVCenter, sub)
+        painter.drawText(QRectF(38, sub_top, sub_width, 15 if sub_top < 22 else 14), Qt.AlignmentFlag.AlignVCenter, sub)
 
     def _paint_params(self, painter: QPainter, theme: Theme) -> None:
         fonts = card_fonts()
@@ -314,14 +328,48 @@ SMALLEST_TITLE_PT = 7.0
 MIN_LABEL_WIDTH = 44
 
 
-def fitting_font(font: QFont, text: str, width: float) -> QFont:
-    """``font``, made smaller (down to SMALLEST_TITLE_PT) until ``text`` fits ``width``."""
+#: A title is shrunk down to this on one line before it goes onto two.
+ONE_LINE_PT = 8.0
+#: The largest size a two-line title is drawn at.
+TWO_LINE_PT = 7.5
+
+
+def fitting_font(font: QFont, text: str, width: float, smallest: float = SMALLEST_TITLE_PT) -> QFont:
+    """``font``, made smaller (down to ``smallest``) until ``text`` fits ``width``."""
     fitted = QFont(font)
     size = fitted.pointSizeF()
-    while size > SMALLEST_TITLE_PT and QFontMetricsF(fitted).horizontalAdvance(text) > width:
+    while size > smallest and QFontMetricsF(fitted).horizontalAdvance(text) > width:
         size -= 0.5
         fitted.setPointSizeF(size)
     return fitted
+
+
+def two_lines(text: str, metrics: QFontMetricsF, width: float) -> list[str] | None:
+    """``text`` broken between words into two lines that each fit ``width`` (the first as full as
+    it can be), or None."""
+    words = text.split()
+    for cut in range(len(words) - 1, 0, -1):
+        first, second = " ".join(words[:cut]), " ".join(words[cut:])
+        if metrics.horizontalAdvance(first) <= width:
+            return [first, second] if metrics.horizontalAdvance(second) <= width else None
+    return None
+
+
+def title_layout(font: QFont, text: str, width: float) -> tuple[QFont, list[str]]:
+    """One line down to ONE_LINE_PT, else two lines from TWO_LINE_PT down to SMALLEST_TITLE_PT, else
+    one line at the smallest size (cut only then: one word longer than the card)."""
+    one = fitting_font(font, text, width, ONE_LINE_PT)
+    if QFontMetricsF(one).horizontalAdvance(text) <= width:
+        return one, [text]
+    two = QFont(font)
+    size = min(TWO_LINE_PT, font.pointSizeF())
+    while size >= SMALLEST_TITLE_PT - 1e-9:
+        two.setPointSizeF(size)
+        lines = two_lines(text, QFontMetricsF(two), width)
+        if lines is not None:
+            return two, lines
+        size -= 0.5
+    return fitting_font(font, text, width), [text]
 _FONTS: dict = {}
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QStyledItemDelegate, QStyleOptionViewItem, QToolButton,
-                               QTreeView, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QStyledItemDelegate, QStyleOptionViewItem,
+                               QToolButton, QTreeView, QVBoxLayout, QWidget)
 
 from inferboard.model import Design
 from inferboard.practice.history import History
@@ -69,6 +69,35 @@ def paragraphs(text: str) -> str:
 def tone(widget: QWidget, light: str, dark: str) -> QColor:
     """``light`` on a light palette, ``dark`` on a dark one (text colours that keep their contrast)."""
     return QColor(dark if widget.palette().color(QPalette.ColorRole.Base).lightness() < 128 else light)
+
+
+class WrappingButton(QPushButton):
+    """A push button whose text wraps onto more lines instead of being cut (a follow-up's title in
+    a console beside the candidate's window)."""
+
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(parent)
+        self.label = QLabel(text, self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.PlainText)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 5, 10, 5)
+        layout.addWidget(self.label)
+
+    def text(self) -> str:
+        return self.label.text()
+
+    def setText(self, text: str) -> None:
+        self.label.setText(text)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:
+        return self.layout().sizeHint().expandedTo(super().sizeHint())
+
+    def minimumSizeHint(self) -> QSize:
+        return self.layout().minimumSize()
 
 
 def wrapped_label(text: str = "", parent: QWidget | None = None, name: str = "", rich: bool = False) -> QLabel:

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 
 from inferboard.practice.scenario import Scenario
 
-from desktop.practice.common import esc, mmss, pct, wrap_tree, wrapped_label
+from desktop.practice.common import WrappingButton, esc, mmss, pct, wrap_tree, wrapped_label
 from desktop.practice.result_tabs import readout_text, score_colour
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -214,9 +214,9 @@ class FollowUpsPanel(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(wrapped_label("Play a follow-up: the candidate reads its prompt, their requirements and "
                                        "readouts change, and the effect on their design appears here.", self))
-        self.buttons: dict[str, QPushButton] = {}
+        self.buttons: dict[str, WrappingButton] = {}
         for follow_up in scenario.follow_ups:
-            button = QPushButton(follow_up.title, self)
+            button = WrappingButton(follow_up.title, self)
             button.setObjectName(f"follow_up:{follow_up.id}")
             button.setAccessibleName(f"Play follow-up: {follow_up.title}")
             button.setToolTip(f"{follow_up.prompt}\n\nLook for: {follow_up.look_for}")

@@ -102,3 +102,66 @@ def test_requirements_editor_validates_then_applies(window):
         window.document.undo_stack.undo()
     assert req_editor.fields["slo_p50_ms"].text() == ""
     assert not req_editor.region_boxes["eu-west"].isChecked()
+
+
+def _field_room(field) -> int:
+    """The width a field has for its text (a combo's edit area; a line edit's inside its margins)."""
+    from PySide6.QtWidgets import QComboBox, QStyle, QStyleOptionComboBox
+
+    if isinstance(field, QComboBox):
+        option = QStyleOptionComboBox()
+        field.initStyleOption(option)
+        return field.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, option,
+                                            QStyle.SubControl.SC_ComboBoxEditField, field).width()
+    margins = field.textMargins()
+    return field.contentsRect().width() - margins.left() - margins.right() - 4
+
+
+def test_no_parameter_value_or_unit_is_cut_even_at_the_inspectors_least_width(make_window, qtbot):
+    """Every kind's parameters at the inspector's minimum width and at its usual one: each choice of
+    a combo, each typed value and each unit fits its field (a row too wide goes under its label)."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QLineEdit
+
+    from inferboard.model import Design
+
+    design = Design()
+    kinds = list(design.catalog.kinds.values())
+    for index, kind in enumerate(kinds):
+        design.add_node(kind.id, index * 300, 0, node_id=f"n{index}")
+    window = make_window(design)
+    window.resize(1600, 1000)
+    inspector = window.inspector
+    checked = 0
+    for width in (inspector.minimumWidth(), 360):
+        window.resizeDocks([window.docks["inspector"]], [width], Qt.Orientation.Horizontal)
+        QApplication.processEvents()
+        assert inspector.width() <= width + 12
+        for index, kind in enumerate(kinds):
+            window.scene.select_ids([f"n{index}"])
+            qtbot.waitUntil(lambda: inspector.node_id == f"n{index}")
+            QApplication.processEvents()
+            for name, editor in inspector.editors.items():
+                field = editor.field
+                if isinstance(field, QComboBox):
+                    texts = [field.itemText(i) for i in range(field.count())]
+                elif isinstance(field, QLineEdit):
+                    texts = [field.text()]
+                else:
+                    continue
+                for text in texts:
+                    assert field.fontMetrics().horizontalAdvance(text) <= _field_room(field), (width, kind.id, name,
+                                                                                               text)
+                    checked += 1
+                unit = getattr(editor, "unit_label", None)
+                if unit is not None:
+                    assert unit.fontMetrics().horizontalAdvance(unit.text()) <= unit.contentsRect().width(), (
+                        width, kind.id, name, unit.text())
+            for label in inspector.body.findChildren(QLabel):
+                if label.isVisible() and label.text() and not label.wordWrap() and "<" not in label.text():
+                    text = label.text().replace("&", "")
+                    assert label.fontMetrics().horizontalAdvance(text) <= label.contentsRect().width(), (
+                        width, kind.id, text)
+            # nothing is hidden to the right either: the form is no wider than the panel shows
+            assert inspector.body.width() <= inspector.scroll.viewport().width()
+    assert checked > 100

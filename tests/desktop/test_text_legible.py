@@ -66,11 +66,46 @@ def test_palette_and_card_titles_are_not_cut_at_1600x1000(make_window, qtbot):
         needed = tree.fontMetrics().boundingRect(text_rect, int(Qt.TextFlag.TextWordWrap), item.text(0))
         assert needed.height() <= rect.height() + 1, item.text(0)  # wrapped onto lines it has room for
     for node_id, item in window.scene.nodes.items():
-        if hasattr(item, "title_font"):  # cards: the title shrinks to fit before anything is cut
-            font = item.title_font()
-            fits = QFontMetricsF(font).horizontalAdvance(item.title()) <= item.width - 46
-            assert fits or font.pointSizeF() <= SMALLEST_TITLE_PT, (node_id, item.title())
-            assert font.pointSizeF() > SMALLEST_TITLE_PT or len(item.title()) > 24, node_id
+        if hasattr(item, "title_lines"):  # cards: the title shrinks, then takes two lines, before anything is cut
+            assert_title_whole(item)
+
+
+def assert_title_whole(item) -> None:
+    font, lines = item.title_lines()
+    metrics = QFontMetricsF(font)
+    assert " ".join(lines) == " ".join(item.title().split()), item.title()  # every word, none cut
+    assert len(lines) <= 2 and font.pointSizeF() >= SMALLEST_TITLE_PT, (item.title(), font.pointSizeF())
+    for line in lines:
+        assert metrics.horizontalAdvance(line) <= item.width - 46, (item.title(), line)
+
+
+LONG_LABELS = ("Regional load balancer / API gateway for Europe", "Preprocessing / feature service (EU shard)",
+               "Fallback ranking model (CPU, distilled)", "Canary GPUs for the next model version")
+
+
+def test_long_card_titles_take_two_lines_instead_of_being_cut(make_window, qtbot):
+    """Every kind's title, and labels longer than any kind's, are drawn whole (two lines at most,
+    never smaller than the smallest title size); a title that fits stays on one line at 8 pt or more."""
+    from inferboard.model import Design, ops
+
+    from desktop.canvas.node_item import ONE_LINE_PT
+
+    design = Design()
+    kinds = [k for k in design.catalog.kinds.values() if not k.container]
+    for index, kind in enumerate(kinds):
+        design.add_node(kind.id, (index % 6) * 220, (index // 6) * 200, node_id=f"k{index}")
+    for index, label in enumerate(LONG_LABELS):
+        design.add_node("gpu_pool", index * 220, 1400, node_id=f"long{index}")
+        design.apply(ops.SetLabel(f"long{index}", label))
+    window = make_window(design)
+    two_line = 0
+    for item in window.scene.nodes.values():
+        assert_title_whole(item)
+        font, lines = item.title_lines()
+        if len(lines) == 1:
+            assert font.pointSizeF() >= ONE_LINE_PT, item.title()
+        two_line += len(lines) == 2
+    assert two_line >= len(LONG_LABELS)  # the long labels needed (and got) the second line
 
 
 def test_the_undo_button_keeps_its_width_whatever_the_command(make_window, qtbot):

@@ -95,3 +95,33 @@ def test_the_console_stays_narrow_enough_once_the_interview_has_ended(interview,
     mock.console.end_interview(confirm=False)
     assert mock.console.replay_button.isVisible() and not mock.console.end_button.isVisible()
     assert minimum_frame(mock.candidate).width() + minimum_frame(mock.console).width() <= 1600
+
+
+def test_follow_up_titles_are_whole_in_the_console_beside_the_candidate(interview, qtbot, clock):
+    """Each follow-up's button shows its whole title (wrapped when long), also once played with its
+    time, at the width the console has beside the candidate's window."""
+    mock = placed(interview(evaluate=False), qtbot)
+    console = mock.console
+    console.resize(minimum_frame(console).width(), 960)
+    console.tabs.setCurrentWidget(console.follow_ups)
+    panel = console.follow_ups
+    long_title = "The busiest region loses its GPUs at the peak while the cache is being flushed after a deploy"
+    first = next(iter(panel.buttons))
+    panel.buttons[first].setText(long_title)  # as an instructor may write one
+    qtbot.waitUntil(lambda: console.splitter.orientation() == Qt.Orientation.Vertical)
+
+    def whole(button) -> bool:
+        label = button.label
+        needed = label.fontMetrics().boundingRect(QRect(0, 0, label.width(), 10_000),
+                                                  int(Qt.TextFlag.TextWordWrap), label.text())
+        return needed.width() <= label.width() and needed.height() <= label.height() + 1
+
+    qtbot.waitUntil(lambda: all(whole(b) for b in panel.buttons.values()))
+    assert panel.buttons[first].height() > panel.buttons[list(panel.buttons)[-1]].height()  # it took two lines
+    for follow_up_id in panel.buttons:
+        clock.advance(61)
+        console.play_follow_up(follow_up_id)
+    assert all(b.text().startswith("✓") for b in panel.buttons.values())
+    qtbot.waitUntil(lambda: all(whole(b) for b in panel.buttons.values()))
+    for button in panel.buttons.values():
+        assert global_rect(console).contains(global_rect(button))
