@@ -187,11 +187,12 @@ class DashboardPlots(QWidget):
         wanted = list(markers) + ([(cursor_min, "", CURSOR_COLOUR)] if cursor_min is not None else [])
         for n, plot in enumerate(self.plots.values()):
             for k, (at, label, colour) in enumerate(wanted):
-                told = colour == TOLD_COLOUR
-                style = Qt.PenStyle.DashLine if told else Qt.PenStyle.SolidLine
-                # Labels on the first plot only, beside the line (told: to its left), one under another.
+                style = Qt.PenStyle.DashLine if colour == TOLD_COLOUR else Qt.PenStyle.SolidLine
+                # Labels on the first plot only, one under another, beside the line on the side
+                # with room (the left of a line near the right edge).
+                side = (1, 0.5) if at > 0.6 * max(end_min, 1.0) else (0, 0.5)
                 options = {"position": 0.95 - 0.12 * (k % 4), "color": colour, "movable": False,
-                           "anchors": [(1, 0.5), (1, 0.5)] if told else [(0, 0.5), (0, 0.5)]}
+                           "anchors": [side, side]}
                 line = pg.InfiniteLine(pos=at, angle=90, pen=pg.mkPen(colour, width=1.5, style=style),
                                        label=(label or None) if n == 0 else None, labelOpts=options)
                 plot.addItem(line, ignoreBounds=True)

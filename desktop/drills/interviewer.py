@@ -85,6 +85,7 @@ class DrillConsole(QWidget):
         self.plots, self.curves = self._make_plots(dark)
         self.marked: list = []  #: (plot, line) per mitigation marked on the true series
         self._scored: tuple = (None, 0.0)
+        self.closed = False  #: once closed its plots are gone; the clock may still tick
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -127,6 +128,8 @@ class DrillConsole(QWidget):
         return self.slo.text()
 
     def refresh(self) -> None:
+        if self.closed:
+            return
         session = self.session
         truth = session.truth()
         series = session.series()
@@ -209,6 +212,7 @@ class DrillConsole(QWidget):
         return self.truth.toPlainText()
 
     def closeEvent(self, event) -> None:
+        self.closed = True
         for widget in self.plots:
             widget.deleteLater()
         super().closeEvent(event)

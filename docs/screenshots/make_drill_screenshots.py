@@ -141,8 +141,8 @@ def interview(history) -> None:
 
     run = drills.open_drill_interview(None, DRILL, design=design(), history=history)
     run.clock.stop()
-    run.console.showMaximized()
-    run.candidate.hide()
+    run.console.hide()
+    run.candidate.showMaximized()
     wait(600)
     session = run.session
     session.advance_to(session.notice_s + 3 * 60)
@@ -155,8 +155,14 @@ def interview(history) -> None:
     run.candidate.notebook.picker.choose("rollback_canary", "eu-west-canary")
     run.candidate.notebook.apply_mitigation()
     session.advance_to(session.notice_s + 20 * 60)
-    run.console.refresh()
+    run.candidate.open_dashboard("system")
+    run.candidate.notebook.setCurrentIndex(5)  # the log
     wait(400)
+    capture("drill-interview-candidate.png")
+    run.candidate.hide()
+    run.console.showMaximized()
+    run.console.refresh()
+    wait(600)
     capture("drill-interview-console.png")
     run.close()
 

@@ -108,3 +108,14 @@ def test_the_interviewer_plants_the_cause_from_the_picker(qtbot, drill_design):
     dialog.select("input-drift-one-segment")
     dialog.accept_selected()
     assert dialog.chosen.id == "input-drift-one-segment"
+
+
+def test_the_candidate_goes_on_when_the_interviewer_closes_the_console(drill_interview, qtbot):
+    interview = drill_interview("slow-canary-version")
+    session = interview.session
+    interview.console.close()
+    qtbot.waitUntil(lambda: interview.console.closed, timeout=2000)
+    start = session.now_s
+    qtbot.waitUntil(lambda: session.now_s >= start + 5 * 60, timeout=5000)
+    interview.candidate.open_dashboard("system")
+    assert interview.candidate.finish()["drill_id"] == "slow-canary-version"
