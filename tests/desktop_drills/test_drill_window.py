@@ -281,3 +281,15 @@ def test_an_accuracy_drill_shows_labels_late_and_the_pinned_model_restores_accur
     # Accuracy moves far from zero: the plot scales to it rather than starting at zero.
     low, _high = model.plots.plots["Accuracy (%), labelled traffic"].viewRange()[1]
     assert low > 50.0
+
+
+def test_an_empty_drill_history_says_how_to_start_one(history, qtbot):
+    from desktop.drills.history import DrillHistoryWindow
+
+    kept = DrillHistoryWindow(history)
+    qtbot.addWidget(kept)
+    kept.show()
+    assert kept.titles() == [] and kept.empty.isVisible()
+    assert "Practice > Incident Drill" in kept.empty.text()
+    assert not kept.open_button.isEnabled() and kept.open_result() is None
+    kept.close()
