@@ -82,6 +82,16 @@ class DesignLoadTest:
         return "\n".join(lines)
 
 
+def _utilisation(compiled, station, raw: LoadTestResult) -> float:
+    """A station's busy fraction; for an LLM pool, as in the steady state, its served rate over the
+    capacity of the FLOPs/HBM replica model (its servers are KV-cache slots, whose occupancy
+    understates the load)."""
+    plan = compiled.plans.get(station.node_id)
+    if plan is not None and plan.kind == "generation_pool" and plan.capacity_rps and raw.sim_time_s > 0:
+        return float(min(1.0, station.served / raw.sim_time_s / plan.capacity_rps))
+    return float(station.utilisation)
+
+
 def run_design_load_test(design: Design, n_requests: int, seed: int = 0,
                          progress: Callable[[float], None] | None = None,
                          cancel: Callable[[], bool] | None = None, rps: float | None = None,
@@ -100,7 +110,7 @@ def run_design_load_test(design: Design, n_requests: int, seed: int = 0,
     for station in raw.stations.values():
         if not station.node_id or station.node_id not in design.nodes:
             continue
-        nodes[station.node_id] = {"arrivals": float(station.arrivals), "utilisation": float(station.utilisation),
+        nodes[station.node_id] = {"arrivals": float(station.arrivals), "utilisation": _utilisation(compiled, station, raw),
                                   "mean_queue_len": float(station.mean_queue_len),
                                   "max_queue_len": float(station.max_queue_len),
                                   "mean_wait_ms": float(station.mean_wait_s * 1000)

@@ -111,6 +111,8 @@ class ReplicaState:
     service_s: float  #: how long a request holds its slot
     slots: int
     compute_bound: bool  #: the decode step is limited by FLOPs rather than bytes
+    prompt_tokens: int = 0  #: the prompt tokens prefilled per request (after any prefix-cache hit)
+    output_tokens: int = 0
 
 
 def _fixed_point(engine: Engine, rate: float, prompt: int, out: int, context: float) -> tuple[float, float, float]:
@@ -154,7 +156,7 @@ def replica_state(engine: Engine, rate: float, prompt: int, out: int, slots: int
     service = wait + t_p + out * tpot
     fixed, per_seq, compute = engine.step_terms(context)
     return ReplicaState(solved, capacity, t_p, rho, wait, n, step, tpot, service, slots,
-                        batch * compute > fixed + batch * per_seq)
+                        batch * compute > fixed + batch * per_seq, int(prompt), int(out))
 
 
 def md1_wait_row(grid: ld.Grid, rho: float, service_s: float) -> np.ndarray:

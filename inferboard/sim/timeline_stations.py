@@ -53,6 +53,39 @@ def _routing(state, times: np.ndarray, base: np.ndarray):
     return compiled, key_of, lo, hi, alpha, ratio
 
 
+def _passed_on(st, lam: np.ndarray, accepted: np.ndarray, k0: int, dt: float) -> np.ndarray:
+    """Per tick, what the station passes on downstream as a share of its arrivals: the requests it
+    completes, ``(accepted - (backlog at the end - at the start)) / dt``, so a backlog holds the
+    surge back (the next station sees at most the station's capacity) and its drain reaches the
+    next station as a burst. Without a backlog this is ``1 - loss``."""
+    if not (st.backlog.any() or st.carry > 0):
+        return 1.0 - st.loss
+    taken = np.diff(accepted[k0:k0 + lam.size + 1])
+    end = np.append(st.backlog[1:], st.carry)
+    done = np.maximum(taken - (end - st.backlog), 0.0) / dt
+    return np.where(lam > 0, done / np.maximum(lam, 1e-300), 0.0)
+
+
+def _generation_pool(put, sid: str, compiled: list, lo: np.ndarray, served: np.ndarray, ready: np.ndarray,
+                     st) -> np.ndarray:
+    """An LLM pool's utilisation (served rate over the ready replicas' capacity, the steady state's
+    FLOPs/HBM model; 1 while a backlog is held) and its time to first token and per output token."""
+    from inferboard.sim.timeline_llm import llm_tick_figures
+
+    busy, ttft, tpot = np.array(st.busy, dtype=float), np.zeros(lo.size), np.zeros(lo.size)
+    for g in np.unique(lo):
+        idx = np.flatnonzero(lo == g)
+        fig = llm_tick_figures(compiled[g].plans.get(sid), served[idx], ready[idx])
+        if fig is None:
+            continue
+        busy[idx] = np.where(st.backlog[idx] > 0, 1.0, fig["utilisation"])
+        ttft[idx] = st.wait_s[idx] + fig["ttft_s"]
+        tpot[idx] = fig["tpot_s"]
+    put(f"ttft_ms:{sid}", np.minimum(ttft * 1000.0, MAX_LATENCY_MS))
+    put(f"tpot_ms:{sid}", np.minimum(tpot * 1000.0, MAX_LATENCY_MS))
+    return busy
+
+
 def simulate_stretch(state, k0: int, k1: int) -> None:
     """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`)."""
     from inferboard.sim import timeline as tl
@@ -90,12 +123,16 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
     weights = _interpolate(tables.weights, lo, hi, alpha)
     paths = weights.shape[0]
     alive, shed_mass, err_mass = np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n))
+    # ``alive``: the share of a path's arrivals in the tick that is served (losses, errors), which the
+    # tick's percentiles and rates are about; ``flow``: what each station passes on in the tick, which
+    # the next station sees (a backlog holds a surge back and releases it as it drains)
+    flow = np.ones((paths, n))
     path_mean = np.array(tables.path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, n))
     path_var = np.zeros((paths, n))
     station_loss: dict[str, np.ndarray] = {}
     for j, sid in enumerate(tables.stations):
         rows = tables.members[j]
-        lam = offered * (weights[rows] * alive[rows]).sum(axis=0) if rows else np.zeros(n)
+        lam = offered * (weights[rows] * flow[rows]).sum(axis=0) if rows else np.zeros(n)
         put(f"arrival_rps:{sid}", lam)
         carried = state.backlog.get(sid, 0.0)
         if not lam.any() and carried <= 0:
@@ -111,16 +148,21 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         history[k0:k1] = st.lost
         accepted[k0 + 1:k1 + 1] = st.accepted
         err = tables.params[j]["err"][lo]
+        passed = _passed_on(st, lam, accepted, k0, dt)
         for p in rows:
             shed_mass[p] += alive[p] * st.loss
             err_mass[p] += alive[p] * (1 - st.loss) * err
             alive[p] *= (1 - st.loss) * (1 - err)
+            flow[p] *= passed * (1 - err)
             path_mean[p] += st.shape_mean
             path_var[p] += st.shape_var
         station_loss[sid] = st.loss
         put(f"loss:{sid}", st.loss, state.aux)
         put(f"capacity:{sid}", st.capacity, state.aux)
-        put(f"utilisation:{sid}", st.busy)
+        busy = st.busy
+        if state.design.nodes[sid].kind == "generation_pool":
+            busy = _generation_pool(put, sid, compiled, lo, lam * (1 - st.loss), track.ready[k0:k1], st)
+        put(f"utilisation:{sid}", busy)
         put(f"queue:{sid}", st.queue)
         put(f"backlog:{sid}", st.backlog)
         put(f"wait_ms:{sid}", np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS))
@@ -136,7 +178,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
     idle = offered_all <= 0
     keep = 1.0 - entry_shed
     put("offered_rps", offered_all)
-    put("throughput_rps", offered * served)
+    put("throughput_rps", offered * (weights * flow).sum(axis=0))  # what completes in the tick
     shed_rate = np.where(idle, 0.0, entry_shed + keep * (router_shed + (weights * shed_mass).sum(axis=0)))
     error_rate = np.where(idle, 0.0, keep * (lost + unrouted + (weights * err_mass).sum(axis=0)))
     put("shed_rate", shed_rate)
