@@ -84,3 +84,24 @@ def test_set_batcher_delay_changes_the_batching_wait_from_that_tick():
         lam, 0.005)) * 1000, rel=0.35)
     with pytest.raises(ValueError, match="dynamic batcher"):
         state.apply(actions.SetBatcherDelay("gpus", 1.0))
+
+
+def test_scaling_a_pool_by_hand_moves_the_fallback_threshold_with_it():
+    """A fallback below the gateway takes what exceeds 95% of the primary's capacity: 2 replicas x
+    4 workers / 20 ms = 400 req/s, so 380 req/s stay and 120 of 500 overflow; scaled to 4 replicas
+    (800 req/s) the primary keeps all 500 from that tick on."""
+    design = Design(requirements=Requirements(mean_rps=500.0, peak_rps=500.0, traffic_pattern="steady"))
+    design.add_node("traffic_source", node_id="users", params={"arrival_cv": 1.0})
+    design.add_node("regional_load_balancer", node_id="gw")
+    design.add_node("cpu_pool", node_id="pool", params={"replicas": 2, "workers_per_replica": 4, "service_ms": 20.0,
+                                                        "provisioning_s": 0.0})
+    design.add_node("fallback_model", node_id="fallback", params={"replicas": 2})
+    design.connect("users", "requests", "gw", "requests")
+    design.connect("gw", "requests", "pool", "requests")
+    design.connect("gw", "requests", "fallback", "requests")
+    state = Timeline.start(design, hours=0.5, tick_s=TICK).advance(600)
+    state.apply(actions.ScalePool("pool", replicas=4))
+    s = state.advance(600).result().series
+    assert s["arrival_rps:pool"][:60] == pytest.approx(380.0) and s["arrival_rps:fallback"][:60] == pytest.approx(120.0)
+    assert s["arrival_rps:pool"][60:] == pytest.approx(500.0) and np.all(s["arrival_rps:fallback"][60:] == 0)
+    assert s["replicas:pool"][-1] == 4
