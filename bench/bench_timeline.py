@@ -141,6 +141,7 @@ def main() -> int:
     design = build()
     faults = [parse_fault(f) for f in FAULTS]
     baseline = None if args.no_baseline else measure_baseline(args.baseline or baseline_revision())
+    label_of_baseline = f"at {args.baseline}" if args.baseline else "before backlogs"
     first_ms, first_cpu, result = timed(lambda: run_timeline(design, hours=24, tick_s=10))
     plain = [timed(lambda: run_timeline(design, hours=24, tick_s=10))[:2] for _ in range(RUNS)]
     faulty = [timed(lambda: run_timeline(design, hours=24, tick_s=10, faults=faults))[:2] for _ in range(RUNS)]
@@ -157,7 +158,7 @@ def main() -> int:
               f"{len(runs)} runs; target < {TARGET_MS:.0f} ms: {'OK' if wall < TARGET_MS else 'MISSED'}")
         if baseline is not None:
             old_wall, old_cpu = baseline[key]
-            print(f"{'  before backlogs':<30} median wall {old_wall:7.1f} ms, CPU {old_cpu:7.1f} ms; "
+            print(f"{'  ' + label_of_baseline:<30} median wall {old_wall:7.1f} ms, CPU {old_cpu:7.1f} ms; "
                   f"now {wall / old_wall:.2f}x wall, {cpu / old_cpu:.2f}x CPU")
     steps = drill_step_ms(design)
     step, step_cpu = statistics.median(w for w, _ in steps), statistics.median(c for _, c in steps)
