@@ -163,7 +163,7 @@ class Notebook(QTabWidget):
         form.addRow("Symptom:", self.symptom)
         form.addRow("Scope:", self.scope)
         form.addRow(self.symptom_button)
-        self.addTab(page, "1 Symptom")
+        self.addTab(page, "Symptom")
         # ---- hypotheses
         page = QWidget(self)
         self.hypothesis = QLineEdit(page)
@@ -182,11 +182,11 @@ class Notebook(QTabWidget):
         column = QVBoxLayout(page)
         column.addLayout(row)
         column.addWidget(self.hypotheses, 1)
-        self.addTab(page, "2 Hypotheses")
+        self.addTab(page, "Hypotheses")
         # ---- mitigate
         self.picker = MitigationPicker(session, self)
         self.picker.apply_button.clicked.connect(self.apply_mitigation)
-        self.addTab(self.picker, "3 Mitigate")
+        self.addTab(self.picker, "Mitigate")
         # ---- root cause
         page = QWidget(self)
         self.root_cause = _editor(page, "root_cause", "The root cause, in a sentence or two", 110)
@@ -196,7 +196,7 @@ class Notebook(QTabWidget):
         column.addWidget(self.root_cause)
         column.addWidget(self.root_cause_button)
         column.addStretch(1)
-        self.addTab(page, "4 Root cause")
+        self.addTab(page, "Root cause")
         # ---- follow-up
         page = QWidget(self)
         self.fix = _editor(page, "long_term_fix", "The long-term fix (so it cannot happen again)")
@@ -208,7 +208,7 @@ class Notebook(QTabWidget):
         column.addWidget(self.monitoring)
         column.addWidget(self.follow_up_button)
         column.addStretch(1)
-        self.addTab(page, "5 Follow-up")
+        self.addTab(page, "Follow-up")
         # ---- log
         self.log = QListWidget(self)
         self.log.setObjectName("drill_log")
