@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from inferboard import humanize
@@ -24,6 +24,8 @@ POOL_COLOURS = ("#2563eb", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#db2777"
                 "#4f46e5", "#dc2626")
 PERCENTILE_COLOURS = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
 TIME_AXIS = "Simulated time of day"
+#: Room between two time labels on a plot's axis.
+TICK_GAP_PX = 16
 
 
 class ClassroomViewBox(pg.ViewBox):
@@ -285,11 +287,26 @@ class TimelinePlots(QObject):
                 curve.setZValue(10 if wide else 0)
 
     def _set_ticks(self, end_h: float) -> None:
-        step = 6 if end_h > 12 else 2 if end_h > 4 else 1
+        self.end_h = end_h
+        for plot in self.timeline_plots:
+            if not getattr(plot, "ticks_follow_width", False):  # a narrower plot gets fewer time labels
+                plot.getPlotItem().vb.sigResized.connect(lambda _vb, p=plot: self._fit_ticks(p))
+                plot.ticks_follow_width = True
+            self._fit_ticks(plot)
+
+    def _fit_ticks(self, plot) -> None:
+        """Time labels every 1, 2, 3, 6, 12 or 24 hours: as many as fit side by side with a gap."""
+        end_h = getattr(self, "end_h", None)
+        if not end_h:
+            return
+        axis = plot.getPlotItem().getAxis("bottom")
+        font = axis.style.get("tickFont") or plot.font()
+        label = QFontMetrics(font).horizontalAdvance(humanize.clock(end_h * 3600)) + TICK_GAP_PX
+        fits = max(2, int(plot.getPlotItem().vb.width() // label))
+        step = next((s for s in (1, 2, 3, 6, 12) if int(end_h // s) + 1 <= fits), 24)
         major = [(h, humanize.clock(h * 3600)) for h in np.arange(0, end_h + 0.01, step)]
         minor = [(h, "") for h in np.arange(0, end_h + 0.01, step / 2)]
-        for plot in self.timeline_plots:
-            plot.getPlotItem().getAxis("bottom").setTicks([major, minor])
+        axis.setTicks([major, minor])
 
     def show_faults(self, faults) -> None:
         for plot, region in self.fault_regions:

@@ -175,3 +175,30 @@ def test_long_texts_do_not_grow_the_docks_or_shrink_the_canvas(make_window, qtbo
     QApplication.processEvents()
     assert window.view.size() == canvas
     assert {name: dock.size() for name, dock in window.docks.items() if dock.isVisible()} == docks
+
+
+def test_time_labels_thin_out_on_a_narrow_plot_instead_of_overlapping(make_window, qtbot):
+    from PySide6.QtGui import QFontMetrics
+
+    from desktop.readouts_plots import TICK_GAP_PX
+
+    window = evaluated(make_window, qtbot, read_design(templates()["starter"])[0], size=(1600, 1000))
+    plots = window.readouts.plots
+    plot = plots.latency
+    window.readouts.tabs.setCurrentIndex(window.readouts.tabs.indexOf(plot))
+
+    def labels():
+        major = plot.getPlotItem().getAxis("bottom")._tickLevels[0]
+        return [text for _value, text in major]
+
+    def room_per_label() -> float:
+        return plot.getPlotItem().vb.width() / max(1, len(labels()))
+
+    axis = plot.getPlotItem().getAxis("bottom")
+    needed = QFontMetrics(axis.style.get("tickFont") or plot.font()).horizontalAdvance("24:00") + TICK_GAP_PX
+    qtbot.waitUntil(lambda: room_per_label() >= needed)
+    wide = len(labels())
+    window.readouts.tabs.setMaximumWidth(300)  # about the plots' least width, as beside the interview console
+    qtbot.waitUntil(lambda: plot.getPlotItem().vb.width() < 200)
+    qtbot.waitUntil(lambda: room_per_label() >= needed)
+    assert 2 <= len(labels()) < wide

@@ -220,6 +220,10 @@ def main() -> int:
     settle(400)
     shoot(candidate, "interview-candidate.png")
     shoot(console, "interview-console.png")
+    # Both windows as placed on the one 1600x1000 screen, frames included: side by side.
+    path = OUT / "interview-side-by-side.png"
+    app.primaryScreen().grabWindow(0).save(str(path))
+    print(f"wrote {path}")
     console.tabs.setCurrentWidget(console.follow_ups)
     settle(200)
     shoot(console, "interview-console-follow-ups.png")
