@@ -32,7 +32,7 @@ def test_a_shared_table_is_read_back_with_the_same_numbers(sharing, monkeypatch)
     def never(*_args):
         raise AssertionError("the shared table was rebuilt")
 
-    monkeypatch.setattr(batching, "_simulate", never)
+    monkeypatch.setattr(batching, "simulate_table", never)
     read = batch_steady(700.0, 3, params)
     for solution in (built, read):
         assert solution.mean_wait == alone.mean_wait and solution.utilisation == alone.utilisation
