@@ -67,34 +67,48 @@ def _dark(main_window) -> bool:
     return bool(main_window is not None and getattr(main_window.theme_manager.theme, "dark", False))
 
 
-def open_drill(main_window=None, drill_id: str | None = None, *, design=None, history=None, data_folder=None,
-               seed: int = 0, speed: float | None = None, tick_ms: int | None = None, show: bool = True):
-    """Start a solo drill; returns the ``DrillWindow`` (its ``clock`` is running), or None when
+def _plant(main_window, drill_id: str | None, design, seed: int, interviewer: bool, show: bool, title: str, make):
+    """Copy the design, pick the drill (unless named), and ``make(drill, design, seed)``; None when
     cancelled or the drill cannot be planted (the reason is shown)."""
-    from inferboard.drills.engine import DrillError, DrillSession
-
-    from desktop.drills.clock import TICK_MS, DrillClock
-    from desktop.drills.window import DrillWindow
+    from inferboard.drills.engine import DrillError
 
     design = drill_design(main_window, design)
-    picked = _choose(design, main_window, drill_id, False, seed)
+    picked = _choose(design, main_window, drill_id, interviewer, seed)
     if picked is None:
         return None
     drill, seed, _surprise = picked
     try:
-        session = DrillSession(drill, design, seed=seed, mode="solo")
+        return make(drill, design, seed)
     except DrillError as error:
-        _refused(main_window, show, "Incident drill", error)
+        _refused(main_window, show, title, error)
         return None
-    if speed is not None:
-        session.speed = float(speed)
-    clock = DrillClock(session, tick_ms or TICK_MS)
-    window = DrillWindow(session, clock, _history(main_window, history, data_folder), None, _dark(main_window),
-                         design_title=design.metadata.get("title", ""))
-    clock.setParent(window)
+
+
+def open_drill(main_window=None, drill_id: str | None = None, *, design=None, history=None, data_folder=None,
+               seed: int = 0, speed: float | None = None, tick_ms: int | None = None, show: bool = True):
+    """Start a solo drill; returns the ``DrillWindow`` (its ``clock`` is running), or None when
+    cancelled or the drill cannot be planted (the reason is shown)."""
+    from inferboard.drills.engine import DrillSession
+
+    from desktop.drills.clock import TICK_MS, DrillClock
+    from desktop.drills.window import DrillWindow
+
+    def make(drill, design, seed):
+        session = DrillSession(drill, design, seed=seed, mode="solo")
+        if speed is not None:
+            session.speed = float(speed)
+        clock = DrillClock(session, tick_ms or TICK_MS)
+        window = DrillWindow(session, clock, _history(main_window, history, data_folder), None, _dark(main_window),
+                             design_title=design.metadata.get("title", ""))
+        clock.setParent(window)
+        return window
+
+    window = _plant(main_window, drill_id, design, seed, False, show, "Incident drill", make)
+    if window is None:
+        return None
     if show:
         window.show()
-    clock.start()
+    window.clock.start()
     _OPEN.append(window)
     return window
 
@@ -104,20 +118,14 @@ def open_drill_interview(main_window=None, drill_id: str | None = None, *, desig
                          show: bool = True):
     """The interviewer plants a drill on the design; returns the ``DrillInterview``
     (``.candidate``: the drill window, ``.console``: the interviewer's) or None when cancelled."""
-    from inferboard.drills.engine import DrillError
-
     from desktop.drills.interviewer import DrillInterview
 
-    design = drill_design(main_window, design)
-    picked = _choose(design, main_window, drill_id, True, seed)
-    if picked is None:
-        return None
-    drill, seed, _surprise = picked
-    try:
-        interview = DrillInterview(drill, design, _history(main_window, history, data_folder), seed=seed,
-                                   speed=speed, tick_ms=tick_ms, dark=_dark(main_window))
-    except DrillError as error:
-        _refused(main_window, show, "Drill interview", error)
+    def make(drill, design, seed):
+        return DrillInterview(drill, design, _history(main_window, history, data_folder), seed=seed, speed=speed,
+                              tick_ms=tick_ms, dark=_dark(main_window))
+
+    interview = _plant(main_window, drill_id, design, seed, True, show, "Drill interview", make)
+    if interview is None:
         return None
     if show:
         interview.show()

@@ -11,7 +11,6 @@ docs/screenshots/make_drill_screenshots.py``). The whole screen is captured with
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -46,18 +45,10 @@ def capture(name: str) -> Path:
 def design(blind: bool = False):
     from inferboard.paths import data_dir
     from inferboard.store import read_design
-    from inferboard.store.design_files import design_to_bytes, parse_design
+    from tests.drills.conftest import without_observability
 
     found, _ = read_design(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
-    if not blind:
-        return found
-    raw = json.loads(design_to_bytes(found))
-    doomed = {n["id"] for n in raw["nodes"]
-              if n["kind"] in ("metrics_collector", "alerting", "drift_detector", "retraining_pipeline")}
-    raw["nodes"] = [n for n in raw["nodes"] if n["id"] not in doomed]
-    raw["edges"] = [e for e in raw["edges"] if e["source"] not in doomed and e["target"] not in doomed]
-    raw.setdefault("metadata", {})["title"] = "Ranker without observability"
-    return parse_design(json.dumps(raw).encode(), "<blind>", found.catalog)
+    return without_observability(found, "Ranker without observability") if blind else found
 
 
 def show(window) -> None:
