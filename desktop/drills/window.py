@@ -98,6 +98,10 @@ class DrillWindow(QWidget):
         self.notifications.setObjectName("notifications")
         self.notifications.setAccessibleName("Alerts delivered")
         self.notifications.setWordWrap(True)
+        self.notifications.setToolTip("Click an alert to mark the new ones as seen")
+        self.notifications.itemClicked.connect(lambda _item: self.acknowledge_alerts())
+        self.alerts_total = 0  #: alerts delivered so far (a repeat or a grouped alert counts)
+        self.alerts_seen: int | None = None  #: how many of them the user has seen (the first: the notice)
         self.alerts_box = QGroupBox("Alerts", self)
         QVBoxLayout(self.alerts_box).addWidget(self.notifications)
         self.changes_button = QPushButton("&Check recent changes", self)
@@ -180,8 +184,13 @@ class DrillWindow(QWidget):
             self.notebook.set_finished()
 
     def _show_notifications(self, view: CandidateView) -> None:
-        lines = [f"min {n.t_s / 60:.1f} · {n.severity.upper()} · {n.title}: "
-                 + "; ".join(a.message for a in n.alerts) for n in reversed(view.notifications)]
+        def line(n) -> str:
+            head = f"min {n.t_s / 60:.1f} · {n.severity.upper()} · {n.title}"
+            if len(n.alerts) == 1:
+                return f"{head}: {n.alerts[0].message}"
+            return head + "".join(f"\n    min {a.t_s / 60:.1f} {a.rule}: {a.message}" for a in n.alerts)
+
+        lines = [line(n) for n in reversed(view.notifications)]
         if not lines:
             lines = ["No alert has fired." if self.session.observability.alerting is not None
                      else "This design has no alerting: nothing will page you."]
@@ -189,7 +198,23 @@ class DrillWindow(QWidget):
             self.notifications.clear()
             self.notifications.addItems(lines)
         count = len(view.notifications)
-        self.alerts_box.setTitle(f"Alerts ({count} delivered)" if count else "Alerts")
+        self.alerts_total = count + sum(len(n.alerts) for n in view.notifications)
+        if self.alerts_seen is None:
+            self.alerts_seen = self.alerts_total  # what was there when the user was told
+        self._title_alerts(count)
+
+    def new_alerts(self) -> int:
+        return self.alerts_total - (self.alerts_seen or 0)
+
+    def _title_alerts(self, count: int) -> None:
+        fresh = self.new_alerts() > 0
+        self.alerts_box.setTitle((f"Alerts ({count} delivered)" if count else "Alerts") + (" — NEW" if fresh else ""))
+        self.alerts_box.setStyleSheet("QGroupBox { color: #b91c1c; font-weight: bold; }" if fresh else "")
+
+    def acknowledge_alerts(self) -> None:
+        """The user looked at the alerts: nothing is new any more."""
+        self.alerts_seen = self.alerts_total
+        self._title_alerts(self.notifications.count() if self.alerts_total else 0)
 
     def _show_changes(self, view: CandidateView) -> None:
         rows = [(f"{c['at_min']:g}", c["kind"].replace("_", " "), c["text"]) for c in view.changes]

@@ -293,3 +293,42 @@ def test_an_empty_drill_history_says_how_to_start_one(history, qtbot):
     assert "Practice > Incident Drill" in kept.empty.text()
     assert not kept.open_button.isEnabled() and kept.open_result() is None
     kept.close()
+
+
+def test_the_menu_asks_which_drill_and_starts_the_one_picked(make_window, drill_design, qtbot):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from desktop import drills
+    from desktop.drills.picker import DrillPicker
+
+    main = make_window(drill_design)
+
+    def pick():
+        dialog = next(w for w in QApplication.topLevelWidgets() if isinstance(w, DrillPicker) and w.isVisible())
+        dialog.select("cache-eviction-storm")
+        dialog.start_button.click()
+
+    QTimer.singleShot(0, pick)
+    main.actions_by_id["practice.drill"].trigger()
+    window = next(w for w in drills._OPEN if getattr(w, "session", None) is not None
+                  and w.session.drill.id == "cache-eviction-storm")
+    try:
+        assert window.isVisible() and window.clock.running
+        assert window.session.mode == "solo" and window.session.seed == 0
+    finally:
+        window.confirm_close = False
+        window.close()
+        drills.forget(window)
+
+
+def test_an_alert_delivered_after_the_notice_is_marked_new_until_looked_at(start_drill, qtbot):
+    window = start_drill("bad-retrained-model")
+    assert window.new_alerts() == 0 and "NEW" not in window.alerts_box.title()
+    qtbot.waitUntil(lambda: window.new_alerts() > 0, timeout=10000)  # accuracy alert once labels are in
+    assert window.alerts_box.title().endswith("— NEW")
+    assert any("accuracy below target" in window.notifications.item(i).text()
+               for i in range(window.notifications.count()))
+    qtbot.mouseClick(window.notifications.viewport(), Qt.MouseButton.LeftButton,
+                     pos=window.notifications.visualItemRect(window.notifications.item(0)).center())
+    assert window.new_alerts() == 0 and "NEW" not in window.alerts_box.title()
