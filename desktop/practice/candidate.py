@@ -184,12 +184,13 @@ class CandidateWindow(MainWindow):
         elif not self.send_timer.isActive() or self.send_timer.remainingTime() > wait_ms:
             self.send_timer.start(max(1, round(wait_ms)))
 
-    def send_design(self) -> bool:
+    def send_design(self, again: bool = False) -> bool:
+        """Send the design now (``again``: even if this very design went out already)."""
         self.send_timer.stop()
         if self.link.ended or self.link.phase is None:
             return False
         if self.send_at_once:
-            if self._sent_revision == self.document.revision:
+            if self._sent_revision == self.document.revision and not again:
                 return False  # this design went out already
             self._sent_revision = self.document.revision
             self._sent_at = time.monotonic()

@@ -144,8 +144,7 @@ class RemoteCandidate(QObject):
             self.verification = status.verification
         if status.state == "connected" and self.peer.joins > self._joins:
             if self._joins and self.candidate is not None:  # joined again: they have nothing of ours
-                self.candidate._sent_revision = -1
-                self.candidate.send_design()
+                self.candidate.send_design(again=True)
             self._joins = self.peer.joins
         self.connection_label.setText(status_html(status, self.verification if status.state != "ended" else "",
                                                   "the interviewer"))
