@@ -125,7 +125,8 @@ class ReadoutsPanel(QWidget):
         self.cancel_button = QPushButton("Cancel", self)
         self.cancel_button.clicked.connect(self.load_test_cancelled.emit)
         self.cancel_button.hide()
-        _cut_not_widen(self.fault_label)
+        _cut_not_widen(self.fault_label)  # a list of faults is cut (it is in the tooltip), "No faults" never
+        self.fault_label.setMinimumWidth(self.fault_label.fontMetrics().horizontalAdvance("No faults") + 4)
 
     def _build_timeline_row(self) -> None:
         self.play_button = QPushButton("Play", self)
