@@ -29,7 +29,7 @@ def make_application() -> QApplication:
 
 def open_window(path: str | None = None, **options):
     """Create and show the main window (used by ``run_app``, the tests and the benchmarks)."""
-    from desktop.main_window import MainWindow
+    from desktop.shell.main_window import MainWindow
 
     window = MainWindow(**options)
     if path:
@@ -48,7 +48,7 @@ def release_clipboard() -> None:
     global static after the interpreter has finalised, and destroying a Python-made object then
     crashes the process. Plain text set by Qt itself has no Python wrapper.
     """
-    from desktop.canvas.editing import FRAGMENT_MIME
+    from desktop.editor.canvas.editing import FRAGMENT_MIME
 
     clipboard = QApplication.clipboard()
     mime = clipboard.mimeData()

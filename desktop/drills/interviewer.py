@@ -23,7 +23,7 @@ from desktop.drills.notebook import describe
 from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
-from desktop.window_placement import place_pair_if_shown
+from desktop.shell.window_placement import place_pair_if_shown
 
 EFFECT_COLOURS = {"fixes": "#15803d", "worsens": "#b91c1c", "no_effect": "#64748b", "unlisted": "#64748b"}
 

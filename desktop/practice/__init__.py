@@ -25,7 +25,7 @@ def _main_window(main_window, data_folder=None):
     if main_window is not None:
         return main_window
     from desktop.app import make_application
-    from desktop.main_window import MainWindow
+    from desktop.shell.main_window import MainWindow
 
     make_application()
     window = MainWindow(data_folder)

@@ -19,10 +19,10 @@ from inferboard.model import Design, ops
 from inferboard.practice.interview_link import (CandidateLink, FactRevealed, FollowUpPlayed, InterviewEnded,
                                                 LinkError, PhaseChanged)
 
-from desktop.main_window import MainWindow
 from desktop.practice.candidate_panel import CandidatePanel
 from desktop.practice.common import esc
 from desktop.practice.practice_panel import merged_requirements
+from desktop.shell.main_window import MainWindow
 
 SEND_MS = 600
 

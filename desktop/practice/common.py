@@ -18,9 +18,9 @@ from inferboard.practice.history import History
 from inferboard.practice.library import ScenarioLibrary, user_packs_dir
 from inferboard.store import design_to_bytes, parse_design
 
-from desktop.canvas.scene import DesignScene
-from desktop.canvas.view import CanvasView
-from desktop.document import DesignDocument
+from desktop.editor.canvas.scene import DesignScene
+from desktop.editor.canvas.view import CanvasView
+from desktop.editor.document import DesignDocument
 from desktop.settings import data_dir
 from desktop.theme import LIGHT, Theme
 
@@ -268,7 +268,7 @@ class ReadOnlyCanvas(QWidget):
 
 def design_png(design: Design | bytes | str | None, scale: float = 1.0, theme: Theme = LIGHT) -> bytes:
     """A PNG of a design drawn by the editor's own canvas items, rendered off screen."""
-    from desktop.export import png_bytes
+    from desktop.editor.export import png_bytes
 
     document = DesignDocument(fresh_design(design))
     scene = DesignScene(document, theme)

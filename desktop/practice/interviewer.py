@@ -18,12 +18,12 @@ from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRe
                                                 PhaseChanged, QuestionAsked, encode)
 from inferboard.practice.session import OVERTIME, SessionStateError
 
-from desktop.evaluation import Evaluator
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
+from desktop.shell.evaluation import Evaluator
 from desktop.theme import LIGHT
 
 TICK_MS = 500

@@ -18,7 +18,7 @@ from inferboard.practice.library import ScenarioEntry
 
 from desktop.practice.candidate import CandidateWindow
 from desktop.practice.interviewer import InterviewerConsole
-from desktop.window_placement import place_pair
+from desktop.shell.window_placement import place_pair
 
 
 class MockInterview(QObject):

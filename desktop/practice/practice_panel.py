@@ -15,7 +15,7 @@ from inferboard.model import ops
 from inferboard.model.requirements import Requirements
 from inferboard.practice.session import OVERTIME, PracticeSession, Result, SessionStateError
 
-from desktop.document import DesignDocument
+from desktop.editor.document import DesignDocument
 from desktop.practice.common import esc, mmss, paragraphs, phase_name
 from desktop.practice.questions import QuestionPanel
 from desktop.practice.timer_widget import PhaseTimer

@@ -14,11 +14,11 @@ from inferboard.practice.history import History
 from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
 from inferboard.practice.session import PracticeSession, Result
 
-from desktop.export import png_bytes
+from desktop.editor.export import png_bytes
 from desktop.practice.practice_panel import PracticePanel
 
 if TYPE_CHECKING:
-    from desktop.main_window import MainWindow
+    from desktop.shell.main_window import MainWindow
 
 DOCK_NAME = "practice_dock"
 

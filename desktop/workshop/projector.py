@@ -6,7 +6,7 @@ the simulated day plays. Several design files (a folder, a cohort) are stepped t
 Keys: Right/Space next finding, Left previous, Page Down/Page Up next/previous design, P play or
 pause the day, Esc (or F11 again) leaves (everything hidden comes back as it was).
 
-The figures are the normal window's: the same :mod:`desktop.readings` functions at the same tick
+The figures are the normal window's: the same :mod:`desktop.readouts.readings` functions at the same tick
 of the same timeline, shown by the same tiles."""
 
 from __future__ import annotations
@@ -22,13 +22,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolBar, QVBoxL
 from inferboard.model import Design
 from inferboard.store import DesignFileError, design_to_bytes, read_design
 
-from desktop.canvas.view import CanvasView
-from desktop.document import DesignDocument
-from desktop.evaluation import Evaluator
-from desktop.moment import build_moment
+from desktop.editor.canvas.view import CanvasView
+from desktop.editor.document import DesignDocument
 from desktop.practice.common import ReadOnlyScene, fresh_design
-from desktop.readings import Reading, steady_reading, timeline_reading
-from desktop.readout_tiles import Tile
+from desktop.readouts.moment import build_moment
+from desktop.readouts.readings import Reading, steady_reading, timeline_reading
+from desktop.readouts.tiles import Tile
+from desktop.shell.evaluation import Evaluator
 from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, HEAD_PX, MIN_CANVAS_ZOOM, PROJECTOR, SMALL_PX,
                                               TILE_TITLE_PX, TITLE_PX, pixel_font, projector_palette)
 from desktop.workshop.projector_timeline import DayStrip

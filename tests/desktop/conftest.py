@@ -44,7 +44,7 @@ def no_leaked_windows(qapp):
 
 @pytest.fixture
 def make_window(qtbot, data_folder):
-    from desktop.main_window import MainWindow
+    from desktop.shell.main_window import MainWindow
 
     windows = []
 

@@ -8,8 +8,8 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QApplication, QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QPlainTextEdit, QSlider,
                                QTextBrowser, QAbstractItemView, QWidget, QHeaderView)
 
-from desktop.actions import ACTIONS, ActionSpec, clashes, key_sequences, shortcut_text, unreadable_keys
-from desktop.command_palette import CommandPalette, ShortcutsDialog
+from desktop.shell.actions import ACTIONS, ActionSpec, clashes, key_sequences, shortcut_text, unreadable_keys
+from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
 
 
 def test_no_two_actions_share_a_key_alternates_included(qapp):
@@ -193,7 +193,7 @@ def test_every_control_has_an_accessible_name_and_takes_focus(window):
 
 
 def test_keyboard_only_wiring_with_the_connect_dialog(window, monkeypatch):
-    from desktop import connect_dialog
+    from desktop.editor import connect_dialog
 
     class Refused(connect_dialog.ConnectDialog):
         def exec(self):
@@ -210,10 +210,10 @@ def test_keyboard_only_wiring_with_the_connect_dialog(window, monkeypatch):
 
     window.component_palette.kind_activated.emit("metrics_collector")
     window.scene.select_ids(["lb"])
-    monkeypatch.setattr("desktop.window_commands.ConnectDialog", Refused)
+    monkeypatch.setattr("desktop.shell.window_commands.ConnectDialog", Refused)
     assert not window.connect_dialog()
     window.scene.select_ids(["gpus", "metrics_collector-1"])
-    monkeypatch.setattr("desktop.window_commands.ConnectDialog", Telemetry)
+    monkeypatch.setattr("desktop.shell.window_commands.ConnectDialog", Telemetry)
     assert window.connect_dialog()
     assert any(e.source == "gpus" and e.source_port == "telemetry" and e.target == "metrics_collector-1"
                for e in window.document.design.edges.values())

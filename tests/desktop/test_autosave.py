@@ -11,7 +11,7 @@ from pathlib import Path
 from inferboard.model import ops
 from inferboard.store import parse_design
 
-from desktop.autosave import find_recoverable
+from desktop.shell.autosave import find_recoverable
 from tests.desktop.gestures import demo_design
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +20,7 @@ CRASHING_SESSION = textwrap.dedent("""
     import os
     from PySide6.QtWidgets import QApplication
     app = QApplication([])
-    from desktop.main_window import MainWindow
+    from desktop.shell.main_window import MainWindow
     from inferboard.model import ops
     from tests.desktop.gestures import demo_design
     window = MainWindow(evaluate=False, restore_layout=False)

@@ -11,7 +11,7 @@ from inferboard.paths import data_dir
 from inferboard.rules import RuleFileError
 from inferboard.rules.conditions import BEHAVIOUR_LEAVES
 
-from desktop.presenting import behaviour_rule_ids
+from desktop.shell.presenting import behaviour_rule_ids
 
 
 def keys_in(value) -> set[str]:

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from inferboard.store import design_to_bytes
 
-from desktop.canvas.view import KIND_MIME
+from desktop.editor.canvas.view import KIND_MIME
 from tests.desktop.gestures import centre_of, click, drag, header_of, port_of
 
 # Qt 6 keeps QPoint constructors for drag events; PySide marks them deprecated.

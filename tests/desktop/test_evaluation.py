@@ -14,7 +14,7 @@ from PySide6.QtTest import QTest
 from inferboard.model import ops
 from inferboard.sim.design_sim import evaluate
 
-from desktop.evaluation import EvalSettings
+from desktop.shell.evaluation import EvalSettings
 from tests.desktop.gestures import demo_design
 
 WAIT_MS = 20_000
@@ -206,7 +206,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
 def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
     from PySide6.QtWidgets import QMenu
 
-    from desktop.fault_menu import fill_fault_menu
+    from desktop.readouts.fault_menu import fill_fault_menu
 
     chosen = []
     menu = QMenu()

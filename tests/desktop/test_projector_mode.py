@@ -16,7 +16,7 @@ from inferboard.cli import templates
 from inferboard.practice.grading import score_design
 from inferboard.store import read_design, save_design
 
-from desktop.canvas.node_item import card_fonts
+from desktop.editor.canvas.node_item import card_fonts
 from desktop.workshop.projector_theme import PANEL, PROJECTOR
 from tests.desktop.gestures import demo_design
 

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QTabBar
 from inferboard.cli import templates
 from inferboard.store import read_design
 
-from desktop.main_window import PROJECTOR_SCALE
+from desktop.shell.main_window import PROJECTOR_SCALE
 from tests.desktop.test_readouts_legible import assert_nothing_cut, evaluated
 
 
@@ -52,7 +52,7 @@ def test_projector_view_scales_the_panels_the_canvas_and_the_readouts_once(make_
 
 
 def test_a_design_opened_in_projector_view_opens_at_a_zoom_legible_from_the_back(make_window, qtbot):
-    from desktop.canvas.view import LEGIBLE_ZOOM
+    from desktop.editor.canvas.view import LEGIBLE_ZOOM
 
     window = make_window()
     window.resize(1920, 1080)

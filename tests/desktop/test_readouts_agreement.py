@@ -15,7 +15,7 @@ from inferboard import humanize
 from inferboard.cli import main, templates
 from inferboard.store import read_design
 
-from desktop.readings import HEADLINE, PEAK, PLAYHEAD, STEADY
+from desktop.readouts.readings import HEADLINE, PEAK, PLAYHEAD, STEADY
 
 WAIT_MS = 30_000
 

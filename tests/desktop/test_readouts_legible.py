@@ -14,7 +14,7 @@ from inferboard import humanize
 from inferboard.cli import templates
 from inferboard.store import read_design
 
-from desktop.readings import Reading, STEADY
+from desktop.readouts.readings import Reading, STEADY
 
 WAIT_MS = 30_000
 
@@ -180,7 +180,7 @@ def test_long_texts_do_not_grow_the_docks_or_shrink_the_canvas(make_window, qtbo
 def test_time_labels_thin_out_on_a_narrow_plot_instead_of_overlapping(make_window, qtbot):
     from PySide6.QtGui import QFontMetrics
 
-    from desktop.readouts_plots import TICK_GAP_PX
+    from desktop.readouts.plots import TICK_GAP_PX
 
     window = evaluated(make_window, qtbot, read_design(templates()["starter"])[0], size=(1600, 1000))
     plots = window.readouts.plots

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF
 
-from desktop.canvas.routing import route
+from desktop.editor.canvas.routing import route
 
 
 def walk(points, step=2.0):
@@ -46,7 +46,7 @@ def test_a_backward_wire_goes_round_both_cards_instead_of_through_them():
 
 
 def test_drawn_wires_of_the_multi_region_example_avoid_the_cards(make_window):
-    from desktop.files import templates
+    from desktop.shell.files import templates
     from inferboard.store import read_design
 
     design, _ = read_design(templates()["multi-region"])

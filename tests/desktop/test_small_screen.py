@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 from inferboard.cli import templates
 from inferboard.store import read_design
 
-from desktop.main_window import READABLE_ZOOM_NOTE
+from desktop.shell.main_window import READABLE_ZOOM_NOTE
 
 
 def canvas_height(window, size, qtbot) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 
-from desktop.canvas.snapping import snap_rect
+from desktop.editor.canvas.snapping import snap_rect
 from tests.desktop.gestures import drag, header_of
 
 

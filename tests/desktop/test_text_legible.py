@@ -14,8 +14,8 @@ from inferboard.model import ops
 from inferboard.sim.plain_words import fault_words
 from inferboard.store import read_design
 
-from desktop.canvas.node_item import SMALLEST_TITLE_PT
-from desktop.findings_dock import rule_markdown
+from desktop.editor.canvas.node_item import SMALLEST_TITLE_PT
+from desktop.findings.dock import rule_markdown
 
 
 def test_a_rule_explanation_becomes_headed_sections_with_its_metadata_last():
@@ -88,7 +88,7 @@ def test_long_card_titles_take_two_lines_instead_of_being_cut(make_window, qtbot
     never smaller than the smallest title size); a title that fits stays on one line at 8 pt or more."""
     from inferboard.model import Design, ops
 
-    from desktop.canvas.node_item import ONE_LINE_PT
+    from desktop.editor.canvas.node_item import ONE_LINE_PT
 
     design = Design()
     kinds = [k for k in design.catalog.kinds.values() if not k.container]

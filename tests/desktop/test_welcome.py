@@ -8,7 +8,7 @@ import json
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop.files import is_bundled, templates
+from desktop.shell.files import is_bundled, templates
 
 
 def test_file_new_gives_a_blank_untitled_design(window):
@@ -22,7 +22,7 @@ def test_file_new_gives_a_blank_untitled_design(window):
 
 
 def test_the_gallery_shows_titles_pictures_and_one_line_never_slugs(window, qtbot):
-    from desktop.welcome import NAME_ROLE, TemplateDialog
+    from desktop.shell.welcome import NAME_ROLE, TemplateDialog
 
     dialog = TemplateDialog(window)
     gallery = dialog.gallery
@@ -41,7 +41,7 @@ def test_the_gallery_shows_titles_pictures_and_one_line_never_slugs(window, qtbo
 
 
 def test_new_from_template_uses_the_gallery_choice(window, monkeypatch):
-    from desktop import welcome
+    from desktop.shell import welcome
 
     class Pick(welcome.TemplateDialog):
         def exec(self):

@@ -233,7 +233,7 @@ def test_the_practice_history_opens_the_drills(start_drill, history, qtbot):
 def test_the_main_window_menu_and_command_palette_start_a_drill_on_the_open_design(make_window, starter_design,
                                                                                    qtbot):
     from desktop import drills
-    from desktop.command_palette import CommandPalette
+    from desktop.shell.command_palette import CommandPalette
 
     main = make_window(starter_design)
     for action_id in ("practice.drill", "practice.drill_interview", "practice.drill_history"):

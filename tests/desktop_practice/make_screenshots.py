@@ -74,11 +74,11 @@ def evaluated(window):
 def main() -> int:
     app = make_application()
     from desktop import practice
-    from desktop.main_window import MainWindow
     from desktop.practice.common import open_history, open_library
     from desktop.practice.history_view import HistoryWindow
     from desktop.practice.library_dialog import ScenarioLibraryDialog
     from desktop.practice.mock import MockInterview
+    from desktop.shell.main_window import MainWindow
 
     library = open_library()
     history = open_history()

@@ -53,7 +53,7 @@ def test_the_interviewer_answering_a_question_shows_the_fact_in_the_candidate_wi
 
 def test_the_candidate_window_never_shows_hidden_facts_or_findings(interview, qtbot, clock, library):
     from inferboard.practice.grading import grade_design
-    from desktop.findings_dock import FindingsPanel
+    from desktop.findings.dock import FindingsPanel
 
     mock = interview("eu-medical-imaging")
     candidate, console = mock.candidate, mock.console
@@ -107,7 +107,7 @@ def test_the_candidate_window_never_shows_hidden_facts_or_findings(interview, qt
 
 
 def test_the_interviewers_follow_up_changes_the_candidates_readouts(interview, qtbot, clock):
-    from desktop.evaluation import STEPS
+    from desktop.shell.evaluation import STEPS
 
     mock = interview("image-embedding-search")
     candidate, console = mock.candidate, mock.console

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect, QSize
 
-from desktop.window_placement import pair_layout
+from desktop.shell.window_placement import pair_layout
 
 ROOT = Path(__file__).parents[2]
 CANDIDATE, CONSOLE = QSize(1030, 470), QSize(1130, 400)

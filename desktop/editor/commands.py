@@ -1,0 +1,55 @@
+"""Undo commands. Every user gesture is exactly one ``DesignCommand``: its redo applies an edit (an
+op from ``inferboard.model.ops``) to the design and keeps the inverse the design returns; its undo
+applies that inverse and keeps the inverse's inverse for the next redo. Commands touch the model
+only; the scene follows the model's events."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Hashable
+
+from PySide6.QtGui import QUndoCommand
+
+from inferboard.model import EditRefused, ops
+
+if TYPE_CHECKING:
+    from desktop.editor.document import DesignDocument
+
+#: Command ids for QUndoStack merging; -1 means never merge.
+NO_MERGE = -1
+NUDGE_MERGE_ID = 1001
+
+
+class DesignCommand(QUndoCommand):
+    def __init__(self, document: "DesignDocument", op: ops.Op, title: str,
+                 merge_id: int = NO_MERGE, merge_key: Hashable = None):
+        super().__init__(title)
+        self.document = document
+        self.forward: ops.Op = op
+        self.backward: ops.Op | None = None
+        self.merge_id = merge_id
+        self.merge_key = merge_key
+        self.error: EditRefused | None = None
+
+    def redo(self) -> None:
+        try:
+            self.backward = self.document.design.apply(self.forward)
+        except EditRefused as error:
+            # A refused edit changed nothing; an obsolete command is dropped by QUndoStack.push.
+            self.error = error
+            self.setObsolete(True)
+
+    def undo(self) -> None:
+        assert self.backward is not None
+        self.forward = self.document.design.apply(self.backward)
+
+    def id(self) -> int:
+        return self.merge_id
+
+    def mergeWith(self, other: QUndoCommand) -> bool:
+        if (not isinstance(other, DesignCommand) or other.merge_id != self.merge_id or self.merge_id == NO_MERGE
+                or other.merge_key != self.merge_key or other.error is not None):
+            return False
+        # Keep our inverse (the state before the first merged edit); take the latest forward edit.
+        self.forward = other.forward
+        return True
+

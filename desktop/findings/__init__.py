@@ -1,0 +1,1 @@
+"""The rule engine's findings and scores."""

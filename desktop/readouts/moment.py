@@ -1,0 +1,156 @@
+"""What the canvas shows for the figures' moment: per-node badges (utilisation, queue, p99), regions
+that are down, components a fault hits, and the wires traffic takes after a failover.
+
+Built from the same :class:`desktop.readouts.readings.Reading` as the tiles (the steady state, or one tick
+of the timeline), so the cards agree with the numbers beside them. Nothing here imports Qt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from inferboard import humanize
+from inferboard.catalog.roles import kinds_with
+
+from desktop.readouts.readings import PLAYHEAD, Reading, number
+
+ENTRY_KINDS = kinds_with("traffic_entry")
+POOL_KINDS = kinds_with("serving_pool")
+
+
+@dataclass
+class Moment:
+    #: node id -> ((text, level), tooltip)
+    badges: dict[str, tuple[tuple[str, str] | None, str]] = field(default_factory=dict)
+    #: region id -> label ("Down: region outage 10:00–12:00")
+    down_regions: dict[str, str] = field(default_factory=dict)
+    #: node id -> what is wrong with it now
+    failing: dict[str, str] = field(default_factory=dict)
+    #: nodes inside a region that is down
+    dimmed: set[str] = field(default_factory=set)
+    #: edge ids traffic takes after a failover
+    failover_edges: set[str] = field(default_factory=set)
+
+
+def level_for_utilisation(u: float, saturated: bool = False) -> str:
+    if saturated or u >= 0.9:
+        return "bad"
+    return "warn" if u >= 0.7 else "ok"
+
+
+def _region_of(design: Any, node_id: str) -> str | None:
+    node = design.nodes.get(node_id)
+    return None if node is None else (node.id if node.kind == "region" else node.region)
+
+
+def _window(fault: Any) -> str:
+    return f"{humanize.clock(fault.start_s)}–{humanize.clock(fault.start_s + fault.duration_s)}"
+
+
+def steady_badges(design: Any, steady: Any, explain=lambda key: "") -> dict:
+    badges = {}
+    for node_id, node_result in (getattr(steady, "nodes", {}) or {}).items():
+        if node_id not in design.nodes:
+            continue
+        u = number(getattr(node_result, "utilisation", None))
+        if u is None or number(getattr(node_result, "capacity_rps", None)) is None:
+            continue
+        level = level_for_utilisation(u, bool(getattr(node_result, "saturated", False)))
+        badges[node_id] = ((f"{humanize.share(u)} busy", level), explain(f"nodes.{node_id}.utilisation"))
+    return badges
+
+
+def _timeline_badges(design: Any, reading: Reading) -> dict:
+    timeline, index = reading.source, reading.index or 0
+    badges = {}
+    for node_id in design.nodes:
+        u = _at(timeline, f"utilisation:{node_id}", index)
+        if u is None:
+            continue
+        queue = _at(timeline, f"queue:{node_id}", index) or 0.0
+        replicas = _at(timeline, f"replicas:{node_id}", index)
+        text = f"{humanize.share(u)} busy" + (f" · q {humanize.compact(queue)}" if queue >= 0.5 else "")
+        tip = (f"At {humanize.clock(reading.time_s)}: {humanize.share(u)} busy, {queue:,.1f} requests queued"
+               + (f", {replicas:.0f} replicas" if replicas is not None else ""))
+        badges[node_id] = ((text, level_for_utilisation(u, u >= 0.999)), tip)
+    return badges
+
+
+def _at(timeline: Any, key: str, index: int) -> float | None:
+    values = timeline.series.get(key)
+    return number(values[index]) if values is not None and index < len(values) else None
+
+
+def build_moment(design: Any, reading: Reading | None, steady: Any = None, faults=(), explain=lambda key: "",
+                 slo_p99_ms: float | None = None) -> Moment:
+    moment = Moment()
+    if design is None or reading is None:
+        return moment
+    if reading.mode == PLAYHEAD and reading.source is not None:
+        moment.badges = _timeline_badges(design, reading)
+    elif steady is not None:
+        moment.badges = steady_badges(design, steady, explain)
+    p99 = reading.values.get("p99_ms")
+    if p99 is not None:
+        level = "ok" if slo_p99_ms is None or p99 <= slo_p99_ms else "bad"
+        tip = f"p99 {humanize.duration_ms(p99)} ({reading.short_basis})"
+        for node in design.nodes.values():
+            if node.kind in ENTRY_KINDS:
+                moment.badges[node.id] = ((f"p99 {humanize.duration_ms(p99)}", level), tip)
+    if reading.mode != PLAYHEAD or reading.time_s is None:
+        return moment
+    t = reading.time_s
+    for fault in faults:
+        if not fault.active(t):
+            continue
+        if fault.kind == "region_outage" and fault.target in design.nodes:
+            _region_down(design, moment, fault, t)
+        elif fault.target in design.nodes:
+            moment.failing[fault.target] = f"{fault.title()} ({_window(fault)})"
+        elif fault.target == "*":
+            for node in design.nodes.values():
+                if _fault_can_hit(fault.kind, node.kind):
+                    moment.failing[node.id] = f"{fault.title()} ({_window(fault)})"
+    for node in design.nodes.values():
+        if node.kind in POOL_KINDS and (_at(reading.source, f"utilisation:{node.id}", reading.index or 0) or 0.0) >= 0.999:
+            moment.failing.setdefault(node.id, "Saturated: cannot keep up")
+    return moment
+
+
+def _fault_can_hit(fault_kind: str, node_kind: str) -> bool:
+    if fault_kind == "traffic_surge":
+        return node_kind == "traffic_source"
+    return False
+
+
+def _region_down(design: Any, moment: Moment, fault: Any, t: float) -> None:
+    from inferboard.sim.timeline import detection_delay
+
+    region = fault.target
+    delay, failover = detection_delay(design, region)
+    detected = t >= fault.start_s + delay
+    state = ("traffic failed over" if detected and failover else
+             "not yet detected" if not detected else "no failover: its traffic is lost")
+    moment.down_regions[region] = f"DOWN · {fault.title()} {_window(fault)} · {state}"
+    moment.dimmed.update(n.id for n in design.nodes.values() if n.region == region)
+    if not (detected and failover):
+        return
+    surviving = set()
+    for edge in design.edges.values():
+        source, target = design.nodes[edge.source], design.nodes[edge.target]
+        if source.kind == "global_load_balancer" and _region_of(design, target.id) not in (None, region):
+            moment.failover_edges.add(edge.id)
+            surviving.add(target.id)
+        if source.kind == "traffic_source" and target.kind == "global_load_balancer":
+            moment.failover_edges.add(edge.id)
+    # follow the request path inside the surviving regions
+    frontier = list(surviving)
+    while frontier:
+        node_id = frontier.pop()
+        for edge in design.edges.values():
+            if edge.source == node_id and edge.id not in moment.failover_edges and getattr(
+                    edge, "source_port", "requests") == "requests":
+                target_region = _region_of(design, edge.target)
+                if target_region != region:
+                    moment.failover_edges.add(edge.id)
+                    frontier.append(edge.target)

@@ -1,0 +1,109 @@
+"""The command palette (every action, searchable, with its shortcut) and the shortcut help,
+both built from the action table."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLineEdit, QListWidget, QListWidgetItem,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from desktop.shell.actions import ACTIONS, ActionSpec, shortcut_text
+
+ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def plain(title: str) -> str:
+    return title.replace("&", "").rstrip("…").rstrip(".")
+
+
+class CommandPalette(QDialog):
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None, specs=ACTIONS):
+        super().__init__(parent)
+        self.setWindowTitle("Command Palette")
+        self.setObjectName("command_palette")
+        self.actions_by_id = actions
+        self.specs = [s for s in specs if s.id in actions]
+        self.search = QLineEdit(self)
+        self.search.setPlaceholderText("Type a command…")
+        self.search.setAccessibleName("Search commands")
+        self.list = QListWidget(self)
+        self.list.setAccessibleName("Commands")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.search)
+        layout.addWidget(self.list)
+        self.resize(520, 420)
+        self.search.textChanged.connect(self.refilter)
+        self.search.returnPressed.connect(self.run_current)
+        self.list.itemActivated.connect(lambda _item: self.run_current())
+        self.search.installEventFilter(self)
+        self.refilter("")
+
+    def refilter(self, text: str) -> None:
+        words = text.lower().split()
+        self.list.clear()
+        for spec in self.specs:
+            action = self.actions_by_id[spec.id]
+            menu = spec.menu.replace("&", "")
+            label = f"{menu}: {plain(spec.title)}"
+            if not all(w in (label + " " + spec.id).lower() for w in words):
+                continue
+            keys = shortcut_text(spec)
+            item = QListWidgetItem(f"{label}\t{keys}" if keys else label)
+            item.setData(ID_ROLE, spec.id)
+            item.setToolTip(action.statusTip())
+            if not action.isEnabled():
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+            self.list.addItem(item)
+        for i in range(self.list.count()):
+            if self.list.item(i).flags() & Qt.ItemFlag.ItemIsEnabled:
+                self.list.setCurrentRow(i)
+                break
+
+    def visible_ids(self) -> list[str]:
+        return [self.list.item(i).data(ID_ROLE) for i in range(self.list.count())]
+
+    def run_current(self) -> None:
+        item = self.list.currentItem()
+        if item is None or not item.flags() & Qt.ItemFlag.ItemIsEnabled:
+            return
+        action = self.actions_by_id[item.data(ID_ROLE)]
+        self.accept()
+        action.trigger()
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.search and isinstance(event, QKeyEvent) and event.type() == QKeyEvent.Type.KeyPress:
+            step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: 8, Qt.Key.Key_PageUp: -8}.get(
+                Qt.Key(event.key()))
+            if step and self.list.count():
+                row = max(0, min(self.list.count() - 1, self.list.currentRow() + step))
+                self.list.setCurrentRow(row)
+                return True
+        return super().eventFilter(obj, event)
+
+
+class ShortcutsDialog(QDialog):
+    def __init__(self, parent: QWidget | None = None, specs: tuple[ActionSpec, ...] = ACTIONS):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard Shortcuts")
+        rows = [s for s in specs if shortcut_text(s)]
+        self.table = QTableWidget(len(rows), 3, self)
+        self.table.setAccessibleName("Keyboard shortcuts")
+        self.table.setHorizontalHeaderLabels(["Menu", "Command", "Keys"])
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for row, spec in enumerate(rows):
+            for column, text in enumerate((spec.menu.replace("&", ""), plain(spec.title), shortcut_text(spec))):
+                item = QTableWidgetItem(text)
+                if column == 1 and spec.tip:
+                    item.setToolTip(spec.tip)
+                self.table.setItem(row, column, item)
+        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        self.table.resizeColumnToContents(0)
+        self.table.resizeColumnToContents(2)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(620, 560)

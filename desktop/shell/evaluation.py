@@ -1,0 +1,316 @@
+"""Live evaluation of the open design without freezing the window.
+
+Edits are debounced (the first edit after a quiet spell is evaluated at once, a burst of edits
+once at its end). The structural rule check runs on the GUI thread while it stays under a frame
+(16 ms); the behaviour rules, the steady-state simulation and the timeline run on a worker thread
+against an immutable snapshot of the design (the design's file bytes, parsed on the worker).
+Results are tagged with the document revision and dropped if the design changed meanwhile."""
+
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
+
+from inferboard.store import design_to_dict, parse_design
+
+from desktop.editor.document import DesignDocument
+
+FRAME_S = 0.016
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    pattern: str | None = None
+    #: Timed faults for the timeline (inferboard.sim TimedFault values).
+    faults: tuple = ()
+    hours: float = 24.0
+    tick_s: float = 60.0
+    #: The practice scenario the design is scored in (None: the design's own requirements).
+    scenario: Any = None
+
+
+@dataclass
+class Timings:
+    structural_s: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
+
+
+def snapshot_bytes(design) -> bytes:
+    """The design's file form, compact (the GUI thread pays only for this; parsing is the worker's)."""
+    return json.dumps(design_to_dict(design), separators=(",", ":")).encode("utf-8")
+
+
+def _rules_structural(design, settings: EvalSettings):
+    from inferboard.practice.grading import score_design
+
+    return score_design(design, settings.scenario, behaviour=False)
+
+
+def _sim_steady(design, settings: EvalSettings):
+    from inferboard.sim.design_sim import evaluate
+
+    return evaluate(design)
+
+
+def _sim_steady_peak(design, settings: EvalSettings):
+    """The steady state at the requirements' peak rate (None when they declare none)."""
+    from inferboard.sim.design_sim import evaluate
+
+    peak = design.requirements.peak_rps
+    return evaluate(design, rps=peak) if peak else None
+
+
+def _rules_full(design, settings: EvalSettings):
+    from inferboard.practice.grading import score_design
+
+    return score_design(design, settings.scenario, behaviour=True)
+
+
+def _sim_timeline(design, settings: EvalSettings):
+    from inferboard.sim.timeline import run_timeline
+
+    return run_timeline(design, hours=settings.hours, tick_s=settings.tick_s, pattern=settings.pattern,
+                        faults=tuple(settings.faults))
+
+
+#: The worker's steps, in the order their results reach the window.
+STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("steady_peak", _sim_steady_peak),
+                                           ("report", _rules_full), ("timeline", _sim_timeline))
+
+
+class _JobSignals(QObject):
+    result = Signal(str, object, object)
+    failed = Signal(str, object, str)
+    finished = Signal(object, object)
+
+
+class EvalJob(QRunnable):
+    def __init__(self, data: bytes, token: tuple, settings: EvalSettings, is_current: Callable[[tuple], bool],
+                 steps=None):
+        super().__init__()
+        self.data = data
+        self.token = token
+        self.settings = settings
+        self.is_current = is_current
+        self.steps = steps if steps is not None else STEPS
+        self.signals = _JobSignals()
+
+    def run(self) -> None:
+        timings: dict[str, float] = {}
+        try:
+            design = parse_design(self.data, "<snapshot>")
+        except Exception as error:  # a snapshot of a valid design always parses; be safe anyway
+            self.signals.failed.emit("snapshot", self.token, str(error))
+            self.signals.finished.emit(self.token, timings)
+            return
+        for name, step in self.steps:
+            if not self.is_current(self.token):
+                break
+            start = time.perf_counter()
+            try:
+                value = step(design, self.settings)
+            except Exception:
+                self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
+                continue
+            timings[name] = time.perf_counter() - start
+            self.signals.result.emit(name, self.token, value)
+        self.signals.finished.emit(self.token, timings)
+
+
+class _Warmup(QRunnable):
+    """Loads the rule set and the simulator once, off the GUI thread."""
+
+    def __init__(self, done: Callable[[], None]):
+        super().__init__()
+        self.done_signal = _JobSignals()
+        self.done_signal.finished.connect(lambda *_: done())
+
+    def run(self) -> None:
+        try:
+            from inferboard.rules import default_rules
+
+            default_rules()
+            import inferboard.sim.design_sim  # noqa: F401
+            import inferboard.sim.timeline  # noqa: F401
+        except Exception:
+            pass
+        self.done_signal.finished.emit(None, None)
+
+
+class Evaluator(QObject):
+    structural_ready = Signal(object)
+    report_ready = Signal(object)
+    steady_ready = Signal(object)
+    steady_peak_ready = Signal(object)
+    timeline_ready = Signal(object)
+    #: (step, message) for a step that failed or is not available.
+    failed = Signal(str, str)
+    busy_changed = Signal(bool)
+    #: Every step for the current design and settings has reported.
+    evaluated = Signal()
+
+    def __init__(self, document: DesignDocument, parent: QObject | None = None, debounce_ms: int = 150,
+                 auto: bool = True):
+        super().__init__(parent)
+        self.document = document
+        self.debounce_ms = debounce_ms
+        self.settings = EvalSettings()
+        self._settings_version = 0
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.run_now)
+        self._last_run = 0.0
+        self._last_edit = 0.0
+        self._immediate = False
+        #: False: even the first edit after a quiet spell waits ``debounce_ms`` (the evaluation
+        #: then runs once the edits pause, never in the middle of a burst).
+        self.leading = True
+        self._running: tuple | None = None
+        self._pending = False
+        self._rules_ready = False
+        self.structural_on_gui = True
+        self.timings = Timings()
+        self.latest: dict[str, Any] = {}
+        #: The worker's steps (tests swap in their own).
+        self.steps = STEPS
+        self._jobs: list[EvalJob] = []
+        self._warmup: _Warmup | None = None
+        document.replaced.connect(self._drop_scenario)
+        if auto:
+            document.changed.connect(lambda _event: self.schedule())
+            document.replaced.connect(lambda: self.schedule(immediate=True))
+
+    def _drop_scenario(self) -> None:
+        """A new design is scored on its own requirements until a practice round says otherwise."""
+        if self.settings.scenario is not None:
+            self.settings = replace(self.settings, scenario=None)
+            self._settings_version += 1
+
+    # ------------------------------------------------------------------ state
+    def token(self) -> tuple:
+        return (self.document.revision, self._settings_version)
+
+    def is_current(self, token: tuple) -> bool:
+        return token == self.token()
+
+    def busy(self) -> bool:
+        return self._running is not None or self.timer.isActive()
+
+    def start_warmup(self) -> None:
+        """Load the rules and the simulator on the worker (call once the window is up, so that
+        this does not compete with the start for the interpreter)."""
+        if self._warmup is None:
+            self._warmup = _Warmup(self._warm)
+            self._warmup.setAutoDelete(False)
+            self.pool.start(self._warmup)
+
+    def _warm(self) -> None:
+        self._rules_ready = True
+
+    def set_settings(self, **changes: Any) -> None:
+        self.settings = replace(self.settings, **changes)
+        self._settings_version += 1
+        self.schedule(immediate=True)
+
+    # ------------------------------------------------------------------ scheduling
+    def schedule(self, immediate: bool = False) -> None:
+        """Debounce edits on both edges: the first edit after a quiet spell is evaluated at once
+        (in this turn of the event loop, so a compound edit counts once); edits that follow it
+        closely restart a ``debounce_ms`` wait, so a burst is evaluated once more at its end."""
+        now = time.monotonic()
+        in_burst = now - self._last_edit < self.debounce_ms / 1000.0
+        self._last_edit = now
+        if self._immediate:
+            return  # already due in this turn of the event loop
+        if immediate or (not in_burst and self.leading):
+            self._immediate = True
+            self.timer.start(0)
+        else:
+            self.timer.start(self.debounce_ms)
+
+    def run_now(self) -> None:
+        """Evaluate the current design now: the worker starts first (on a snapshot), then the
+        structural rules run here while it works."""
+        self.timer.stop()
+        self._immediate = False
+        self._last_run = time.monotonic()
+        token = self.token()
+        design = self.document.design
+        structural_here = self._rules_ready and self.structural_on_gui
+        if self._running is not None:
+            self._pending = True
+        else:
+            self._start_job(token, snapshot_bytes(design), with_structural=not structural_here)
+        if structural_here:
+            self._structural_here(design)
+
+    def _structural_here(self, design) -> None:
+        start = time.perf_counter()
+        try:
+            from inferboard.practice.grading import score_design
+
+            report = score_design(design, self.settings.scenario, behaviour=False)
+        except Exception as error:  # pragma: no cover - reported, not fatal
+            self.failed.emit("structural", str(error))
+        else:
+            self.latest["structural"] = report
+            self.structural_ready.emit(report)
+        spent = time.perf_counter() - start
+        # A smoothed time, so that one slow check (a busy machine) does not decide alone.
+        self.timings.structural_s = (spent if not self.timings.structural_s
+                                     else 0.6 * self.timings.structural_s + 0.4 * spent)
+        # Move it to the worker once it no longer fits in a frame.
+        self.structural_on_gui = self.timings.structural_s < FRAME_S
+
+    def _start_job(self, token: tuple, data: bytes, with_structural: bool = False) -> None:
+        steps = self.steps
+        if with_structural and steps is STEPS:
+            steps = (("structural", _rules_structural),) + tuple(steps)
+        job = EvalJob(data, token, self.settings, self.is_current, steps)
+        job.setAutoDelete(False)
+        job.signals.result.connect(self._on_result)
+        job.signals.failed.connect(self._on_failed)
+        job.signals.finished.connect(self._on_finished)
+        self._jobs.append(job)
+        self._running = token
+        self.busy_changed.emit(True)
+        self.pool.start(job)
+
+    def _on_result(self, name: str, token: tuple, value: Any) -> None:
+        if not self.is_current(token):
+            return
+        self.latest[name] = value
+        signal = {"structural": self.structural_ready, "steady": self.steady_ready,
+                  "steady_peak": self.steady_peak_ready, "report": self.report_ready,
+                  "timeline": self.timeline_ready}.get(name)
+        if signal is not None:
+            signal.emit(value)
+
+    def _on_failed(self, name: str, token: tuple, message: str) -> None:
+        if self.is_current(token):
+            self.latest.pop(name, None)
+            self.failed.emit(name, message)
+
+    def _on_finished(self, token: tuple, timings: dict) -> None:
+        self._jobs = [j for j in self._jobs if j.token != token]
+        self._running = None
+        if timings:
+            self.timings.steps = dict(timings)
+        if self._pending or not self.is_current(token):
+            self._pending = False
+            self.run_now()
+            return
+        self.busy_changed.emit(False)
+        self.evaluated.emit()
+
+    def shutdown(self) -> None:
+        self.timer.stop()
+        self._settings_version += 1  # makes every job stale, so it stops after its current step
+        self.pool.waitForDone(5000)

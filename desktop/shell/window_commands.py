@@ -1,0 +1,427 @@
+"""The main window's commands: one method per handler named in the action table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox
+
+from inferboard import __version__
+from inferboard.model import Edge, ops
+from inferboard.store import DesignFileError, SaveFailed, design_to_bytes, parse_design
+
+from desktop.editor.connect_dialog import ConnectDialog
+from desktop.editor.export import export_png as write_png
+from desktop.editor.export import export_svg as write_svg
+from desktop.editor.field_undo import run_step
+from desktop.shell.autosave import Recoverable, find_recoverable
+from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
+
+
+class WindowCommands:
+    """Mixed into MainWindow; ``self`` is the window."""
+
+    # ------------------------------------------------------------------ file
+    def new_blank(self) -> bool:
+        return self.files.new_blank()
+
+    def new_design(self, template: str | None = None) -> bool:
+        return self.files.new_from_template(template)
+
+    def open_design(self, path: str | None = None) -> bool:
+        return self.files.open(path)
+
+    def save_design(self) -> bool:
+        return self.files.save()
+
+    def save_design_as(self) -> bool:
+        return self.files.save_as()
+
+    def ask_export_path(self, suffix: str, title: str) -> str | None:
+        base = self.document.path.with_suffix(suffix) if self.document.path else Path.home() / f"design{suffix}"
+        path, _ = QFileDialog.getSaveFileName(self, title, str(base), f"{suffix[1:].upper()} (*{suffix})")
+        if path and not path.lower().endswith(suffix):
+            path += suffix
+        return path or None
+
+    def export_png(self, scale: int = 1, path: str | None = None) -> Path | None:
+        path = path or self.ask_export_path(".png", f"Export PNG ({scale}x)")
+        if not path:
+            return None
+        try:
+            out = write_png(self.scene, path, float(scale))
+        except SaveFailed as error:
+            self.files.report_error("Export failed", str(error))
+            return None
+        self.show_message(f"Exported {Path(path).name}")
+        return out
+
+    def export_svg(self, path: str | None = None) -> Path | None:
+        path = path or self.ask_export_path(".svg", "Export SVG")
+        if not path:
+            return None
+        try:
+            out = write_svg(self.scene, path, self.document.design.metadata.get("title", "Inferboard design"))
+        except SaveFailed as error:
+            self.files.report_error("Export failed", str(error))
+            return None
+        self.show_message(f"Exported {Path(path).name}")
+        return out
+
+    # ------------------------------------------------------------------ edit
+    # ------------------------------------------------------------------ practice
+    def open_practice(self):
+        from desktop.practice import open_practice
+
+        return open_practice(self)
+
+    def open_mock_interview(self):
+        from desktop.practice import open_mock_interview
+
+        return open_mock_interview(self)
+
+    def host_interview(self):
+        from desktop.practice import host_interview
+
+        return host_interview(self)
+
+    def join_interview(self):
+        from desktop.practice import join_interview
+
+        return join_interview(self)
+
+    def open_practice_history(self):
+        from desktop.practice import open_history
+
+        return open_history(self)
+
+    def open_drill(self, drill_id: str | None = None):
+        from desktop.drills import open_drill
+
+        return open_drill(self, drill_id)
+
+    def open_drill_interview(self, drill_id: str | None = None):
+        from desktop.drills import open_drill_interview
+
+        return open_drill_interview(self, drill_id)
+
+    def open_drill_history(self):
+        from desktop.drills import open_drill_history
+
+        return open_drill_history(self)
+
+    # ------------------------------------------------------------------ workshop
+    def new_scenario_from_design(self):
+        from desktop.workshop.authoring import open_authoring
+
+        return open_authoring(self)
+
+    def enter_projector(self, paths=None):
+        from desktop.workshop.projector import projector_mode
+
+        return projector_mode(self).enter(paths)
+
+    def grade_submissions(self, paths=()):
+        from desktop.workshop.grading_dialog import open_grade_submissions
+
+        return open_grade_submissions(self, paths=paths)
+
+    def open_cohorts(self, cohort_id=None):
+        from desktop.workshop.cohort_view import open_cohorts
+
+        return open_cohorts(self, cohort_id=cohort_id)
+
+    def present_design_files(self, paths=None, scenario_id: str | None = None):
+        """Projector mode over design files, scored on their own requirements or in a scenario
+        (asked for when the files are chosen here)."""
+        from desktop.practice.common import open_library
+        from desktop.workshop.projector import projector_mode
+
+        library = open_library(self.data_dir)
+        if paths is None:
+            chosen, _ = QFileDialog.getOpenFileNames(self, "Present design files", str(Path.home()),
+                                                     "Inferboard designs (*.json)")
+            if not chosen:
+                return None
+            paths = chosen
+            ids = [None, *library.entries]
+            titles = ["Each design on its own requirements",
+                      *(f"{entry.scenario.title} ({entry.id})" for entry in library.entries.values())]
+            choice, ok = QInputDialog.getItem(self, "Present design files", "Score the designs in:", titles, 0, False)
+            if not ok:
+                return None
+            scenario_id = ids[titles.index(choice)]
+        scenario = library.get(scenario_id).scenario if scenario_id else None
+        return projector_mode(self).enter(paths, scenario=scenario)
+
+    def present_cohort(self, cohort_id: int | None = None):
+        """Projector mode over a saved cohort's submissions, scored in the cohort's scenario."""
+        from inferboard.workshop.cohorts import CohortStore
+
+        from desktop.practice.common import open_library
+        from desktop.workshop.projector import projector_mode, slides_from_run
+
+        with CohortStore(self.data_dir) as store:
+            if cohort_id is None:
+                cohorts = store.cohorts()
+                if not cohorts:
+                    QMessageBox.information(self, "Present a cohort", "No cohort is saved yet: grade a room's "
+                                            "submissions first and keep them as a cohort.")
+                    return None
+                titles = [f"{c['name']} ({c['submissions']} submissions)" for c in cohorts]
+                choice, ok = QInputDialog.getItem(self, "Present a cohort", "Cohort:", titles, 0, False)
+                if not ok:
+                    return None
+                cohort_id = cohorts[titles.index(choice)]["id"]
+            run = store.load(cohort_id)
+        library = open_library(self.data_dir)
+        entry = library.entries.get(run.scenario_id)
+        stage = projector_mode(self).enter(scenario=entry.scenario if entry else None, slides=slides_from_run(run))
+        return stage
+
+    def undo(self) -> None:
+        """The focused field's own undo while it has one, else the design's."""
+        if run_step(self, "undo"):
+            return
+        self.scene.interactions.cancel()
+        self.document.undo_stack.undo()
+
+    def redo(self) -> None:
+        if run_step(self, "redo"):
+            return
+        self.scene.interactions.cancel()
+        self.document.undo_stack.redo()
+
+    def cut(self) -> None:
+        self.editor.cut()
+
+    def copy(self) -> None:
+        self.editor.copy()
+
+    def paste(self) -> None:
+        self.editor.paste()
+
+    def duplicate(self) -> None:
+        self.editor.duplicate()
+
+    def delete_selection(self) -> None:
+        self.editor.delete_selection()
+
+    def select_all(self) -> None:
+        self.editor.select_all()
+
+    def focus_palette(self) -> None:
+        self.docks["palette"].show()
+        self.docks["palette"].raise_()
+        self.component_palette.search.setFocus()
+        self.component_palette.search.selectAll()
+
+    def connect_dialog(self) -> bool:
+        selected = self.scene.selected_node_ids()
+        dialog = ConnectDialog(self.document.design, selected[0] if selected else None,
+                               selected[1] if len(selected) > 1 else None, self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return False
+        source, source_port, target, target_port = dialog.endpoints()
+        edge = Edge(self.document.design.new_edge_id(), source, source_port, target, target_port)
+        return self.document.execute(ops.AddEdge(edge), f"Connect {source} → {target}")
+
+    # ------------------------------------------------------------------ view
+    def zoom_in(self) -> None:
+        self.view.zoom_in()
+
+    def zoom_out(self) -> None:
+        self.view.zoom_out()
+
+    def reset_zoom(self) -> None:
+        self.view.reset_zoom()
+
+    def fit_all(self) -> None:
+        self.view.fit_all()
+
+    def fit_selection(self) -> None:
+        self.view.fit_selection()
+
+    def set_snap_grid(self, on: bool) -> None:
+        self.scene.snap_to_grid = bool(on)
+        self.settings.setValue("canvas/snap_grid", bool(on))
+
+    def set_snap_lines(self, on: bool) -> None:
+        self.scene.snap_lines = bool(on)
+        self.settings.setValue("canvas/snap_lines", bool(on))
+
+    def focus_canvas(self) -> None:
+        self.view.setFocus()
+
+    def focus_outline(self) -> None:
+        self.docks["outline"].show()
+        self.docks["outline"].raise_()
+        self.outline.tree.setFocus()
+
+    def focus_inspector(self) -> None:
+        self.docks["inspector"].show()
+        self.docks["inspector"].raise_()
+        editors = list(self.inspector.editors.values())
+        if self.inspector.label_edit is not None:
+            self.inspector.label_edit.setFocus()
+        elif editors:
+            editors[0].setFocus()
+        else:
+            self.inspector.setFocus()
+
+    def set_theme_mode(self, mode: str) -> None:
+        self.theme_manager.set_mode(mode)
+        self.settings.setValue("view/theme", mode)
+
+    def toggle_dock(self, name: str) -> None:
+        dock = self.docks[name]
+        dock.setVisible(not dock.isVisible())
+        if dock.isVisible():
+            dock.raise_()
+
+    def command_palette(self) -> None:
+        dialog = CommandPalette(self.actions_by_id, self)
+        self._palette_dialog = dialog
+        dialog.open()
+
+    def show_getting_started(self):
+        from desktop.shell.help_view import GettingStarted
+
+        dialog = getattr(self, "guide_dialog", None)
+        if dialog is None:
+            dialog = self.guide_dialog = GettingStarted(self)
+        dialog.show()
+        dialog.raise_()
+        return dialog
+
+    def make_welcome(self):
+        from desktop.shell.welcome import WelcomeDialog
+
+        show = str(self.settings.value("view/welcome", "true")).lower() == "true"
+        return WelcomeDialog(self.recent.paths(), show, self)
+
+    def show_welcome(self) -> str | None:
+        """The welcome screen; does what was picked there. Returns the choice (None: closed)."""
+        dialog = self.make_welcome()
+        dialog.exec()
+        self.settings.setValue("view/welcome", "true" if dialog.show_at_start.isChecked() else "false")
+        choice = dialog.outcome()
+        dialog.deleteLater()
+        if choice is None:
+            return None
+        if choice.startswith("template:"):
+            self.files.new_from_template(choice.split(":", 1)[1])
+        elif choice == "open":
+            self.files.open()
+        elif choice.startswith("recent:"):
+            self.files.open(choice.split(":", 1)[1])
+        elif choice == "guide":
+            self.show_getting_started()
+        return choice
+
+    def welcome_at_start(self) -> None:
+        if str(self.settings.value("view/welcome", "true")).lower() == "true":
+            self.show_welcome()
+
+    def show_shortcuts(self) -> None:
+        ShortcutsDialog(self).exec()
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, "About Inferboard",
+                          f"<b>Inferboard {__version__}</b><p>A whiteboard trainer for ML-inference system design: "
+                          "draw a serving architecture, check it against the rubrics and watch it run.</p>")
+
+    # ------------------------------------------------------------------ simulate
+    def evaluate_now(self) -> None:
+        self.evaluator.schedule(immediate=True)
+
+    def toggle_play(self) -> None:
+        self.readouts.toggle_play()
+
+    def run_load_test(self, n_requests: int | None = None) -> bool:
+        n = n_requests or self.readouts.requests.value()
+        if self.load_runner.running():
+            return False
+        self.readouts.set_load_running(True)
+        rps, basis = self.readouts.load_test_rate()
+        self.show_message(f"Load test: simulating {n:,} requests at {basis}…")
+        self.docks["readouts"].show()
+        return self.load_runner.start(design_to_bytes(self.document.design), n, rps=rps)
+
+    def cancel_load_test(self) -> None:
+        if self.load_runner.running():
+            self.load_runner.cancel()
+            self.show_message("Cancelling the load test…")
+
+    def clear_faults(self) -> None:
+        self.fault_plan.set_faults((), "Clear faults")
+
+    def edit_faults(self):
+        """The fault editor (one per window, non-modal)."""
+        from desktop.readouts.fault_editor import FaultEditor
+
+        editor = getattr(self, "fault_editor", None)
+        if editor is None:
+            editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_start_s, self)
+            self.fault_editor = editor
+            self.readouts.scrub.valueChanged.connect(lambda _i: editor.set_playhead(self.fault_plan.playhead_s()))
+        editor.set_playhead(self.fault_plan.playhead_s())
+        editor.show()
+        editor.raise_()
+        editor.activateWindow()
+        return editor
+
+    # ------------------------------------------------------------------ recovery
+    def ask_recover(self, entry: Recoverable) -> str:
+        """'recover', 'discard' or 'later'."""
+        box = QMessageBox(QMessageBox.Icon.Question, "Recover unsaved work",
+                          "Inferboard found unsaved work from a session that ended unexpectedly:",
+                          parent=self)
+        box.setInformativeText(entry.describe())
+        recover = box.addButton("Recover", QMessageBox.ButtonRole.AcceptRole)
+        discard = box.addButton("Discard", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("Decide Later", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(recover)
+        box.exec()
+        clicked = box.clickedButton()
+        return "recover" if clicked is recover else "discard" if clicked is discard else "later"
+
+    def offer_recovery(self) -> bool:
+        """Offer each autosave left by a session that did not exit cleanly. True if one was recovered."""
+        for entry in find_recoverable(self.data_dir):
+            answer = self.ask_recover(entry)
+            if answer == "discard":
+                entry.discard()
+            elif answer == "recover":
+                if self.recover(entry):
+                    return True
+        return False
+
+    def recover(self, entry: Recoverable) -> bool:
+        if self.document.is_modified() and not self.files.maybe_save():
+            return False
+        try:
+            design = parse_design(entry.design_file.read_bytes(), str(entry.design_file))
+        except (OSError, DesignFileError) as error:
+            self.files.report_error("Cannot recover", str(error))
+            return False
+        self.document.set_design(design, recovered=True)
+        self.document.suggested_path = entry.original_path
+        entry.discard()
+        self.autosaver.save_now()
+        self.show_message(f"Recovered {entry.describe()}. Save it to keep it.")
+        return True
+
+    def load_start_design(self) -> None:
+        """A new window opens on the starter example as an untitled design."""
+        from desktop.shell.files import templates
+
+        path = templates().get("starter")
+        if path is not None:
+            try:
+                from inferboard.store import read_design
+
+                design, _ = read_design(path)
+            except DesignFileError:
+                return
+            self.document.set_design(design)
