@@ -3,34 +3,30 @@ on the starter example), offers to recover unsaved work from a crashed session, 
 
 from __future__ import annotations
 
-import sys
-
-from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
+
 import desktop.compat  # noqa: F401  (must run before heavy Qt use)
+from desktop.shell.application import make_application
+from desktop.shell.features import Feature
 
 
-def make_application() -> QApplication:
-    app = QApplication.instance()
-    if app is None:
-        QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)
-        app = QApplication(sys.argv[:1])
-        app.setStyle("Fusion")
-    app.setApplicationName("Inferboard")
-    app.setOrganizationName("Inferboard")
-    app.setApplicationDisplayName("Inferboard")
-    app.setDesktopFileName("inferboard")
-    from desktop import icons
+def installed_features() -> tuple[Feature, ...]:
+    """The menus above the shell, in menu order: practice (solo, mock and remote interviews, the
+    history with its drills), incident drills (in the Practice menu) and workshops (scenario
+    authoring, grading, cohorts, projector mode)."""
+    from desktop.drills.menu import DRILL_HISTORY_VIEW, DRILLS_FEATURE
+    from desktop.practice.menu import practice_feature
+    from desktop.workshop.menu import WORKSHOP_FEATURE
 
-    app.setWindowIcon(icons.app_icon())
-    return app  # type: ignore[return-value]
+    return (practice_feature(history_views=(DRILL_HISTORY_VIEW,)), DRILLS_FEATURE, WORKSHOP_FEATURE)
 
 
 def open_window(path: str | None = None, **options):
     """Create and show the main window (used by ``run_app``, the tests and the benchmarks)."""
     from desktop.shell.main_window import MainWindow
 
+    options.setdefault("features", installed_features())
     window = MainWindow(**options)
     if path:
         if not window.files.open(path, check_unsaved=False):

@@ -5,14 +5,18 @@ only; the scene follows the model's events."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Hashable
+from typing import Hashable, Protocol
 
 from PySide6.QtGui import QUndoCommand
 
-from inferboard.model import EditRefused, ops
+from inferboard.model import Design, EditRefused, ops
 
-if TYPE_CHECKING:
-    from desktop.editor.document import DesignDocument
+
+class HoldsADesign(Protocol):
+    """What a command edits: the open document (``desktop.editor.document``), or anything holding a
+    design."""
+
+    design: Design
 
 #: Command ids for QUndoStack merging; -1 means never merge.
 NO_MERGE = -1
@@ -20,7 +24,7 @@ NUDGE_MERGE_ID = 1001
 
 
 class DesignCommand(QUndoCommand):
-    def __init__(self, document: "DesignDocument", op: ops.Op, title: str,
+    def __init__(self, document: HoldsADesign, op: ops.Op, title: str,
                  merge_id: int = NO_MERGE, merge_key: Hashable = None):
         super().__init__(title)
         self.document = document

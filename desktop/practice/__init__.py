@@ -24,7 +24,7 @@ _OPEN: list[Any] = []  # controllers and windows opened without a parent, kept a
 def _main_window(main_window, data_folder=None):
     if main_window is not None:
         return main_window
-    from desktop.app import make_application
+    from desktop.shell.application import make_application
     from desktop.shell.main_window import MainWindow
 
     make_application()
@@ -103,8 +103,9 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
     return interview
 
 
-def open_history(main_window=None, *, history=None, data_folder=None):
-    """Show the attempt history (scores over time per rubric, results, replays, reports)."""
+def open_history(main_window=None, *, history=None, data_folder=None, views=()):
+    """Show the attempt history (scores over time per rubric, results, replays, reports), with a
+    button for each of ``views`` (``history_view.HistoryView``: the drill history, say)."""
     from desktop.practice.common import open_history as default_history
     from desktop.practice.history_view import HistoryWindow
 
@@ -112,7 +113,7 @@ def open_history(main_window=None, *, history=None, data_folder=None):
         data_folder = getattr(main_window, "data_dir", None)
     history = history if history is not None else default_history(data_folder)
     theme = main_window.theme_manager.theme if main_window is not None else None
-    window = HistoryWindow(history, None, theme)
+    window = HistoryWindow(history, None, theme, views)
     window.show()
     _OPEN.append(window)
     return window

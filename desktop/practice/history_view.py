@@ -4,8 +4,9 @@ its HTML report."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -21,6 +22,17 @@ from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
 
+
+@dataclass(frozen=True)
+class HistoryView:
+    """Another view of the same history, offered by a floor above practice (the drill history): a
+    button in the history window opens it."""
+
+    name: str
+    title: str
+    tip: str
+    open: Callable[[History], QWidget]
+
 PALETTE = ["#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6", "#eab308", "#6366f1", "#64748b",
            "#ec4899", "#84cc16"]
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -31,7 +43,8 @@ def rubric_title(name: str) -> str:
 
 
 class HistoryWindow(QWidget):
-    def __init__(self, history: History, parent: QWidget | None = None, theme=None):
+    def __init__(self, history: History, parent: QWidget | None = None, theme=None,
+                 views: Sequence[HistoryView] = ()):
         super().__init__(parent)
         self.setWindowFlag(Qt.WindowType.Window)
         self.setObjectName("practice_history")
@@ -74,9 +87,12 @@ class HistoryWindow(QWidget):
         self.export_button.clicked.connect(lambda: self.export_report())
         self.delete_button = QPushButton("&Delete", self)
         self.delete_button.clicked.connect(lambda: self.delete_selected())
-        self.drills_button = QPushButton("Dr&ills…", self)
-        self.drills_button.setToolTip("The incident drills kept in this history")
-        self.drills_button.clicked.connect(lambda: self.open_drills())
+        self.views = {view.name: view for view in views}
+        self.view_buttons: dict[str, QPushButton] = {}
+        for view in views:
+            button = self.view_buttons[view.name] = QPushButton(view.title, self)
+            button.setToolTip(view.tip)
+            button.clicked.connect(lambda _checked=False, name=view.name: self.open_view(name))
         top = QHBoxLayout()
         top.addWidget(QLabel("Scenario:", self))
         top.addWidget(self.scenario, 1)
@@ -84,7 +100,8 @@ class HistoryWindow(QWidget):
         for button in (self.open_button, self.replay_button, self.export_button, self.delete_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
-        buttons.addWidget(self.drills_button)
+        for button in self.view_buttons.values():
+            buttons.addWidget(button)
         self.close_button = close_button(self)
         buttons.addWidget(self.close_button)
         close_on_escape(self)
@@ -248,10 +265,8 @@ class HistoryWindow(QWidget):
                                            open_replay=lambda: self.open_replay(attempt_id), theme=self.theme,
                                            mode=record.attempt.get("mode", "solo")))
 
-    def open_drills(self):
-        from desktop.drills.history import DrillHistoryWindow
-
-        return self._remember(DrillHistoryWindow(self.history))
+    def open_view(self, name: str):
+        return self._remember(self.views[name].open(self.history))
 
     def open_replay(self, attempt_id: int | None = None):
         from desktop.practice.replay_view import ReplayWindow

@@ -41,8 +41,6 @@ class ActionSpec:
 
 
 FILE, EDIT, VIEW, SIMULATE, HELP = "&File", "&Edit", "&View", "&Simulate", "&Help"
-PRACTICE = "&Practice"
-WORKSHOP = "&Workshop"
 
 ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("file.new", "&New", FILE, "Ctrl+N", "new_blank", "Start a blank design"),
@@ -115,38 +113,6 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Plan faults on the simulated day: what fails, when and for how long (saved with the design)"),
     ActionSpec("sim.clear_faults", "Clear Fa&ults", SIMULATE, "", "clear_faults"),
 
-    ActionSpec("practice.start", "&Practise a Scenario…", PRACTICE, "", "open_practice",
-               "Pick a scenario and practise it against the clock"),
-    ActionSpec("practice.mock", "&Mock Interview…", PRACTICE, "", "open_mock_interview",
-               "Open the candidate window and the interviewer console"),
-    ActionSpec("practice.host", "Host &Interview…", PRACTICE, "", "host_interview",
-               "Be the candidate in a mock interview run from another machine"),
-    ActionSpec("practice.join", "&Join Interview…", PRACTICE, "", "join_interview",
-               "Be the interviewer of a candidate on another machine"),
-    ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
-               "Past attempts, scores over time, replays and reports", separator_after=True),
-    ActionSpec("practice.drill", "Incident &Drill…", PRACTICE, "", "open_drill",
-               "A live incident planted in the open design: the clock runs while you read the dashboards, alerts "
-               "and recent changes, mitigate, name the root cause and write the follow-up"),
-    ActionSpec("practice.drill_interview", "Drill I&nterview…", PRACTICE, "", "open_drill_interview",
-               "Plant an incident for a candidate: their drill window shows only what the design shows, your "
-               "console shows the hidden truth"),
-    ActionSpec("practice.drill_history", "D&rill History…", PRACTICE, "", "open_drill_history",
-               "Drills done: results traced to actions, replays and HTML reports"),
-    ActionSpec("workshop.new_scenario", "&New Scenario from This Design…", WORKSHOP, "", "new_scenario_from_design",
-               "Write a scenario whose reference is this design: prompt, facts, questions, phases, rubrics, "
-               "follow-ups; save it or export it as a pack", separator_after=True),
-    ActionSpec("workshop.projector", "&Projector Mode", WORKSHOP, "F11", "enter_projector",
-               "Full screen for a room: high contrast, large type, the findings one by one while the day plays "
-               "(Esc leaves)"),
-    ActionSpec("workshop.present_files", "Present &Design Files…", WORKSHOP, "", "present_design_files",
-               "Projector mode over several design files (a folder of submissions), stepping design to design"),
-    ActionSpec("workshop.present_cohort", "Present a &Cohort…", WORKSHOP, "", "present_cohort",
-               "Projector mode over a graded room kept as a cohort, in its scenario, submission by submission"),
-    ActionSpec("workshop.grade", "&Grade Submissions…", WORKSHOP, "", "grade_submissions",
-               "Grade a room's design files, folders or zips against a scenario, on every core"),
-    ActionSpec("workshop.cohorts", "C&ohorts…", WORKSHOP, "", "open_cohorts",
-               "Graded rooms: the table, the distribution per rubric, common findings, two designs side by side"),
     ActionSpec("help.getting_started", "&Getting Started", HELP, "", "show_getting_started",
                "A short guide: draw, read the warnings and findings, plan faults, practise"),
     ActionSpec("help.welcome", "&Welcome Screen", HELP, "", "show_welcome", "Templates, recent designs and the guide",
@@ -232,8 +198,10 @@ def build_actions(window, specs=ACTIONS) -> dict[str, QAction]:
 
 
 def menu_order(specs=ACTIONS) -> list[str]:
+    """The menus in the order their first action comes, Help last (a feature's menu comes after
+    the window's own)."""
     out: list[str] = []
     for spec in specs:
         if spec.menu not in out:
             out.append(spec.menu)
-    return out
+    return sorted(out, key=lambda menu: menu == HELP)

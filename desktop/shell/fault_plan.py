@@ -7,16 +7,14 @@ readouts."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject
 
 from inferboard.model import PlannedFault, ops
 from inferboard.model import events as ev
 from inferboard.model.faults import describe
 
-if TYPE_CHECKING:
-    from desktop.shell.main_window import MainWindow
+from desktop.shell.window_parts import WindowParts
+
 
 
 def as_timed(planned) -> tuple:
@@ -42,7 +40,7 @@ def edit_title(old: tuple[PlannedFault, ...], new: tuple[PlannedFault, ...], nam
 
 
 class FaultPlan(QObject):
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: WindowParts):
         super().__init__(window)
         self.window = window
         self._pushing = False

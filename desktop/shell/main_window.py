@@ -5,6 +5,7 @@ the action table; the layout, theme and snapping choices are remembered between 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
@@ -28,10 +29,12 @@ from desktop.projector_view import apply_projector_view, projected_theme
 from desktop.readouts.dock import ReadoutsPanel
 from desktop.readouts.loadtest import LoadTestRunner
 from desktop.settings import RecentFiles, app_settings, data_dir
-from desktop.shell.actions import ACTIONS, build_actions, menu_order
+from desktop.shell.actions import build_actions, menu_order
 from desktop.shell.autosave import INTERVAL_MS, Autosaver
 from desktop.shell.evaluation import Evaluator
 from desktop.shell.fault_plan import FaultPlan
+from desktop.shell.features import Feature
+from desktop.shell.features import install as install_features
 from desktop.shell.files import FileController
 from desktop.shell.presenting import Presenter
 from desktop.shell.window_commands import WindowCommands
@@ -49,7 +52,8 @@ TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edi
 
 class MainWindow(WindowCommands, QMainWindow):
     def __init__(self, data_folder: str | Path | None = None, theme_mode: str | None = None,
-                 autosave_ms: int = INTERVAL_MS, evaluate: bool = True, restore_layout: bool = True):
+                 autosave_ms: int = INTERVAL_MS, evaluate: bool = True, restore_layout: bool = True,
+                 features: Iterable[Feature] = ()):
         super().__init__()
         self.setObjectName("main_window")
         self._shown_once = False
@@ -69,7 +73,9 @@ class MainWindow(WindowCommands, QMainWindow):
         self.evaluator = Evaluator(self.document, self, auto=evaluate)
         self.load_runner = LoadTestRunner(self)
         self._build_docks()
-        self.actions_by_id = build_actions(self)
+        #: The window's actions and those of the features above the shell (see ``features``).
+        self.action_specs = install_features(self, features)
+        self.actions_by_id = build_actions(self, self.action_specs)
         self._install_field_undo()
         self._build_menus()
         self._build_toolbar()
@@ -151,9 +157,9 @@ class MainWindow(WindowCommands, QMainWindow):
         bar = self.menuBar()
         self.menus: dict[str, QMenu] = {}
         submenus: dict[tuple[str, str], QMenu] = {}
-        for title in menu_order():
+        for title in menu_order(self.action_specs):
             self.menus[title] = bar.addMenu(title)
-        for spec in ACTIONS:
+        for spec in self.action_specs:
             action = self.actions_by_id.get(spec.id)
             if action is None:
                 continue

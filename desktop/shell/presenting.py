@@ -5,14 +5,11 @@ faults, load test) back to the evaluator. Nothing here edits the design."""
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
-
 from inferboard import humanize
 
 from desktop.readouts.moment import build_moment
+from desktop.shell.window_parts import WindowParts
 
-if TYPE_CHECKING:
-    from desktop.shell.main_window import MainWindow
 
 
 def behaviour_rule_ids() -> set[str]:
@@ -28,7 +25,7 @@ def behaviour_rule_ids() -> set[str]:
 
 
 class Presenter:
-    def __init__(self, window: "MainWindow"):
+    def __init__(self, window: WindowParts):
         self.window = window
         self.full_report = None
         self._behaviour_ids: set[str] | None = None

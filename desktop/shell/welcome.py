@@ -10,7 +10,7 @@ from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListView, QListWidget,
                                QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
-from desktop.shell.files import Template, template_list
+from desktop.shell.templates import Template, template_list
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 THUMB = QSize(240, 140)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import QDialog, QFileDialog, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from inferboard import __version__
 from inferboard.model import Edge, ops
@@ -69,116 +69,6 @@ class WindowCommands:
         return out
 
     # ------------------------------------------------------------------ edit
-    # ------------------------------------------------------------------ practice
-    def open_practice(self):
-        from desktop.practice import open_practice
-
-        return open_practice(self)
-
-    def open_mock_interview(self):
-        from desktop.practice import open_mock_interview
-
-        return open_mock_interview(self)
-
-    def host_interview(self):
-        from desktop.practice import host_interview
-
-        return host_interview(self)
-
-    def join_interview(self):
-        from desktop.practice import join_interview
-
-        return join_interview(self)
-
-    def open_practice_history(self):
-        from desktop.practice import open_history
-
-        return open_history(self)
-
-    def open_drill(self, drill_id: str | None = None):
-        from desktop.drills import open_drill
-
-        return open_drill(self, drill_id)
-
-    def open_drill_interview(self, drill_id: str | None = None):
-        from desktop.drills import open_drill_interview
-
-        return open_drill_interview(self, drill_id)
-
-    def open_drill_history(self):
-        from desktop.drills import open_drill_history
-
-        return open_drill_history(self)
-
-    # ------------------------------------------------------------------ workshop
-    def new_scenario_from_design(self):
-        from desktop.workshop.authoring import open_authoring
-
-        return open_authoring(self)
-
-    def enter_projector(self, paths=None):
-        from desktop.workshop.projector import projector_mode
-
-        return projector_mode(self).enter(paths)
-
-    def grade_submissions(self, paths=()):
-        from desktop.workshop.grading_dialog import open_grade_submissions
-
-        return open_grade_submissions(self, paths=paths)
-
-    def open_cohorts(self, cohort_id=None):
-        from desktop.workshop.cohort_view import open_cohorts
-
-        return open_cohorts(self, cohort_id=cohort_id)
-
-    def present_design_files(self, paths=None, scenario_id: str | None = None):
-        """Projector mode over design files, scored on their own requirements or in a scenario
-        (asked for when the files are chosen here)."""
-        from desktop.practice.common import open_library
-        from desktop.workshop.projector import projector_mode
-
-        library = open_library(self.data_dir)
-        if paths is None:
-            chosen, _ = QFileDialog.getOpenFileNames(self, "Present design files", str(Path.home()),
-                                                     "Inferboard designs (*.json)")
-            if not chosen:
-                return None
-            paths = chosen
-            ids = [None, *library.entries]
-            titles = ["Each design on its own requirements",
-                      *(f"{entry.scenario.title} ({entry.id})" for entry in library.entries.values())]
-            choice, ok = QInputDialog.getItem(self, "Present design files", "Score the designs in:", titles, 0, False)
-            if not ok:
-                return None
-            scenario_id = ids[titles.index(choice)]
-        scenario = library.get(scenario_id).scenario if scenario_id else None
-        return projector_mode(self).enter(paths, scenario=scenario)
-
-    def present_cohort(self, cohort_id: int | None = None):
-        """Projector mode over a saved cohort's submissions, scored in the cohort's scenario."""
-        from inferboard.workshop.cohorts import CohortStore
-
-        from desktop.practice.common import open_library
-        from desktop.workshop.projector import projector_mode, slides_from_run
-
-        with CohortStore(self.data_dir) as store:
-            if cohort_id is None:
-                cohorts = store.cohorts()
-                if not cohorts:
-                    QMessageBox.information(self, "Present a cohort", "No cohort is saved yet: grade a room's "
-                                            "submissions first and keep them as a cohort.")
-                    return None
-                titles = [f"{c['name']} ({c['submissions']} submissions)" for c in cohorts]
-                choice, ok = QInputDialog.getItem(self, "Present a cohort", "Cohort:", titles, 0, False)
-                if not ok:
-                    return None
-                cohort_id = cohorts[titles.index(choice)]["id"]
-            run = store.load(cohort_id)
-        library = open_library(self.data_dir)
-        entry = library.entries.get(run.scenario_id)
-        stage = projector_mode(self).enter(scenario=entry.scenario if entry else None, slides=slides_from_run(run))
-        return stage
-
     def undo(self) -> None:
         """The focused field's own undo while it has one, else the design's."""
         if run_step(self, "undo"):
@@ -280,7 +170,7 @@ class WindowCommands:
             dock.raise_()
 
     def command_palette(self) -> None:
-        dialog = CommandPalette(self.actions_by_id, self)
+        dialog = CommandPalette(self.actions_by_id, self, self.action_specs)
         self._palette_dialog = dialog
         dialog.open()
 
@@ -324,7 +214,7 @@ class WindowCommands:
             self.show_welcome()
 
     def show_shortcuts(self) -> None:
-        ShortcutsDialog(self).exec()
+        ShortcutsDialog(self, self.action_specs).exec()
 
     def show_about(self) -> None:
         QMessageBox.about(self, "About Inferboard",
@@ -414,7 +304,7 @@ class WindowCommands:
 
     def load_start_design(self) -> None:
         """A new window opens on the starter example as an untitled design."""
-        from desktop.shell.files import templates
+        from desktop.shell.templates import templates
 
         path = templates().get("starter")
         if path is not None:

@@ -44,6 +44,7 @@ def no_leaked_windows(qapp):
 
 @pytest.fixture
 def make_window(qtbot, data_folder):
+    from desktop.app import installed_features
     from desktop.shell.main_window import MainWindow
 
     windows = []
@@ -51,6 +52,7 @@ def make_window(qtbot, data_folder):
     def make(design=None, evaluate=False, **options):
         options.setdefault("restore_layout", False)
         options.setdefault("theme_mode", "light")
+        options.setdefault("features", installed_features())
         window = MainWindow(data_folder, evaluate=evaluate, **options)
         if design is not None:
             window.document.set_design(design)

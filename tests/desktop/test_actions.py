@@ -8,13 +8,18 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QApplication, QAbstractButton, QAbstractSpinBox, QComboBox, QLineEdit, QPlainTextEdit, QSlider,
                                QTextBrowser, QAbstractItemView, QWidget, QHeaderView)
 
-from desktop.shell.actions import ACTIONS, ActionSpec, clashes, key_sequences, shortcut_text, unreadable_keys
+from desktop.app import installed_features
+from desktop.shell.actions import ActionSpec, clashes, key_sequences, shortcut_text, unreadable_keys
+from desktop.shell.features import every_spec
+
+#: The window's own actions and those the practice and workshop menus hand it.
+ACTIONS = every_spec(installed_features())
 from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
 
 
 def test_no_two_actions_share_a_key_alternates_included(qapp):
-    assert unreadable_keys() == []
-    assert clashes() == {}
+    assert unreadable_keys(ACTIONS) == []
+    assert clashes(ACTIONS) == {}
     # Every key of every action counts, not only the first: the alternates are where Delete and
     # Duplicate once both took Ctrl+D.
     every_key = [seq.toString() for spec in ACTIONS for seq in key_sequences(spec)]
@@ -65,7 +70,7 @@ def test_every_action_with_a_handler_is_in_a_menu_and_calls_an_existing_method(w
 
 
 def test_command_palette_lists_every_action_with_its_shortcut_and_runs_it(window):
-    palette = CommandPalette(window.actions_by_id, window)
+    palette = CommandPalette(window.actions_by_id, window, window.action_specs)
     assert set(palette.visible_ids()) == set(window.actions_by_id)
     texts = [palette.list.item(i).text() for i in range(palette.list.count())]
     assert any("Fit Everything" in t and "Shift+1" in t for t in texts)
@@ -88,7 +93,7 @@ def test_command_palette_opens_from_its_shortcut_action(window, qtbot):
 
 
 def test_shortcut_help_is_built_from_the_table(window):
-    dialog = ShortcutsDialog(window)
+    dialog = ShortcutsDialog(window, window.action_specs)
     rows = {dialog.table.item(r, 1).text(): dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())}
     assert rows["Fit Everything"] == QKeySequence("Shift+1").toString(QKeySequence.SequenceFormat.NativeText)
     assert "Nudge selection" in rows
@@ -105,11 +110,11 @@ def test_shortcut_lists_show_native_names_not_raw_sequences(window):
     redo = next(spec for spec in ACTIONS if spec.id == "edit.redo")
     assert shortcut_text(redo) == f"{native('Ctrl+Shift+Z')} or {native('Ctrl+Y')}"
     raw_names = ("F14", "F16", "F18", "F20", "Undo", "Redo", "Copy", "Paste", "Cut", "Help", "Zoom In")
-    dialog = ShortcutsDialog(window)
+    dialog = ShortcutsDialog(window, window.action_specs)
     keys = [dialog.table.item(r, 2).text() for r in range(dialog.table.rowCount())]
     for text in keys:
         assert not any(part.strip() in raw_names for part in text.split(" or ")), text
-    palette = CommandPalette(window.actions_by_id, window)
+    palette = CommandPalette(window.actions_by_id, window, window.action_specs)
     texts = [palette.list.item(i).text() for i in range(palette.list.count())]
     assert f"Edit: Undo\t{native('Ctrl+Z')}" in texts
     assert window.actions_by_id["edit.undo"].shortcut().toString() == "Ctrl+Z"  # the menu shows the first key

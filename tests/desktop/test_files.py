@@ -8,7 +8,7 @@ from pathlib import Path
 from inferboard.model import ops
 from inferboard.store import design_to_bytes, read_design
 
-from desktop.shell.files import templates
+from desktop.shell.templates import templates
 
 
 def test_save_and_reopen_through_the_gui(make_window, tmp_path):

@@ -72,7 +72,7 @@ def test_a_pasted_member_joins_the_region_it_lands_in_or_none(window):
 
 def test_the_multi_region_example_opens_legible_with_its_entry_in_view(make_window, qtbot):
     from desktop.editor.canvas.node_item import NodeItem
-    from desktop.shell.files import templates
+    from desktop.shell.templates import templates
 
     window = make_window()
     window.resize(1600, 1000)

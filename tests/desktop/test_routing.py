@@ -46,7 +46,7 @@ def test_a_backward_wire_goes_round_both_cards_instead_of_through_them():
 
 
 def test_drawn_wires_of_the_multi_region_example_avoid_the_cards(make_window):
-    from desktop.shell.files import templates
+    from desktop.shell.templates import templates
     from inferboard.store import read_design
 
     design, _ = read_design(templates()["multi-region"])

@@ -8,7 +8,7 @@ import json
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
-from desktop.shell.files import is_bundled, templates
+from desktop.shell.templates import is_bundled, templates
 
 
 def test_file_new_gives_a_blank_untitled_design(window):

@@ -218,13 +218,15 @@ def test_the_drill_history_lists_the_drill_with_its_result_report_and_replay(sta
 
 
 def test_the_practice_history_opens_the_drills(start_drill, history, qtbot):
+    from desktop.drills.menu import DRILL_HISTORY_VIEW
     from desktop.practice.history_view import HistoryWindow
 
     window = start_drill("slow-canary-version")
     window.finish()
-    practice = HistoryWindow(history)
+    practice = HistoryWindow(history, views=(DRILL_HISTORY_VIEW,))
     qtbot.addWidget(practice)
-    drills = practice.open_drills()
+    assert practice.view_buttons["drills"].text() == "Dr&ills…"
+    drills = practice.open_view("drills")
     assert drills.titles() == ["A slower model version went out through the canary"]
     drills.close()
     practice.close()
@@ -238,6 +240,9 @@ def test_the_main_window_menu_and_command_palette_start_a_drill_on_the_open_desi
     main = make_window(starter_design)
     for action_id in ("practice.drill", "practice.drill_interview", "practice.drill_history"):
         assert action_id in main.actions_by_id
+    practice_history = main.open_practice_history()  # the practice history offers the drills too
+    assert list(practice_history.view_buttons) == ["drills"]
+    practice_history.close()
     palette = CommandPalette(main.actions_by_id, main)
     palette.search.setText("incident drill")
     assert "practice.drill" in palette.visible_ids()

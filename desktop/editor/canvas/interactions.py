@@ -4,7 +4,7 @@ was cancelled or refused)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Iterable, Protocol
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPen
@@ -22,8 +22,30 @@ from desktop.editor.canvas.snapping import snap_rect
 #: frame; a larger selection routes them once, when it is dropped (so the drag stays smooth).
 REROUTE_WHILE_DRAGGING = 8
 
-if TYPE_CHECKING:
-    from desktop.editor.canvas.scene import DesignScene
+
+class GestureScene(Protocol):
+    """What a gesture needs of the scene it runs on (``scene.DesignScene``, which owns the
+    gestures): its items, document and theme, selection, snapping and guides."""
+
+    document: object
+    theme: object
+    nodes: dict
+    snap_to_grid: bool
+    snap_lines: bool
+    message: object
+
+    @property
+    def design(self): ...
+    def addItem(self, item) -> None: ...
+    def removeItem(self, item) -> None: ...
+    def views(self) -> list: ...
+    def clearSelection(self) -> None: ...
+    def selected_node_ids(self) -> list[str]: ...
+    def select_ids(self, node_ids: Iterable[str] = (), edge_ids: Iterable[str] = (), add: bool = False) -> None: ...
+    def top_item_at(self, pos: QPointF): ...
+    def region_at(self, pos: QPointF, exclude: Iterable[str] = ()) -> RegionItem | None: ...
+    def set_guides(self, lines: list) -> None: ...
+    def reroute_near(self, rects, skip=()) -> int: ...
 
 #: Added to the z value of items while they are dragged.
 DRAG_RAISE = 100.0
@@ -357,7 +379,7 @@ class ResizeGesture:
 class Interactions:
     """Routes the scene's mouse events to the gesture in progress."""
 
-    def __init__(self, scene: "DesignScene"):
+    def __init__(self, scene: GestureScene):
         self.scene = scene
         self.gesture = None
         self.hint = HintItem()

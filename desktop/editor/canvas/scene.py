@@ -15,6 +15,7 @@ from inferboard.model import events as ev
 
 from desktop.editor.canvas import style
 from desktop.editor.canvas.edge_item import EdgeItem
+from desktop.editor.canvas.interactions import Interactions
 from desktop.editor.canvas.node_item import NodeItem, PortItem
 from desktop.editor.canvas.region_item import RegionItem
 from desktop.editor.document import DesignDocument
@@ -33,8 +34,6 @@ class DesignScene(QGraphicsScene):
 
     def __init__(self, document: DesignDocument, theme: Theme = LIGHT, parent=None):
         super().__init__(parent)
-        from desktop.editor.canvas.interactions import Interactions
-
         self.document = document
         self.theme = theme
         self.nodes: dict[str, NodeItem | RegionItem] = {}
