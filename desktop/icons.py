@@ -17,8 +17,10 @@ from PySide6.QtSvg import QSvgRenderer
 
 from inferboard.paths import data_dir
 
-LIGHT_STROKE = "#334155"
-DARK_STROKE = "#cbd5e1"
+from desktop.theme import ICON_STROKE
+
+LIGHT_STROKE = ICON_STROKE[False]
+DARK_STROKE = ICON_STROKE[True]
 
 
 def icon_path(name: str) -> Path:

@@ -66,6 +66,70 @@ DARK = Theme("dark", True, canvas="#0f172a", grid_minor="#172033", grid_major="#
              severity={"blocker": "#f87171", "major": "#fb923c", "minor": "#facc15", "advice": "#60a5fa"})
 
 
+@dataclass(frozen=True)
+class Ink:
+    """Colours of text and marks in panels and windows (the canvas has its own above): the states a
+    reader must tell apart, each dark enough on a light palette and light enough on a dark one."""
+
+    good: str       # done, held, within the SLO, connected
+    caution: str    # pending, partly, a notice that wants attention
+    bad: str        # failed, lost, refused, an error
+    muted: str      # secondary text
+    answer: str     # what the interviewer or the scenario answered
+    follow_up: str  # a follow-up the interviewer played
+    info: str       # a neutral state
+    invalid: str    # the border of a field whose value is refused
+    warning_mark: str   # the live-warning mark on a card
+    warning_rim: str
+    warning_glyph: str
+    notice_fg: str  # a notice banner: text on its background
+    notice_bg: str
+    success_fg: str
+    success_bg: str
+    follow_up_fg: str
+    follow_up_bg: str
+    banner_bg: str  # a plain banner behind status text
+
+
+LIGHT_INK = Ink(good="#15803d", caution="#b45309", bad="#b91c1c", muted="#64748b", answer="#0f766e",
+                follow_up="#6d28d9", info="#1d4ed8", invalid="#dc2626", warning_mark="#e0a100",
+                warning_rim="#5a4500", warning_glyph="#1a1400", notice_fg="#92400e", notice_bg="#fef3c7",
+                success_fg="#14532d", success_bg="#dcfce7", follow_up_fg="#4c1d95", follow_up_bg="#ede9fe",
+                banner_bg="#f1f5f9")
+DARK_INK = Ink(good="#4ade80", caution="#fbbf24", bad="#f87171", muted="#94a3b8", answer="#5eead4",
+               follow_up="#c4b5fd", info="#60a5fa", invalid="#f87171", warning_mark="#e0a100",
+               warning_rim="#5a4500", warning_glyph="#1a1400", notice_fg="#fde68a", notice_bg="#451a03",
+               success_fg="#bbf7d0", success_bg="#14532d", follow_up_fg="#ede9fe", follow_up_bg="#4c1d95",
+               banner_bg="#1e293b")
+
+#: Plot series that must be told apart (pools, rubrics), the same in both themes.
+SERIES = ("#2563eb", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#ca8a04", "#4f46e5",
+          "#dc2626", "#64748b")
+#: The latency percentiles, everywhere they are drawn.
+PERCENTILES = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
+#: Named plot pens.
+PLOT = {"offered": "#64748b", "served": "#2563eb", "shed": "#ea580c", "errors": "#dc2626", "cost": "#7c3aed",
+        "cursor": "#94a3b8", "event": "#e11d48", "bar_fill": "#60a5fa", "bar_edge": "#2563eb",
+        "distribution_fill": "#0ea5e9", "distribution_mark": "#f97316", "outage": "#d9534f"}
+#: Plot backgrounds and text by theme.
+PLOT_BACKGROUND = {False: "w", True: "#0f172a"}
+PLOT_INK = {False: "#0f172a", True: "#e2e8f0"}
+#: The strokes of the component icons, on a light and on a dark theme.
+ICON_STROKE = {False: "#334155", True: "#cbd5e1"}
+#: Text drawn on a coloured badge.
+ON_BADGE = "#ffffff"
+
+
+def is_dark(widget) -> bool:
+    """Whether ``widget`` is drawn on a dark palette."""
+    return widget.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+
+def ink_for(widget) -> Ink:
+    """The ink for ``widget``'s palette, for windows that are not handed a theme."""
+    return DARK_INK if is_dark(widget) else LIGHT_INK
+
+
 def system_prefers_dark() -> bool:
     hints = QGuiApplication.styleHints()
     scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown

@@ -7,6 +7,8 @@ from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QFormLayout,
 
 from inferboard.model import ConnectionRefused, Design
 
+from desktop.theme import LIGHT, LIGHT_INK
+
 
 class ConnectDialog(QDialog):
     def __init__(self, design: Design, source: str | None = None, target: str | None = None,
@@ -83,9 +85,9 @@ class ConnectDialog(QDialog):
         try:
             self.design.check_connect(*self.endpoints())
         except ConnectionRefused as error:
-            self.status.setText(f"<span style='color:#dc2626'>Cannot connect: {error.reason}</span>")
+            self.status.setText(f"<span style='color:{LIGHT_INK.invalid}'>Cannot connect: {error.reason}</span>")
             ok_button.setEnabled(False)
             return error.reason
-        self.status.setText("<span style='color:#16a34a'>This wire can be drawn.</span>")
+        self.status.setText(f"<span style='color:{LIGHT.ok}'>This wire can be drawn.</span>")
         ok_button.setEnabled(True)
         return ""

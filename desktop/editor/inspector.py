@@ -17,6 +17,7 @@ from inferboard.model import events as ev
 from desktop import icons
 from desktop.editor.document import DesignDocument
 from desktop.editor.param_editors import ParamEditor, ParseError, make_editor
+from desktop.theme import LIGHT_INK
 
 
 class Inspector(QWidget):
@@ -118,7 +119,7 @@ class Inspector(QWidget):
             editor.committed.connect(lambda value, name=spec.name: self.commit(name, value))
             error = QLabel(self.body)
             error.setWordWrap(True)
-            error.setStyleSheet("color: #dc2626;")
+            error.setStyleSheet(f"color: {LIGHT_INK.invalid};")
             error.setAccessibleName(f"{spec.title} error")
             error.hide()
             label = QLabel(spec.title, self.body)

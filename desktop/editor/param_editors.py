@@ -13,6 +13,8 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from inferboard.catalog.schema import ParamSpec
 
+from desktop.theme import LIGHT_INK
+
 
 class ParseError(ValueError):
     """What was typed is not even of the right shape (not a number, say)."""
@@ -91,7 +93,7 @@ class ParamEditor(QWidget):
     def set_error(self, on: bool) -> None:
         if self.field is not None:
             self.field.setProperty("invalid", on)
-            self.field.setStyleSheet("border: 1.5px solid #dc2626; border-radius: 3px;" if on else "")
+            self.field.setStyleSheet(f"border: 1.5px solid {LIGHT_INK.invalid}; border-radius: 3px;" if on else "")
 
     def _finish(self, field: QWidget, tip: str) -> None:
         self.field = field

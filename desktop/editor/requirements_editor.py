@@ -16,6 +16,7 @@ from inferboard.model import events as ev
 from inferboard.model.requirements import LOCATIONS
 
 from desktop.editor.document import DesignDocument
+from desktop.theme import LIGHT_INK
 
 #: field -> (label, unit, help)
 FIELDS: dict[str, tuple[str, str, str]] = {
@@ -96,7 +97,7 @@ class RequirementsEditor(QWidget):
     def _error_label(self, parent: QWidget) -> QLabel:
         label = QLabel(parent)
         label.setWordWrap(True)
-        label.setStyleSheet("color: #dc2626;")
+        label.setStyleSheet(f"color: {LIGHT_INK.invalid};")
         label.hide()
         return label
 
@@ -203,7 +204,7 @@ class RequirementsEditor(QWidget):
             label.setText(text)
             label.setVisible(bool(text))
         if widget is not None:
-            widget.setStyleSheet("border: 1.5px solid #dc2626; border-radius: 3px;" if text else "")
+            widget.setStyleSheet(f"border: 1.5px solid {LIGHT_INK.invalid}; border-radius: 3px;" if text else "")
         if text:
             self.message.emit(f"Refused: {text}")
 

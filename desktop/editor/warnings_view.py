@@ -12,9 +12,10 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel, QListWidget, QListWidgetIte
 from inferboard.model.design_warnings import DesignWarning, design_warnings
 
 from desktop.editor.canvas import style
+from desktop.theme import LIGHT_INK
 
 IDS_ROLE = Qt.ItemDataRole.UserRole + 1
-MARK_COLOUR = "#e0a100"
+MARK_COLOUR = LIGHT_INK.warning_mark
 
 
 class WarningMark(QGraphicsItem):
@@ -41,10 +42,10 @@ class WarningMark(QGraphicsItem):
         path.lineTo(20, 18)
         path.lineTo(0, 18)
         path.closeSubpath()
-        painter.setPen(QPen(QColor("#5a4500"), 1.2))
+        painter.setPen(QPen(QColor(LIGHT_INK.warning_rim), 1.2))
         painter.setBrush(QColor(MARK_COLOUR))
         painter.drawPath(path)
-        painter.setPen(QPen(QColor("#1a1400"), 2))
+        painter.setPen(QPen(QColor(LIGHT_INK.warning_glyph), 2))
         painter.drawLine(QPointF(10, 6), QPointF(10, 11.5))
         painter.drawPoint(QPointF(10, 15))
 

@@ -23,6 +23,7 @@ from desktop.practice.candidate_panel import CandidatePanel
 from desktop.practice.common import esc
 from desktop.practice.practice_panel import merged_requirements
 from desktop.shell.main_window import MainWindow
+from desktop.theme import LIGHT_INK
 
 SEND_MS = 600
 
@@ -160,7 +161,7 @@ class CandidateWindow(MainWindow):
         self.follow_up_banner.setObjectName("follow_up_banner")
         self.follow_up_banner.setAccessibleName("Follow-up from the interviewer")
         self.follow_up_banner.setWordWrap(True)
-        self.follow_up_banner.setStyleSheet("background: #ede9fe; color: #4c1d95; padding: 6px 8px;")
+        self.follow_up_banner.setStyleSheet(f"background: {LIGHT_INK.follow_up_bg}; color: {LIGHT_INK.follow_up_fg}; padding: 6px 8px;")
         self.follow_up_banner.hide()
         column.addWidget(self.follow_up_banner)
         column.addWidget(self.readouts, 1)

@@ -16,6 +16,7 @@ from inferboard.practice.interview_link import CandidateBrief, FactRevealed, Fol
 from desktop.practice.common import esc, mmss, paragraphs, tone
 from desktop.practice.questions import QuestionPanel
 from desktop.practice.timer_widget import PhaseTimer
+from desktop.theme import DARK_INK, LIGHT_INK
 
 TICK_MS = 500
 
@@ -34,7 +35,7 @@ class CandidatePanel(QWidget):
         self.phase: PhaseChanged | None = None
         self._phase_started = 0.0
         self._t0: float | None = None
-        self.title = QLabel(f"<b style='font-size:12pt'>{esc(brief.title)}</b><br><span style='color:#64748b'>"
+        self.title = QLabel(f"<b style='font-size:12pt'>{esc(brief.title)}</b><br><span style='color:{LIGHT_INK.muted}'>"
                             f"Mock interview · {esc(brief.difficulty.title())} · "
                             f"{sum(p[2] for p in brief.phases):g} minutes</span>", self)
         self.title.setWordWrap(True)
@@ -61,7 +62,7 @@ class CandidatePanel(QWidget):
         self.ended_label = QLabel("The interview has ended. The interviewer has your design and will share the "
                                   "feedback.", self)
         self.ended_label.setWordWrap(True)
-        self.ended_label.setStyleSheet("background: #dcfce7; color: #14532d; padding: 6px; border-radius: 4px;")
+        self.ended_label.setStyleSheet(f"background: {LIGHT_INK.success_bg}; color: {LIGHT_INK.success_fg}; padding: 6px; border-radius: 4px;")
         self.ended_label.hide()
         questions_box = QWidget(self)
         qcol = QVBoxLayout(questions_box)
@@ -128,13 +129,13 @@ class CandidatePanel(QWidget):
             self.questions.mark_asked(question_id, f"Asked at {when}; the interviewer answers below.")
         else:
             item = QListWidgetItem(f"You asked ({when}): {text}")
-            item.setForeground(QBrush(tone(self, "#475569", "#94a3b8")))
+            item.setForeground(QBrush(tone(self, LIGHT_INK.muted, DARK_INK.muted)))
             self.answers.addItem(item)
             self.answers.scrollToBottom()
 
     def add_fact(self, fact: FactRevealed) -> None:
         item = QListWidgetItem(f"{mmss(self.elapsed())} · {fact.text}")
-        item.setForeground(QBrush(tone(self, "#0f766e", "#5eead4")))
+        item.setForeground(QBrush(tone(self, LIGHT_INK.answer, DARK_INK.answer)))
         item.setToolTip(fact.text)
         self.answers.addItem(item)
         self.answers.scrollToBottom()
@@ -143,7 +144,7 @@ class CandidatePanel(QWidget):
 
     def add_follow_up(self, follow_up: FollowUpPlayed) -> None:
         item = QListWidgetItem(f"{mmss(self.elapsed())} · Follow-up: {follow_up.title}\n{follow_up.prompt}")
-        item.setForeground(QBrush(tone(self, "#6d28d9", "#c4b5fd")))
+        item.setForeground(QBrush(tone(self, LIGHT_INK.follow_up, DARK_INK.follow_up)))
         item.setToolTip(follow_up.prompt)
         self.answers.addItem(item)
         self.answers.scrollToBottom()

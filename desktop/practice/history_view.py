@@ -21,6 +21,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
+from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,8 @@ class HistoryView:
     tip: str
     open: Callable[[History], QWidget]
 
-PALETTE = ["#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6", "#eab308", "#6366f1", "#64748b",
-           "#ec4899", "#84cc16"]
+
+PALETTE = SERIES
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -56,7 +57,7 @@ class HistoryWindow(QWidget):
         self.notice = QLabel(history.notice, self)
         self.notice.setWordWrap(True)
         self.notice.setVisible(bool(history.notice))
-        self.notice.setStyleSheet("color: #b45309;")
+        self.notice.setStyleSheet(f"color: {LIGHT_INK.caution};")
         self.scenario = QComboBox(self)
         self.scenario.setAccessibleName("Scenario shown")
         self.scenario.currentIndexChanged.connect(lambda _i: self.refresh(keep_filter=True))
@@ -130,7 +131,7 @@ class HistoryWindow(QWidget):
         import pyqtgraph as pg
 
         dark = bool(getattr(self.theme, "dark", False))
-        plot = pg.PlotWidget(background="#0f172a" if dark else "w")
+        plot = pg.PlotWidget(background=PLOT_BACKGROUND[bool(dark)])
         plot.setAccessibleName("Scores over attempts")
         plot.setObjectName("score_plot")
         plot.setYRange(0, 100, padding=0.02)
@@ -193,7 +194,7 @@ class HistoryWindow(QWidget):
         names = ["overall"] + sorted(k for k in series if k != "overall")
         for n, name in enumerate(names):
             points = [(x_of[a], p) for _, p, a in series.get(name, []) if a in x_of]
-            ink = "#e2e8f0" if getattr(self.theme, "dark", False) else "#0f172a"
+            ink = PLOT_INK[bool(getattr(self.theme, "dark", False))]
             colour = ink if name == "overall" else PALETTE[n % len(PALETTE)]
             item = QListWidgetItem(titles.get(name) or rubric_title(name))
             item.setData(ID_ROLE, name)

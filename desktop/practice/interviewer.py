@@ -24,7 +24,7 @@ from desktop.practice.report_export import add_section, ask_report_path, score_s
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
 from desktop.shell.evaluation import Evaluator
-from desktop.theme import LIGHT
+from desktop.theme import LIGHT, LIGHT_INK
 
 TICK_MS = 500
 
@@ -46,7 +46,7 @@ class InterviewerConsole(QWidget):
         self.setAccessibleName("Interviewer console")
         # ---- top bar
         self.title = QLabel(f"<b style='font-size:12pt'>{esc(self.scenario.title)}</b><br>"
-                            f"<span style='color:#64748b'>Interviewer console · {esc(self.scenario.difficulty)}"
+                            f"<span style='color:{LIGHT_INK.muted}'>Interviewer console · {esc(self.scenario.difficulty)}"
                             f" · {self.scenario.total_minutes:g} minutes</span>", self)
         self.timer_widget = PhaseTimer(self)
         self.timer_widget.show_text("Not started")

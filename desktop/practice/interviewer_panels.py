@@ -16,10 +16,11 @@ from inferboard.practice.scenario import Scenario
 
 from desktop.practice.common import WrappingButton, esc, mmss, pct, wrap_tree, wrapped_label
 from desktop.practice.result_tabs import readout_text, score_colour
+from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
-DONE = QColor("#15803d")
-PENDING = QColor("#b45309")
+DONE = QColor(LIGHT_INK.good)
+PENDING = QColor(LIGHT_INK.caution)
 
 
 # ------------------------------------------------------------------------------ questions and facts
@@ -180,7 +181,7 @@ class RubricChecklist(QWidget):
             for lost in (p for p in grade.lost if p.rubric == line.rubric):
                 child = QTreeWidgetItem([f"{lost.title}: {lost.message}", f"−{lost.points:g}"])
                 child.setToolTip(0, lost.explanation[:1200] or lost.message)
-                child.setForeground(1, QBrush(QColor("#b91c1c")))
+                child.setForeground(1, QBrush(QColor(LIGHT_INK.bad)))
                 top.addChild(child)
             if grade.clarify is not None and line.rubric == "clarifying":
                 top.takeChildren()
@@ -188,7 +189,7 @@ class RubricChecklist(QWidget):
                     mark = "✓" if q.asked_phase else "✗"
                     child = QTreeWidgetItem([f"{mark} {q.text}", f"{q.earned:g}/{q.points:g}"])
                     child.setForeground(0, QBrush(DONE if q.credit >= 1 else PENDING if q.credit > 0
-                                                  else QColor("#b91c1c")))
+                                                  else QColor(LIGHT_INK.bad)))
                     top.addChild(child)
             self.tree.addTopLevelItem(top)
             top.setExpanded(line.rubric in expanded)
@@ -243,7 +244,7 @@ class FollowUpsPanel(QWidget):
             effect = (f"Before: {esc(readout_text(what_if.before.to_dict()))}<br>After: "
                       f"{esc(readout_text(what_if.after.to_dict()))}<br><b>{esc(what_if.verdict)}</b>")
         self._html.insert(0, f"<p><b>{mmss(t_s)} · {esc(follow_up.title)}</b><br>{effect}<br>"
-                             f"<span style='color:#64748b'>Look for: {esc(follow_up.look_for)}</span></p>")
+                             f"<span style='color:{LIGHT_INK.muted}'>Look for: {esc(follow_up.look_for)}</span></p>")
         self.effects.setHtml("".join(self._html))
 
 

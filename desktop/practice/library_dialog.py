@@ -14,6 +14,7 @@ from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
 from inferboard.practice.packzip import PackError
 
 from desktop.practice.common import esc, phase_name
+from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -59,7 +60,7 @@ class ScenarioLibraryDialog(QDialog):
         self.problems = QLabel("", self)
         self.problems.setWordWrap(True)
         self.problems.setAccessibleName("Library problems")
-        self.problems.setStyleSheet("color: #b45309;")
+        self.problems.setStyleSheet(f"color: {LIGHT_INK.caution};")
         self.import_button = QPushButton("&Import pack…", self)
         self.import_button.clicked.connect(lambda: self.import_pack())
         self.export_button = QPushButton("&Export…", self)

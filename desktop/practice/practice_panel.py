@@ -19,6 +19,7 @@ from desktop.editor.document import DesignDocument
 from desktop.practice.common import esc, mmss, paragraphs, phase_name
 from desktop.practice.questions import QuestionPanel
 from desktop.practice.timer_widget import PhaseTimer
+from desktop.theme import LIGHT_INK
 
 TICK_MS = 500
 RECORD_MS = 800
@@ -51,7 +52,7 @@ class PracticePanel(QWidget):
         self.session = session
         self.document = document
         scenario = session.scenario
-        self.title = QLabel(f"<b style='font-size:12pt'>{esc(scenario.title)}</b><br><span style='color:#64748b'>"
+        self.title = QLabel(f"<b style='font-size:12pt'>{esc(scenario.title)}</b><br><span style='color:{LIGHT_INK.muted}'>"
                             f"{esc(scenario.difficulty.title())} · {scenario.total_minutes:g} minutes · "
                             f"{esc(', '.join(scenario.tags[:4]))}</span>", self)
         self.title.setWordWrap(True)

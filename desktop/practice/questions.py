@@ -10,9 +10,10 @@ from PySide6.QtWidgets import (QHBoxLayout, QHeaderView, QLineEdit, QPushButton,
                                QVBoxLayout, QWidget)
 
 from desktop.practice.common import tone, wrap_tree
+from desktop.theme import DARK_INK, LIGHT_INK
 
 QID = Qt.ItemDataRole.UserRole
-ANSWER_COLOUR = "#0f766e"
+ANSWER_COLOUR = LIGHT_INK.answer
 
 
 class QuestionPanel(QWidget):
@@ -123,7 +124,7 @@ class QuestionPanel(QWidget):
         text = item.text(0)
         if not text.startswith("✓ "):
             item.setText(0, "✓ " + text)
-        item.setForeground(0, QBrush(tone(self, "#64748b", "#94a3b8")))
+        item.setForeground(0, QBrush(tone(self, LIGHT_INK.muted, DARK_INK.muted)))
         item.setToolTip(0, f"{text.removeprefix('✓ ')}\n{detail}")
         item.setData(1, Qt.ItemDataRole.AccessibleTextRole, f"{item.text(1)}, asked")
 
@@ -136,7 +137,7 @@ class QuestionPanel(QWidget):
                 return item.child(n)
         child = QTreeWidgetItem([text, ""])
         child.setFirstColumnSpanned(True)
-        child.setForeground(0, QBrush(tone(self, ANSWER_COLOUR, "#5eead4")))
+        child.setForeground(0, QBrush(tone(self, ANSWER_COLOUR, DARK_INK.answer)))
         child.setToolTip(0, text)
         child.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable)
         item.addChild(child)

@@ -25,6 +25,7 @@ from inferboard.remote.words import BadCode, normalize_code
 
 from desktop.practice.common import esc, wrapped_label
 from desktop.practice.remote_session import STATE_TEXT, RemoteCandidate, RemoteInterviewer, status_html
+from desktop.theme import LIGHT_INK
 
 LOOPBACK = "127.0.0.1"
 EVERY_NETWORK = "0.0.0.0"
@@ -117,7 +118,7 @@ class HostInterviewDialog(QDialog):
         self.start_button.setDefault(True)
         self.start_button.clicked.connect(lambda: self.start_hosting())
         self.setup_problem = QLabel("", page)
-        self.setup_problem.setStyleSheet("color: #b91c1c;")
+        self.setup_problem.setStyleSheet(f"color: {LIGHT_INK.bad};")
         self.setup_problem.setWordWrap(True)
         form_page(page, "You are the candidate: the interviewer joins from their machine with a code you read to "
                         "them. Listen on 127.0.0.1 when they come through an SSH tunnel; choose this machine's LAN "
@@ -289,7 +290,7 @@ class JoinInterviewDialog(QDialog):
         try:
             code = normalize_code(self.code.text())
         except BadCode as error:
-            self.status_label.setText(f"<b style='color:#b91c1c'>{esc(str(error))}</b>")
+            self.status_label.setText(f"<b style='color:{LIGHT_INK.bad}'>{esc(str(error))}</b>")
             return None
         if self.remote is not None and not self.remote.peer.ended:
             return self.remote

@@ -31,6 +31,7 @@ from inferboard.remote.peer import HostPeer, JoinPeer, Status
 from desktop.practice.candidate import CandidateWindow
 from desktop.practice.common import esc, mmss
 from desktop.practice.interviewer import InterviewerConsole
+from desktop.theme import LIGHT_INK
 
 #: The candidate's design goes out as each edit completes, at most once per this interval (the
 #: local mode waits 600 ms after the last edit): an edit then shows in the interviewer's mirror well
@@ -56,19 +57,21 @@ STATE_TEXT = {
     "rejoin": "Waiting for the interviewer to join again with the new code",
     "ended": "Session ended",
 }
-STATE_COLOUR = {"connected": "#15803d", "lost": "#b91c1c", "reconnecting": "#b91c1c", "refused": "#b91c1c",
-                "code_replaced": "#b45309", "rejoin": "#b45309", "ended": "#475569"}
+STATE_COLOUR = {"connected": LIGHT_INK.good, "lost": LIGHT_INK.bad, "reconnecting": LIGHT_INK.bad,
+                "refused": LIGHT_INK.bad, "code_replaced": LIGHT_INK.caution, "rejoin": LIGHT_INK.caution,
+                "ended": LIGHT_INK.muted}
 
 
 def status_html(status: Status, verification: str = "", other: str = "") -> str:
     """The state in words (``other`` names the other side: "the interviewer", "the candidate")."""
-    colour = STATE_COLOUR.get(status.state, "#1d4ed8")
+    colour = STATE_COLOUR.get(status.state, LIGHT_INK.info)
     words = STATE_TEXT.get(status.state, status.state)
     if status.state == "connected" and other:
         words = f"Connected to {other}"
     text = f"<b style='color:{colour}'>{esc(words)}</b>"
-    if status.detail and status.state not in ("listening", "handshake", "rejoin", "code_replaced"):
-        text += f" <span style='color:#64748b'>({esc(status.detail)})</span>"
+STATE_COLOUR = {"connected": LIGHT_INK.good, "lost": LIGHT_INK.bad, "reconnecting": LIGHT_INK.bad,
+                "refused": LIGHT_INK.bad, "code_replaced": LIGHT_INK.caution, "rejoin": LIGHT_INK.caution,
+                "ended": LIGHT_INK.muted}
     if verification:
         text += f" · verification <b style='font-family:monospace'>{esc(verification)}</b>"
     return text
@@ -182,7 +185,7 @@ class RemoteConsole(InterviewerConsole):
         self.banner.setObjectName("connection_banner")
         self.banner.setAccessibleName("Connection to the candidate")
         self.banner.setTextFormat(Qt.TextFormat.RichText)
-        self.banner.setStyleSheet("padding: 4px 8px; background: #f1f5f9;")
+        self.banner.setStyleSheet(f"padding: 4px 8px; background: {LIGHT_INK.banner_bg};")
         self.layout().insertWidget(0, self.banner)
         # The live grade waits until the candidate pauses: grading while designs arrive would hold
         # the interpreter from the mirror (bench/bench_link.py).

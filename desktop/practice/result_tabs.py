@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from inferboard.sim.plain_words import fault_words
 
 from desktop.practice.common import ReadOnlyCanvas, esc, pct, phase_name, wrap_tree, wrapped_label
+from desktop.theme import LIGHT_INK
 
 LOST_ROLE = Qt.ItemDataRole.UserRole
 
@@ -45,8 +46,8 @@ def rubric_titles(result: Mapping[str, Any]) -> dict[str, str]:
 
 def score_colour(percent: float | None) -> str:
     if percent is None:
-        return "#64748b"
-    return "#15803d" if percent >= 80 else "#b45309" if percent >= 60 else "#b91c1c"
+        return LIGHT_INK.muted
+    return LIGHT_INK.good if percent >= 80 else LIGHT_INK.caution if percent >= 60 else LIGHT_INK.bad
 
 
 # ------------------------------------------------------------------------------ scores
@@ -84,7 +85,7 @@ class ScoresPage(QWidget):
         for row, q in enumerate(lines):
             when = "never asked" if q["asked_phase"] is None else phase_name(q["asked_phase"])
             earned = q["credit"] * q["points"]
-            colour = "#15803d" if q["credit"] >= 1 else "#b45309" if q["credit"] > 0 else "#b91c1c"
+            colour = LIGHT_INK.good if q["credit"] >= 1 else LIGHT_INK.caution if q["credit"] > 0 else LIGHT_INK.bad
             self.questions.setItem(row, 0, _cell(q["text"]))
             self.questions.setItem(row, 1, _cell(q["category"]))
             self.questions.setItem(row, 2, _cell(when, colour=colour))
@@ -138,7 +139,7 @@ class LostPointsPage(QWidget):
             item = QTreeWidgetItem([f"{lost['title']}: {lost['message']}", f"−{lost['points']:g}"])
             item.setData(0, LOST_ROLE, dict(lost))
             item.setToolTip(0, f"{source}\n{lost['message']}")
-            item.setForeground(1, QBrush(QColor("#b91c1c")))
+            item.setForeground(1, QBrush(QColor(LIGHT_INK.bad)))
             top.addChild(item)
             self.items.append(item)
         for top in groups.values():
@@ -184,8 +185,8 @@ class LostPointsPage(QWidget):
         nodes = ", ".join(lost.get("node_ids") or [])
         explanation = esc(lost.get("explanation") or "").replace("\n", "<br>")
         self.detail.setHtml(
-            f"<h3 style='margin-bottom:2px'>{esc(lost['title'])} <span style='color:#b91c1c'>−{lost['points']:g}"
-            f"</span></h3><p style='color:#64748b'>{kind} <code>{esc(source)}</code></p><p>{esc(lost['message'])}</p>"
+            f"<h3 style='margin-bottom:2px'>{esc(lost['title'])} <span style='color:{LIGHT_INK.bad}'>−{lost['points']:g}"
+            f"</span></h3><p style='color:{LIGHT_INK.muted}'>{kind} <code>{esc(source)}</code></p><p>{esc(lost['message'])}</p>"
             + (f"<p><b>Components:</b> {esc(nodes)}</p>" if nodes else "")
             + (f"<p><b>Why it matters and how to fix it</b></p><p>{explanation}</p>" if explanation else ""))
 
@@ -220,12 +221,12 @@ class ComparePage(QWidget):
             name = kind.replace("_", " ")
             text = f"Missing: {name} × {count}" + (f" — {notes[kind]}" if kind in notes else "")
             item = QListWidgetItem(text)
-            item.setForeground(QBrush(QColor("#b91c1c")))
+            item.setForeground(QBrush(QColor(LIGHT_INK.bad)))
             item.setToolTip(text)
             self.missing.addItem(item)
         for kind, count in (diff.get("extra") or {}).items():
             item = QListWidgetItem(f"Extra in yours: {kind.replace('_', ' ')} × {count}")
-            item.setForeground(QBrush(QColor("#64748b")))
+            item.setForeground(QBrush(QColor(LIGHT_INK.muted)))
             self.missing.addItem(item)
         if not self.missing.count():
             self.missing.addItem("Your design has every kind of component the reference uses.")
@@ -276,7 +277,7 @@ class WhatIfPage(QWidget):
             self.table.setItem(row, 0, _cell(w["title"], w.get("prompt", "")))
             self.table.setItem(row, 1, _cell(readout_text(w["before"])))
             self.table.setItem(row, 2, _cell(readout_text(w["after"])))
-            self.table.setItem(row, 3, _cell(w.get("verdict", ""), colour="#15803d" if held else "#b91c1c"))
+            self.table.setItem(row, 3, _cell(w.get("verdict", ""), colour=LIGHT_INK.good if held else LIGHT_INK.bad))
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         for column, width in ((0, 230), (1, 250), (2, 250)):

@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QWidget
 
 from desktop.practice.common import mmss, wrapped_label
+from desktop.theme import LIGHT_INK
 
 
 class PhaseTimer(QWidget):
@@ -33,7 +34,7 @@ class PhaseTimer(QWidget):
         self.goal_label = wrapped_label("", self, "Phase goal")
         self.nudge_label = wrapped_label("", self, "Nudges")
         self.nudge_label.setObjectName("nudges")
-        self.nudge_label.setStyleSheet("color: #92400e; background: #fef3c7; border-radius: 4px; padding: 4px;")
+        self.nudge_label.setStyleSheet(f"color: {LIGHT_INK.notice_fg}; background: {LIGHT_INK.notice_bg}; border-radius: 4px; padding: 4px;")
         self.nudge_label.hide()
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -58,14 +59,14 @@ class PhaseTimer(QWidget):
         if overtime or over > 0:
             self.left_label.setText(f"+{mmss(phase_elapsed_s if overtime else over)} over")
             self.left_label.setStyleSheet("font-weight: 600; font-size: 11pt; font-family: monospace; "
-                                          "color: #b91c1c;")
+                                          f"color: {LIGHT_INK.bad};")
             self.bar.setValue(1000)
         else:
             left = max(0.0, -over)
             self.left_label.setText(f"{mmss(left)} left")
             low = left <= min(120.0, 0.25 * phase_length_s)
             self.left_label.setStyleSheet("font-weight: 600; font-size: 11pt; font-family: monospace;"
-                                          + (" color: #b45309;" if low else ""))
+                                          + (f" color: {LIGHT_INK.caution};" if low else ""))
             share = phase_elapsed_s / phase_length_s if phase_length_s > 0 else 1.0
             self.bar.setValue(round(1000 * max(0.0, min(1.0, share))))
         self.total_label.setText("" if total_left_s is None else f"{mmss(total_left_s)} left in the round")

@@ -16,6 +16,8 @@ from inferboard.model import PlannedFault
 from inferboard.model import events as ev
 from inferboard.model.faults import FAULT_KINDS, describe, fault_targets
 
+from desktop.theme import PLOT
+
 
 DAY_S = 24 * 3600.0
 SNAP_S = 5 * 60.0
@@ -84,7 +86,7 @@ class FaultStrip(QWidget):
         accent = palette.highlight().color()
         for row, fault in enumerate(self.faults):
             rect = self.bar(row)
-            fill = QColor("#d9534f" if fault.kind == "region_outage" else accent)
+            fill = QColor(PLOT["outage"] if fault.kind == "region_outage" else accent)
             fill.setAlphaF(0.85 if row == self.selected else 0.55)
             painter.setPen(QPen(text, 2) if row == self.selected else Qt.PenStyle.NoPen)
             painter.setBrush(fill)

@@ -18,11 +18,10 @@ from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from inferboard import humanize
 
-from desktop.theme import LIGHT, Theme
+from desktop.theme import LIGHT, PERCENTILES, PLOT, SERIES, Theme
 
-POOL_COLOURS = ("#2563eb", "#16a34a", "#ea580c", "#7c3aed", "#0891b2", "#db2777", "#65a30d", "#ca8a04",
-                "#4f46e5", "#dc2626")
-PERCENTILE_COLOURS = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
+POOL_COLOURS = SERIES[:10]
+PERCENTILE_COLOURS = PERCENTILES
 TIME_AXIS = "Simulated time of day"
 #: Room between two time labels on a plot's axis.
 TICK_GAP_PX = 16
@@ -128,12 +127,12 @@ class TimelinePlots(QObject):
             "p50_ms": self.latency.plot(name="p50", pen=pg.mkPen(PERCENTILE_COLOURS["p50_ms"], width=2)),
             "p95_ms": self.latency.plot(name="p95", pen=pg.mkPen(PERCENTILE_COLOURS["p95_ms"], width=2)),
             "p99_ms": self.latency.plot(name="p99", pen=pg.mkPen(PERCENTILE_COLOURS["p99_ms"], width=2.4)),
-            "offered_rps": self.throughput.plot(name="offered", pen=pg.mkPen("#64748b", width=1.8,
+            "offered_rps": self.throughput.plot(name="offered", pen=pg.mkPen(PLOT["offered"], width=1.8,
                                                                              style=Qt.PenStyle.DashLine)),
-            "throughput_rps": self.throughput.plot(name="served", pen=pg.mkPen("#2563eb", width=2.2)),
-            "shed_rate": self.shed.plot(name="shed", pen=pg.mkPen("#ea580c", width=2)),
-            "error_rate": self.shed.plot(name="errors", pen=pg.mkPen("#dc2626", width=2)),
-            "cost_per_hour": self.cost.plot(name="cost per hour", pen=pg.mkPen("#7c3aed", width=2.2)),
+            "throughput_rps": self.throughput.plot(name="served", pen=pg.mkPen(PLOT["served"], width=2.2)),
+            "shed_rate": self.shed.plot(name="shed", pen=pg.mkPen(PLOT["shed"], width=2)),
+            "error_rate": self.shed.plot(name="errors", pen=pg.mkPen(PLOT["errors"], width=2)),
+            "cost_per_hour": self.cost.plot(name="cost per hour", pen=pg.mkPen(PLOT["cost"], width=2.2)),
         }
         self.pool_curves: dict[str, pg.PlotDataItem] = {}
         self.slos: dict[str, float | None] = {}
@@ -146,21 +145,21 @@ class TimelinePlots(QObject):
             line.hide()
             self.latency.addItem(line)  # the SLO stays in view, so the headroom shows
             self.slo_lines[key] = line
-        self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#7c3aed", style=Qt.PenStyle.DashLine))
+        self.budget_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(PLOT["cost"], style=Qt.PenStyle.DashLine))
         self.budget_line.hide()
         self.cost.addItem(self.budget_line)
         self.cursors = []
         for plot in self.timeline_plots:
-            cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#94a3b8", width=1.5))
+            cursor = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen(PLOT["cursor"], width=1.5))
             cursor.sigDragged.connect(self._cursor_dragged)
             cursor.hide()
             plot.addItem(cursor, ignoreBounds=True)
             self.cursors.append(cursor)
         self.fault_regions: list[tuple[pg.PlotWidget, pg.LinearRegionItem]] = []
-        self.events = pg.ScatterPlotItem(size=10, symbol="t", brush=pg.mkBrush("#e11d48"), pen=None,
+        self.events = pg.ScatterPlotItem(size=10, symbol="t", brush=pg.mkBrush(PLOT["event"]), pen=None,
                                          hoverable=True, tip=lambda x, y, data: str(data), name="events")
         self.throughput.addItem(self.events)
-        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=pg.mkBrush("#60a5fa"), pen=pg.mkPen("#2563eb"),
+        self.bars = pg.BarGraphItem(x0=[], x1=[], height=[], brush=pg.mkBrush(PLOT["bar_fill"]), pen=pg.mkPen(PLOT["bar_edge"]),
                                     name="requests")
         self.histogram.addItem(self.bars)
         self.histogram_lines: dict[str, pg.InfiniteLine] = {}

@@ -25,9 +25,10 @@ from inferboard.practice.scenario import PHASE_TITLES
 
 from desktop.practice.common import fresh_design
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
+from desktop.theme import LIGHT_INK
 
 CATEGORIES = ("workload", "latency", "traffic", "budget", "compliance", "accuracy", "operations", "reliability")
-INVALID_STYLE = "*[invalid=\"true\"] { border: 2px solid #dc2626; }"
+INVALID_STYLE = f"*[invalid=\"true\"] {{ border: 2px solid {LIGHT_INK.invalid}; }}"
 FIELD_ROLE = Qt.ItemDataRole.UserRole
 
 

@@ -10,9 +10,11 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QVBoxLayout, QWidget
 from inferboard.workshop.grading import GradingRun
 from inferboard.workshop.reports import histogram
 
+from desktop.theme import PLOT, PLOT_BACKGROUND, PLOT_INK
+
 BINS = 10
 COLUMNS = 4
-FILL, OUTLINE = "#0ea5e9", "#f97316"
+FILL, OUTLINE = PLOT["distribution_fill"], PLOT["distribution_mark"]
 
 
 def rubric_series(run: GradingRun) -> list[tuple[str, str, list[float]]]:
@@ -62,11 +64,11 @@ class DistributionPlots(QWidget):
         self.bars.clear()
         self.compared.clear()
         others = {name: values for name, _, values in rubric_series(other)} if other is not None else {}
-        ink = "#e2e8f0" if self.dark else "#0f172a"
+        ink = PLOT_INK[self.dark]
         width = 100 / BINS
         for n, (name, title, values) in enumerate(rubric_series(run)):
             mean = f" — mean {sum(values) / len(values):.0f}%" if values else " — no scores"
-            widget = pg.PlotWidget(self, background="#0f172a" if self.dark else "w")
+            widget = pg.PlotWidget(self, background=PLOT_BACKGROUND[self.dark])
             widget.setAccessibleName(f"Distribution of {title}")
             widget.setMinimumSize(220, 170)
             plot = widget.getPlotItem()

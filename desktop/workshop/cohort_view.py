@@ -22,6 +22,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.practice.result_tabs import score_colour
 from desktop.workshop.cohort_plots import DistributionPlots
 from desktop.workshop.cohort_side_by_side import SideBySide
+from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -68,7 +69,7 @@ class CohortWindow(QWidget):
         self.notice = QLabel(store.notice, self)
         self.notice.setWordWrap(True)
         self.notice.setVisible(bool(store.notice))
-        self.notice.setStyleSheet("color: #b45309;")
+        self.notice.setStyleSheet(f"color: {LIGHT_INK.caution};")
         self.cohort = QComboBox(self)
         self.cohort.setObjectName("cohort_choice")
         self.cohort.setAccessibleName("Cohort shown")
@@ -220,9 +221,9 @@ class CohortWindow(QWidget):
             blank = [_item("", None, i) for _ in range(len(self.columns()) - 4)]
             error = _item(row.error, row.error, i)
             error.setToolTip(row.error)
-            error.setForeground(QBrush(QColor("#b91c1c")))
+            error.setForeground(QBrush(QColor(LIGHT_INK.bad)))
             grade = _item("error", "", i)
-            grade.setForeground(QBrush(QColor("#b91c1c")))
+            grade.setForeground(QBrush(QColor(LIGHT_INK.bad)))
             return [_item(row.name, row.name, i), _item("—", None, i), grade, *blank, error]
         f = row.figures
         overall = _item(f"{row.overall:.1f}", row.overall, i)
@@ -235,7 +236,7 @@ class CohortWindow(QWidget):
             items.append(cell)
         p99 = _item(_num(f.get("p99_ms")), f.get("p99_ms"), i)
         if f.get("within_slo") is not None:
-            p99.setForeground(QBrush(QColor("#15803d" if f["within_slo"] else "#b91c1c")))
+            p99.setForeground(QBrush(QColor(LIGHT_INK.good if f["within_slo"] else LIGHT_INK.bad)))
             p99.setToolTip(f"p99 {_num(f.get('p99_ms'))} ms against an SLO of {_num(f.get('slo_p99_ms'))} ms; "
                            f"{_num(f.get('lost_pct'), 1)}% of the peak lost"
                            + ("" if f["within_slo"] else " (red: over the SLO, or 1% or more lost)"))

@@ -17,6 +17,7 @@ from desktop.editor.canvas.edge_item import wire_path
 from desktop.editor.canvas.node_item import NodeItem, PortItem, card_fonts
 from desktop.editor.canvas.region_item import RegionItem
 from desktop.editor.canvas.snapping import snap_rect
+from desktop.theme import LIGHT
 
 #: Up to this many cards dragged together, the other wires they come near are routed again on every
 #: frame; a larger selection routes them once, when it is dropped (so the drag stays smooth).
@@ -82,7 +83,7 @@ class HintItem(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:
         rect = self.boundingRect()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        colour = QColor(self.theme.ok if self.good else self.theme.bad) if self.theme else QColor("#dc2626")
+        colour = QColor(self.theme.ok if self.good else self.theme.bad) if self.theme else QColor(LIGHT.bad)
         painter.setPen(QPen(colour, 1.2))
         painter.setBrush(QColor(self.theme.card) if self.theme else QColor("white"))
         painter.drawRoundedRect(rect, 5, 5)

@@ -11,7 +11,7 @@ from inferboard.model import Node
 
 from desktop import icons
 from desktop.editor.canvas import style
-from desktop.theme import Theme
+from desktop.theme import ON_BADGE, Theme
 
 NODE_TYPE = QGraphicsItem.UserType + 1
 PORT_TYPE = QGraphicsItem.UserType + 2
@@ -247,7 +247,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(theme.bad))
         painter.drawRoundedRect(strip, 6, 6)
-        painter.setPen(QColor("#ffffff"))
+        painter.setPen(QColor(ON_BADGE))
         painter.drawText(strip, Qt.AlignmentFlag.AlignCenter, text)
 
     def _paint_header(self, painter: QPainter, theme: Theme) -> None:
@@ -278,7 +278,7 @@ class NodeItem(QGraphicsItem):
             painter.setPen(Qt.PenStyle.NoPen)
             painter.setBrush(QColor(getattr(theme, level, theme.muted)))
             painter.drawRoundedRect(pill, 7, 7)
-            painter.setPen(QColor("#ffffff"))
+            painter.setPen(QColor(ON_BADGE))
             painter.drawText(pill, Qt.AlignmentFlag.AlignCenter, text)
             sub_width = pill.left() - 4 - 38
         painter.setPen(QColor(theme.muted))
