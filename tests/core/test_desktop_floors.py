@@ -47,3 +47,16 @@ def test_a_circle_inside_a_package_breaks_the_acyclic_contract(tmp_path):
     out = lint_copy(tmp_path, "desktop.editor.commands", "from desktop.editor.document import DesignDocument  # noqa")
     assert "No import circles anywhere in the desktop layer" in broken(out), out
     assert re.search(r"No cycles are allowed in desktop\.editor", out), out
+
+
+def test_every_desktop_module_is_on_a_floor():
+    """A new top-level module or package of desktop/ must be placed on a floor, or the layers
+    contract would not see it."""
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    floors = next(c for c in contracts if c["name"].startswith("Desktop floors"))["layers"]
+    placed = {name.strip() for layer in floors for name in layer.split("|")}
+    present = {f"desktop.{p.stem}" for p in (ROOT / "desktop").glob("*.py") if p.stem != "__init__"}
+    present |= {f"desktop.{p.parent.name}" for p in (ROOT / "desktop").glob("*/__init__.py")}
+    assert present - placed == set()
