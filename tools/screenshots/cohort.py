@@ -2,7 +2,7 @@
 like the grading benchmark's, plus two broken files) compared with an earlier session.
 
 Run on a 1920x1080 display with a window manager (``Xvfb :99 -screen 0 1920x1080x24 &``,
-``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 python docs/screenshots/make_cohort_screenshots.py``).
+``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 QT_QPA_PLATFORM=xcb python -m tools.screenshots cohort``).
 The whole screen is captured with ImageMagick's ``import``, as a person would see it.
 """
 
@@ -29,7 +29,7 @@ from inferboard.workshop.cohorts import CohortStore  # noqa: E402
 from inferboard.workshop.grading import grade_submissions  # noqa: E402
 from inferboard.workshop.submissions import Submission  # noqa: E402
 
-OUT = Path(__file__).resolve().parent
+OUT = ROOT / "docs" / "screenshots"
 SCENARIO = "fraud-scoring-cpu"
 NAMES = ["amara", "bogdan", "chen", "dalia", "emeka", "fatima", "goran", "hana", "ines", "jonas", "kiri", "lena",
          "mateo", "nadia", "oskar", "priya", "quinn", "rosa", "sami", "tomas", "uma", "viktor", "wen", "yusuf"]

@@ -1,7 +1,7 @@
 """Regenerate the workshop screenshots (the scenario form, projector mode) from the real window.
 
 Run on a 1920x1080 display with a window manager (``Xvfb :99 -screen 0 1920x1080x24 &``,
-``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 python docs/screenshots/make_workshop_screenshots.py``).
+``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 QT_QPA_PLATFORM=xcb python -m tools.screenshots workshop``).
 The whole screen is captured with ImageMagick's ``import``, as a person would see it.
 """
 
@@ -20,9 +20,9 @@ os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard
 from PySide6.QtCore import QEventLoop, QPointF, QTimer  # noqa: E402
 
 from desktop.app import make_application, open_window  # noqa: E402
-from make_screenshots import close, settle  # noqa: E402
+from tools.screenshots.editor import close, settle  # noqa: E402
 
-OUT = Path(__file__).resolve().parent
+OUT = ROOT / "docs" / "screenshots"
 EXAMPLES = ROOT / "assets" / "examples"
 
 

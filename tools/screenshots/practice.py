@@ -3,7 +3,7 @@
 Run on a display at 1600x1000 (Xvfb works):
 
     Xvfb :98 -screen 0 1600x1000x24 &
-    DISPLAY=:98 QT_QPA_PLATFORM=xcb PYTHONPATH=. python tests/desktop_practice/make_screenshots.py
+    DISPLAY=:98 QT_QPA_PLATFORM=xcb python -m tools.screenshots practice
 
 The history and settings go to a temporary folder; a hand-driven clock makes the times repeatable.
 """

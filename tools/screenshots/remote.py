@@ -4,7 +4,7 @@ after the interviewer's app went away), the join dialog, the interviewer console
 Run on a display at 1600x1000 (Xvfb works):
 
     Xvfb :98 -screen 0 1600x1000x24 &
-    DISPLAY=:98 QT_QPA_PLATFORM=xcb PYTHONPATH=. python tests/desktop_practice/make_remote_screenshots.py
+    DISPLAY=:98 QT_QPA_PLATFORM=xcb python -m tools.screenshots remote
 
 Both ends run in this process and meet on 127.0.0.1 (any free port); each has its own data folder.
 """
@@ -22,7 +22,7 @@ DATA = Path(tempfile.mkdtemp(prefix="inferboard-remote-shots-"))
 os.environ["INFERBOARD_DATA_DIR"] = str(DATA / "candidate")
 
 from desktop.app import make_application  # noqa: E402
-from tests.desktop_practice.make_screenshots import settle  # noqa: E402
+from tools.screenshots.practice import settle  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 

@@ -1,7 +1,7 @@
 """Regenerate the screenshots in this folder from the real window.
 
 Run on a display with a window manager (Xvfb and openbox work: ``Xvfb :99 -screen 0 1600x1000x24 &``,
-``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 QT_QPA_PLATFORM=xcb python docs/screenshots/make_screenshots.py``;
+``DISPLAY=:99 openbox &``, then ``DISPLAY=:99 QT_QPA_PLATFORM=xcb python -m tools.screenshots editor``;
 name shots to make only those). Each shot opens an example design at its size (1600x1000 or
 1366x768) and theme, waits until every evaluation has reported, sets the scene up, and saves the window.
 """
@@ -21,7 +21,7 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 
 from desktop.app import make_application, open_window  # noqa: E402
 
-OUT = Path(__file__).resolve().parent
+OUT = ROOT / "docs" / "screenshots"
 EXAMPLES = ROOT / "assets" / "examples"
 
 

@@ -1,0 +1,1 @@
+"""The screenshots in docs/screenshots, made from the real windows (see ``__main__``)."""
