@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -20,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-shots-"))
 
-from PySide6.QtCore import QEventLoop, QItemSelectionModel, QTimer  # noqa: E402
+from PySide6.QtCore import QItemSelectionModel  # noqa: E402
 
 from bench_grade import vary  # noqa: E402
 from desktop.app import make_application  # noqa: E402
@@ -29,23 +28,10 @@ from inferboard.workshop.cohorts import CohortStore  # noqa: E402
 from inferboard.workshop.grading import grade_submissions  # noqa: E402
 from inferboard.workshop.submissions import Submission  # noqa: E402
 
-OUT = ROOT / "docs" / "screenshots"
+from tools.screenshots.screen import OUT, capture, wait  # noqa: E402
 SCENARIO = "fraud-scoring-cpu"
 NAMES = ["amara", "bogdan", "chen", "dalia", "emeka", "fatima", "goran", "hana", "ines", "jonas", "kiri", "lena",
          "mateo", "nadia", "oskar", "priya", "quinn", "rosa", "sami", "tomas", "uma", "viktor", "wen", "yusuf"]
-
-
-def wait(ms: int) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
-
-
-def capture(name: str) -> Path:
-    path = OUT / name
-    subprocess.run(["import", "-window", "root", str(path)], check=True)
-    print(f"wrote {path}")
-    return path
 
 
 def room(entry, seed: int, broken: bool) -> list[Submission]:

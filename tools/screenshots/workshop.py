@@ -8,7 +8,6 @@ The whole screen is captured with ImageMagick's ``import``, as a person would se
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -17,26 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-shots-"))
 
-from PySide6.QtCore import QEventLoop, QPointF, QTimer  # noqa: E402
+from PySide6.QtCore import QPointF  # noqa: E402
 
 from desktop.app import make_application, open_window  # noqa: E402
 from tools.screenshots.editor import close, settle  # noqa: E402
 
-OUT = ROOT / "docs" / "screenshots"
+from tools.screenshots.screen import OUT, capture, wait  # noqa: E402
 EXAMPLES = ROOT / "assets" / "examples"
-
-
-def wait(ms: int) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
-
-
-def capture(name: str) -> Path:
-    path = OUT / name
-    subprocess.run(["import", "-window", "root", str(path)], check=True)
-    print(f"wrote {path}")
-    return path
 
 
 def authoring_form(app) -> None:
