@@ -116,6 +116,16 @@ PLOT_BACKGROUND = {False: "w", True: "#0f172a"}
 PLOT_INK = {False: "#0f172a", True: "#e2e8f0"}
 #: The strokes of the component icons, on a light and on a dark theme.
 ICON_STROKE = {False: "#334155", True: "#cbd5e1"}
+#: Softer series for plots with many lines (rubrics over time, a drill's dashboards).
+SERIES_SOFT = ("#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6", "#eab308", "#6366f1", "#64748b",
+               "#ec4899", "#84cc16")
+#: A drill's dashboards and the interviewer's view of them.
+DRILL_PLOT = {"limit": "#dc2626", "told": "#dc2626", "mitigation": "#16a34a", "cursor": "#7c3aed", "truth": "#0ea5e9"}
+#: Banners of a drill: the page the on-call engineer gets, and the ticket.
+PAGE_STYLE = "background:#fef2f2; color:#7f1d1d; border:1px solid #fca5a5; border-radius:4px; padding:6px;"
+TICKET_STYLE = "background:#fffbeb; color:#78350f; border:1px solid #fcd34d; border-radius:4px; padding:6px;"
+#: The inspector's strip of live warnings: (background, text) on a light and on a dark theme.
+WARNING_STRIP = {False: ("#fde68a", "#3b2f0b"), True: ("#4a3b0a", "#fde68a")}
 #: Text drawn on a coloured badge.
 ON_BADGE = "#ffffff"
 

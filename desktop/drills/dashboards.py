@@ -17,8 +17,11 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QStackedWidget, 
 
 from inferboard.drills.views import DASHBOARDS, Dashboard, Unavailable
 
-LINE_COLOURS = ["#0ea5e9", "#f97316", "#22c55e", "#a855f7", "#ef4444", "#14b8a6", "#eab308", "#6366f1", "#64748b"]
-LIMIT_COLOUR, TOLD_COLOUR, MITIGATION_COLOUR, CURSOR_COLOUR = "#dc2626", "#dc2626", "#16a34a", "#7c3aed"
+from desktop.theme import DARK_INK, DRILL_PLOT, LIGHT_INK, PLOT_INK, SERIES_SOFT
+
+LINE_COLOURS = list(SERIES_SOFT[:9])
+LIMIT_COLOUR, TOLD_COLOUR, MITIGATION_COLOUR, CURSOR_COLOUR = (DRILL_PLOT["limit"], DRILL_PLOT["told"],
+                                                              DRILL_PLOT["mitigation"], DRILL_PLOT["cursor"])
 COLUMNS = 2
 PLOT_HEIGHT = 230
 TAB_TITLES = {"system": "System", "breakdown": "By component", "model": "Model", "segments": "By segment",
@@ -85,7 +88,7 @@ class DashboardPlots(QWidget):
         self.notes = QLabel(self)
         self.notes.setObjectName(f"dashboard_notes_{name}")
         self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("color: #64748b;")
+        self.notes.setStyleSheet(f"color: {LIGHT_INK.muted};")
         self.grid = QGridLayout()
         self.grid.setSpacing(6)
         layout = QVBoxLayout(self)
@@ -145,7 +148,7 @@ class DashboardPlots(QWidget):
         text = label.replace("-", "\u2011").replace(" ", "&nbsp;")  # an entry never breaks across lines
         if is_limit(label):
             return f"<span style='color:{LIMIT_COLOUR}'>┅</span>&nbsp;{text}"
-        return f"<span style='color:{self.colours.get(label, '#64748b')}'>■</span>&nbsp;{text}"
+        return f"<span style='color:{self.colours.get(label, LIGHT_INK.muted)}'>■</span>&nbsp;{text}"
 
     def show_dashboard(self, dashboard: Dashboard, markers: list[Marker] = (), cursor_min: float | None = None) -> None:
         shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
@@ -154,7 +157,7 @@ class DashboardPlots(QWidget):
         self.notes.setText(" · ".join(dashboard.notes))
         self.notes.setVisible(bool(dashboard.notes))
         x = np.asarray(dashboard.times_min, dtype=float)
-        ink = "#e2e8f0" if self.dark else "#0f172a"
+        ink = PLOT_INK[bool(self.dark)]
         for title, lines in dashboard.panels.items():
             drawn, others = plotted(lines)
             top, low = -math.inf, math.inf
@@ -172,7 +175,7 @@ class DashboardPlots(QWidget):
             now = ", ".join(f"{label} {latest_value(lines[label]):.3g}" for label in others)
             text = (f"<b style='color:{ink}'>{title}</b>&nbsp;&nbsp; "
                     + " &nbsp;".join(self.key(label) for label in drawn)
-                    + (f"<br><span style='color:#64748b'>now: {now}</span>" if now else ""))
+                    + (f"<br><span style='color:{LIGHT_INK.muted}'>now: {now}</span>" if now else ""))
             if self.titles.get(title) != text:
                 self.headings[title].setText(text)
                 self.titles[title] = text
@@ -218,7 +221,7 @@ class UnavailablePanel(QLabel):
 
     def show_reason(self, reason: str) -> None:
         self.setText(f"<p style='font-size:13pt'><b>Unavailable:</b> {reason}.</p>"
-                     "<p style='color:#64748b'>This design cannot show this view, so the incident has to be "
+                     f"<p style='color:{LIGHT_INK.muted}'>This design cannot show this view, so the incident has to be "
                      "worked without it. The result says what its absence cost.</p>")
 
 
@@ -301,7 +304,7 @@ class DashboardTabs(QTabWidget):
             missing = isinstance(shown, Unavailable)
             self.setTabText(index, TAB_TITLES[name] + (" (none)" if missing else ""))
             self.setTabToolTip(index, f"Unavailable: {shown.reason}" if missing else DASHBOARDS[name])
-            self.tabBar().setTabTextColor(index, QColor("#94a3b8" if missing else self.palette().text().color()))
+            self.tabBar().setTabTextColor(index, QColor(DARK_INK.muted if missing else self.palette().text().color()))
         self.redraw()
 
     def redraw(self) -> None:

@@ -24,8 +24,10 @@ from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
 from desktop.shell.window_placement import place_pair_if_shown
+from desktop.theme import DRILL_PLOT, LIGHT_INK
 
-EFFECT_COLOURS = {"fixes": "#15803d", "worsens": "#b91c1c", "no_effect": "#64748b", "unlisted": "#64748b"}
+EFFECT_COLOURS = {"fixes": LIGHT_INK.good, "worsens": LIGHT_INK.bad, "no_effect": LIGHT_INK.muted,
+                  "unlisted": LIGHT_INK.muted}
 
 
 def truth_panel_html(truth) -> str:
@@ -34,7 +36,7 @@ def truth_panel_html(truth) -> str:
                        for c in changes) or "<li>—</li>"
 
     mitigations = "".join(
-        f"<li><b style='color:{EFFECT_COLOURS.get(m['effect'], '#64748b')}'>{esc(m['effect'].replace('_', ' '))}</b>"
+        f"<li><b style='color:{EFFECT_COLOURS.get(m['effect'], LIGHT_INK.muted)}'>{esc(m['effect'].replace('_', ' '))}</b>"
         f" — {esc(m['action'].replace('_', ' '))} {esc(m['target'])}"
         + ("" if m["value"] is None else f" = {m['value']:g}") + f": {esc(m['why'])}</li>" for m in truth.mitigations)
     faults = "".join(f"<li>{esc(f)}</li>" for f in truth.faults) or "<li>none (edits, versions or drift)</li>"
@@ -56,7 +58,7 @@ class DrillConsole(QWidget):
         self.session, self.clock = session, clock
         self.setWindowTitle(f"Interviewer — drill: {session.drill.title} — Inferboard")
         self.title = QLabel(f"<b style='font-size:12pt'>{esc(session.drill.title)}</b><br>"
-                            f"<span style='color:#64748b'>Interviewer console · {esc(session.drill.kind)} · "
+                            f"<span style='color:{LIGHT_INK.muted}'>Interviewer console · {esc(session.drill.kind)} · "
                             f"{esc(session.drill.difficulty)} · only you see this window</span>", self)
         self.clock_label = QLabel(self)
         self.clock_label.setObjectName("console_clock")
@@ -117,10 +119,10 @@ class DrillConsole(QWidget):
         for key, title in (("p99_ms", "True p99 latency (ms), whatever the design shows"),
                            ("accuracy_pct", "True accuracy (%)")):
             widget, plot = plot_widget(self, title, title, dark, 180)
-            curves[key] = plot.plot([], [], pen=pg.mkPen("#0ea5e9", width=2))
+            curves[key] = plot.plot([], [], pen=pg.mkPen(DRILL_PLOT["truth"], width=2))
             if key == "p99_ms" and slo:
                 plot.addItem(pg.InfiniteLine(pos=float(slo), angle=0,
-                                             pen=pg.mkPen("#dc2626", width=1.5, style=Qt.PenStyle.DashLine)))
+                                             pen=pg.mkPen(DRILL_PLOT["limit"], width=1.5, style=Qt.PenStyle.DashLine)))
             widgets.append(widget)
         return widgets, curves
 
@@ -136,7 +138,8 @@ class DrillConsole(QWidget):
         k = max(0, session.timeline.ticks_done - 1)
         slo = session.design.requirements.slo_p99_ms
         p99 = float(series["p99_ms"][k]) if series["times_s"].size else math.nan
-        state = "<b style='color:#15803d'>SLO met</b>" if truth.slo_ok_now else "<b style='color:#b91c1c'>SLO BREACHED</b>"
+        state = (f"<b style='color:{LIGHT_INK.good}'>SLO met</b>" if truth.slo_ok_now
+                 else f"<b style='color:{LIGHT_INK.bad}'>SLO BREACHED</b>")
         told = (session.now_s - session.notice_s) / 60.0
         score = self.score_now()
         self.slo.setText(f"{state} now: p99 {p99:.0f} ms" + (f" (SLO {slo:g} ms)" if slo else "")
@@ -155,7 +158,7 @@ class DrillConsole(QWidget):
                 self.actions.setItem(r, 0, QTableWidgetItem(text))
                 effect = QTableWidgetItem(outcome.replace("_", " "))
                 if outcome:
-                    effect.setForeground(QBrush(QColor(EFFECT_COLOURS.get(outcome, "#64748b"))))
+                    effect.setForeground(QBrush(QColor(EFFECT_COLOURS.get(outcome, LIGHT_INK.muted))))
                 self.actions.setItem(r, 1, effect)
             self.actions.resizeRowsToContents()
             self.actions.scrollToBottom()

@@ -14,6 +14,8 @@ from inferboard.drills.engine import DrillError, DrillSession, RecordedAction
 from inferboard.drills.mitigate import VALUE_SPECS
 from inferboard.drills.schema import MITIGATIONS
 
+from desktop.theme import LIGHT_INK
+
 MITIGATION_TITLES = {
     "rollback_canary": "Roll back the canary", "scale_out": "Scale out a pool", "fail_over": "Fail over a region",
     "restore_region": "Restore a region", "switch_to_fallback": "Switch to the fallback model",
@@ -88,7 +90,7 @@ class MitigationPicker(QWidget):
         self.value_label = QLabel("Value:", self)
         self.about = QLabel(self)
         self.about.setWordWrap(True)
-        self.about.setStyleSheet("color: #64748b;")
+        self.about.setStyleSheet(f"color: {LIGHT_INK.muted};")
         self.apply_button = _button("&Apply mitigation", self, "apply_mitigation")
         form = QFormLayout(self)
         form.setContentsMargins(0, 0, 0, 0)

@@ -17,6 +17,7 @@ from inferboard.model.design import Design
 
 from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
+from desktop.theme import DARK_INK, LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -53,7 +54,7 @@ class DrillPicker(QDialog):
                 item.setData(ID_ROLE, drill.id)
                 item.setToolTip(text)
                 if problems:
-                    item.setForeground(QBrush(QColor("#94a3b8" if column < 3 else "#b45309")))
+                    item.setForeground(QBrush(QColor(DARK_INK.muted if column < 3 else LIGHT_INK.caution)))
                 self.table.setItem(row, column, item)
         self.table.resizeRowsToContents()
         self.table.itemSelectionChanged.connect(self._selected)
@@ -118,7 +119,7 @@ class DrillPicker(QDialog):
         problems = self.problems[drill_id]
         text = f"<b>{esc(drill.title)}</b><br>{esc(drill.summary)}"
         if problems:
-            text += f"<br><span style='color:#b45309'>Cannot be planted here: {esc('; '.join(problems))}.</span>"
+            text += f"<br><span style='color:{LIGHT_INK.caution}'>Cannot be planted here: {esc('; '.join(problems))}.</span>"
         self.summary.setText(text)
         self.start_button.setEnabled(not problems)
 

@@ -17,6 +17,7 @@ from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
 from desktop.practice.report_export import ask_report_path, slug
 from desktop.practice.result_tabs import score_colour
+from desktop.theme import LIGHT, LIGHT_INK
 
 CRITERIA = {"symptom": "Symptom and scope", "changes_early": "Recent changes checked early",
             "mitigation_first": "Mitigated before digging deep", "time_to_mitigate": "Time to mitigate",
@@ -39,11 +40,11 @@ def summary_html(result: dict[str, Any]) -> str:
     ttm = result.get("time_to_mitigate_min")
     impact = result.get("customer_impact", {})
     colour = score_colour(result["percent"])
-    restored = ("<span style='color:#16a34a'>SLO restored</span>" if result.get("restored")
-                else "<span style='color:#dc2626'>not restored</span>")
+    restored = (f"<span style='color:{LIGHT.ok}'>SLO restored</span>" if result.get("restored")
+                else f"<span style='color:{LIGHT.bad}'>not restored</span>")
     return (f"<span style='font-size:20pt;color:{colour}'><b>{esc(result['grade'])}</b> "
             f"{result['percent']:.0f}%</span><br>{esc(result['title'])}<br>"
-            f"<span style='color:#64748b'>told at minute {told:g} · ended at minute {result['ended_min']:g} · "
+            f"<span style='color:{LIGHT_INK.muted}'>told at minute {told:g} · ended at minute {result['ended_min']:g} · "
             + (f"mitigated after {ttm:g} min" if ttm is not None else "not mitigated")
             + f" · {result['budget_burned_pct']:.2f}% of the monthly error budget · "
             f"{impact.get('total', 0):,.0f} requests harmed · </span>{restored}")

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QTableWidget, QWidget
 
 from desktop.drills.clock import SPEEDS, DrillClock, speed_text
+from desktop.theme import PLOT_BACKGROUND, PLOT_INK
 
 
 def read_only_table(parent: QWidget, name: str, accessible: str, headers: Sequence[str], stretch: int,
@@ -32,12 +33,12 @@ def plot_widget(parent: QWidget, title: str, accessible: str, dark: bool, min_he
     """A ``pg.PlotWidget`` (one per plot, never a ``GraphicsLayoutWidget``) and its PlotItem."""
     import pyqtgraph as pg
 
-    widget = pg.PlotWidget(parent, background="#0f172a" if dark else "w")
+    widget = pg.PlotWidget(parent, background=PLOT_BACKGROUND[bool(dark)])
     widget.setAccessibleName(accessible)
     widget.setMinimumHeight(min_height)
     plot = widget.getPlotItem()
     if title:
-        plot.setTitle(title, color="#e2e8f0" if dark else "#0f172a", size="10pt")
+        plot.setTitle(title, color=PLOT_INK[bool(dark)], size="10pt")
     plot.setMouseEnabled(x=False, y=False)
     plot.hideButtons()
     plot.getAxis("bottom").setLabel("minutes since the drill started")

@@ -22,9 +22,8 @@ from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardT
 from desktop.drills.notebook import MITIGATION_TITLES, Notebook
 from desktop.drills.widgets import read_only_table, speed_box
 from desktop.practice.common import esc
+from desktop.theme import LIGHT_INK, PAGE_STYLE, TICKET_STYLE
 
-PAGE_STYLE = "background:#fef2f2; color:#7f1d1d; border:1px solid #fca5a5; border-radius:4px; padding:6px;"
-TICKET_STYLE = "background:#fffbeb; color:#78350f; border:1px solid #fcd34d; border-radius:4px; padding:6px;"
 
 
 def clock_text(t_s: float) -> str:
@@ -117,7 +116,7 @@ class DrillWindow(QWidget):
         self.status = QLabel(self)
         self.status.setObjectName("drill_status")
         self.status.setWordWrap(True)
-        self.status.setStyleSheet("color: #b91c1c;")
+        self.status.setStyleSheet(f"color: {LIGHT_INK.bad};")
         self.notebook = Notebook(session, self, self.status.setText)
         self.notebook.acted.connect(self.refresh)
         right = QSplitter(Qt.Orientation.Vertical, self)

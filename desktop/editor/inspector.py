@@ -17,7 +17,7 @@ from inferboard.model import events as ev
 from desktop import icons
 from desktop.editor.document import DesignDocument
 from desktop.editor.param_editors import ParamEditor, ParseError, make_editor
-from desktop.theme import LIGHT_INK
+from desktop.theme import LIGHT_INK, WARNING_STRIP
 
 
 class Inspector(QWidget):
@@ -138,7 +138,7 @@ class Inspector(QWidget):
     def _show_warnings(self) -> None:
         messages = self.node_warnings.get(self.node_id, []) if self.node_id is not None else []
         self.warnings_label.setText("\n".join(f"⚠ {message}" for message in messages))
-        colours = ("#fde68a", "#3b2f0b") if not self.dark else ("#4a3b0a", "#fde68a")
+        colours = WARNING_STRIP[bool(self.dark)]
         self.warnings_label.setStyleSheet(f"background: {colours[0]}; color: {colours[1]}; padding: 5px 6px; "
                                           "border-radius: 4px;")
         self.warnings_label.setVisible(bool(messages))

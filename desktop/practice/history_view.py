@@ -21,7 +21,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
-from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES
+from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES_SOFT
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class HistoryView:
     open: Callable[[History], QWidget]
 
 
-PALETTE = SERIES
+PALETTE = SERIES_SOFT
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
