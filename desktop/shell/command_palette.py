@@ -18,8 +18,9 @@ def plain(title: str) -> str:
 
 
 class CommandPalette(QDialog):
-    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None, specs=ACTIONS):
+    def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None, specs=None):
         super().__init__(parent)
+        specs = specs if specs is not None else getattr(parent, "action_specs", ACTIONS)
         self.setWindowTitle("Command Palette")
         self.setObjectName("command_palette")
         self.actions_by_id = actions
@@ -83,8 +84,9 @@ class CommandPalette(QDialog):
 
 
 class ShortcutsDialog(QDialog):
-    def __init__(self, parent: QWidget | None = None, specs: tuple[ActionSpec, ...] = ACTIONS):
+    def __init__(self, parent: QWidget | None = None, specs: tuple[ActionSpec, ...] | None = None):
         super().__init__(parent)
+        specs = specs if specs is not None else getattr(parent, "action_specs", ACTIONS)
         self.setWindowTitle("Keyboard Shortcuts")
         rows = [s for s in specs if shortcut_text(s)]
         self.table = QTableWidget(len(rows), 3, self)

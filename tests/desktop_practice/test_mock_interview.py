@@ -117,7 +117,8 @@ def test_the_interviewers_follow_up_changes_the_candidates_readouts(interview, q
     tile = candidate.readouts.tiles["throughput_rps"]
     qtbot.waitUntil(lambda: candidate.readouts.steady is not None and not candidate.evaluator.busy(), timeout=20000)
     before = tile.text()
-    qtbot.waitUntil(lambda: console.link.latest is not None and len(console.mirror.node_ids()) == len(reference.nodes))
+    qtbot.waitUntil(lambda: console.link.latest is not None and len(console.mirror.node_ids()) == len(reference.nodes),
+                    timeout=20000)
     follow_up = next(f for f in console.scenario.follow_ups if "mean_rps" in f.requirement_changes)
     console.follow_ups.buttons[follow_up.id].click()
     assert candidate.follow_up_banner.isVisibleTo(candidate) and follow_up.title in candidate.follow_up_banner.text()
@@ -134,7 +135,8 @@ def test_a_fault_follow_up_is_injected_into_the_candidates_readouts(interview, q
     candidate, console = mock.candidate, mock.console
     reference = console.link.entry.reference_design()
     candidate.document.set_design(reference)
-    qtbot.waitUntil(lambda: console.link.latest is not None and len(console.mirror.node_ids()) == len(reference.nodes))
+    qtbot.waitUntil(lambda: console.link.latest is not None and len(console.mirror.node_ids()) == len(reference.nodes),
+                    timeout=20000)
     follow_up = next(f for f in console.scenario.follow_ups if f.faults and not f.requirement_changes)
     kinds = {parse_fault_spec(text).kind for text in follow_up.faults}
     assert candidate.readouts.faults == ()
