@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, QTimer, Signal
 
-from inferboard.store import design_to_dict, parse_design
+from inferboard.store import DesignFileError, design_to_dict, parse_design
 
 from desktop.editor.document import DesignDocument
 
@@ -104,7 +104,7 @@ class EvalJob(QRunnable):
         timings: dict[str, float] = {}
         try:
             design = parse_design(self.data, "<snapshot>")
-        except Exception as error:  # a snapshot of a valid design always parses; be safe anyway
+        except DesignFileError as error:  # a snapshot of a valid design always parses; be safe anyway
             self.signals.failed.emit("snapshot", self.token, str(error))
             self.signals.finished.emit(self.token, timings)
             return
@@ -131,14 +131,15 @@ class _Warmup(QRunnable):
         self.done_signal.finished.connect(lambda *_: done())
 
     def run(self) -> None:
-        try:
-            from inferboard.rules import default_rules
+        from inferboard.rules import default_rules
+        from inferboard.rules.loader import RuleFileError
 
+        try:
             default_rules()
-            import inferboard.sim.design_sim  # noqa: F401
-            import inferboard.sim.timeline  # noqa: F401
-        except Exception:
-            pass
+        except RuleFileError:
+            pass  # a broken rubric: the first evaluation reports it, naming the file
+        import inferboard.sim.design_sim  # noqa: F401
+        import inferboard.sim.timeline  # noqa: F401
         self.done_signal.finished.emit(None, None)
 
 
