@@ -187,13 +187,13 @@ class DrillConsole(QWidget):
         for widget in self.plots:
             plot = widget.getPlotItem()
             for a in applied:
-                colour = EFFECT_COLOURS.get(a.outcome, "#64748b")
+                colour = EFFECT_COLOURS.get(a.outcome, LIGHT_INK.muted)
                 line = pg.InfiniteLine(pos=a.t_s / 60.0, angle=90, pen=pg.mkPen(colour, width=1.5))
                 plot.addItem(line, ignoreBounds=True)
                 self.marked.append((plot, line))
         told = self.session.notice_s / 60.0
         for widget in self.plots:
-            line = pg.InfiniteLine(pos=told, angle=90, pen=pg.mkPen("#dc2626", width=1, style=Qt.PenStyle.DashLine))
+            line = pg.InfiniteLine(pos=told, angle=90, pen=pg.mkPen(DRILL_PLOT["told"], width=1, style=Qt.PenStyle.DashLine))
             widget.getPlotItem().addItem(line, ignoreBounds=True)
             self.marked.append((widget.getPlotItem(), line))
 

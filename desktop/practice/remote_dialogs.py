@@ -224,7 +224,7 @@ class HostInterviewDialog(QDialog):
         try:
             code = remote.new_code()
         except RuntimeError as error:
-            self.status_label.setText(f"<b style='color:#b91c1c'>{esc(str(error))}</b>")
+            self.status_label.setText(f"<b style='color:{LIGHT_INK.bad}'>{esc(str(error))}</b>")
             return None
         self.code_label.setText(code)
         self.code_label.setEnabled(True)

@@ -23,6 +23,7 @@ GROUPS = {
     "remote": ("a remote mock interview: the host dialog and the joined console", "1600x1000"),
     "workshop": ("scenario authoring and projector mode (whole screen)", "1920x1080"),
     "cohort": ("grading a room and the cohort view (whole screen)", "1920x1080"),
+    "drills": ("an incident drill: dashboards, alert, change log, mitigation, result, interviewer", "1600x1000"),
 }
 TAKES_NAMES = {"editor", "workshop"}
 

@@ -25,7 +25,7 @@ from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
 
 from desktop.app import make_application  # noqa: E402
 
-OUT = Path(__file__).resolve().parent
+OUT = ROOT / "docs" / "screenshots"
 DRILL = "slow-canary-version"
 
 
