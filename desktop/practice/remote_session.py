@@ -69,9 +69,8 @@ def status_html(status: Status, verification: str = "", other: str = "") -> str:
     if status.state == "connected" and other:
         words = f"Connected to {other}"
     text = f"<b style='color:{colour}'>{esc(words)}</b>"
-STATE_COLOUR = {"connected": LIGHT_INK.good, "lost": LIGHT_INK.bad, "reconnecting": LIGHT_INK.bad,
-                "refused": LIGHT_INK.bad, "code_replaced": LIGHT_INK.caution, "rejoin": LIGHT_INK.caution,
-                "ended": LIGHT_INK.muted}
+    if status.detail and status.state not in ("listening", "handshake", "rejoin", "code_replaced"):
+        text += f" <span style='color:{LIGHT_INK.muted}'>({esc(status.detail)})</span>"
     if verification:
         text += f" · verification <b style='font-family:monospace'>{esc(verification)}</b>"
     return text

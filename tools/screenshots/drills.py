@@ -4,8 +4,8 @@ same drill on the design without observability; the result; and a drill intervie
 
 The clock is driven by hand (``session.advance_to``) so every run gives the same pictures.
 Run on a 1600x1000 display with a window manager (``Xvfb :71 -screen 0 1600x1000x24 &``,
-``DISPLAY=:71 openbox &``, then ``DISPLAY=:71 QT_QPA_PLATFORM=xcb python
-docs/screenshots/make_drill_screenshots.py``). The whole screen is captured with ImageMagick's
+``DISPLAY=:71 openbox &``, then ``DISPLAY=:71 QT_QPA_PLATFORM=xcb python -m tools.screenshots
+drills``). The whole screen is captured with ImageMagick's
 ``import``, as a person would see it.
 """
 
