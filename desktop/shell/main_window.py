@@ -25,7 +25,6 @@ from desktop.editor.palette import Palette
 from desktop.editor.requirements_editor import RequirementsEditor
 from desktop.editor.warnings_view import LiveWarnings
 from desktop.findings.dock import FindingsPanel
-from desktop.projector_view import apply_projector_view, projected_theme
 from desktop.readouts.dock import ReadoutsPanel
 from desktop.readouts.loadtest import LoadTestRunner
 from desktop.settings import RecentFiles, app_settings, data_dir
@@ -37,6 +36,7 @@ from desktop.shell.features import Feature
 from desktop.shell.features import install as install_features
 from desktop.shell.files import FileController
 from desktop.shell.presenting import Presenter
+from desktop.shell.projector_view import apply_projector_view, projected_theme
 from desktop.shell.window_commands import WindowCommands
 from desktop.theme import ThemeManager
 

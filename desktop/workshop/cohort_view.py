@@ -20,9 +20,9 @@ from inferboard.workshop.grading import GradingRun, SubmissionResult
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.result_tabs import score_colour
+from desktop.theme import LIGHT_INK
 from desktop.workshop.cohort_plots import DistributionPlots
 from desktop.workshop.cohort_side_by_side import SideBySide
-from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
