@@ -208,7 +208,7 @@ class DrillWindow(QWidget):
     def _title_alerts(self, count: int) -> None:
         fresh = self.new_alerts() > 0
         self.alerts_box.setTitle((f"Alerts ({count} delivered)" if count else "Alerts") + (" — NEW" if fresh else ""))
-        self.alerts_box.setStyleSheet("QGroupBox { color: #b91c1c; font-weight: bold; }" if fresh else "")
+        self.alerts_box.setStyleSheet(f"QGroupBox {{ color: {LIGHT_INK.bad}; font-weight: bold; }}" if fresh else "")
 
     def acknowledge_alerts(self) -> None:
         """The user looked at the alerts: nothing is new any more."""
