@@ -134,3 +134,44 @@ def test_tabbing_through_the_requirements_never_scrolls_sideways(make_window, qt
         QApplication.processEvents()
         assert bar.value() == 0 and bar.maximum() == 0
     assert editor.scroll.widget().width() <= editor.scroll.viewport().width()
+
+
+def test_card_parameter_values_are_never_cut(make_window, qtbot):
+    """Every kind's card rows, with every choice each shown parameter offers and large numbers, are
+    drawn whole: a label and value side by side fit the card, and where they do not, the value takes
+    the next line and the card grows to hold it."""
+    from inferboard.model import Design
+
+    from desktop.editor.canvas import style
+    from desktop.editor.canvas.node_item import ROW_GAP, ROW_INSET, card_fonts
+
+    design = Design()
+    count = 0
+    for kind in (k for k in design.catalog.kinds.values() if not k.container):
+        variants = [{}]
+        for name in kind.card_params:
+            spec = kind.param(name)
+            if spec is not None and spec.choices:
+                variants += [{name: choice} for choice in spec.choices]
+            elif spec is not None and spec.type == "int" and spec.max is not None:
+                variants.append({name: int(spec.max)})
+        for params in variants:
+            design.add_node(kind.id, (count % 8) * 220, (count // 8) * 220, params=params, node_id=f"n{count}")
+            count += 1
+    window = make_window(design)
+    labels, values = QFontMetricsF(card_fonts()["label"]), QFontMetricsF(card_fonts()["value"])
+    inner = style.CARD_WIDTH - 2 * ROW_INSET
+    two_line = 0
+    for item in window.scene.nodes.values():
+        shown = {name: item.node.params.get(name) for name in item.kind.card_params}
+        for row, name in zip(item.rows, item.kind.card_params):
+            spec = item.kind.param(name)
+            assert row.value == style.format_value(spec, shown[name]) and row.label == (spec.title if spec else name)
+            if row.two_lines:
+                two_line += 1
+                assert labels.horizontalAdvance(row.label) <= inner and values.horizontalAdvance(row.value) <= inner
+            else:
+                assert labels.horizontalAdvance(row.label) + ROW_GAP + values.horizontalAdvance(row.value) <= inner
+        lines = len(item.rows) + sum(row.two_lines for row in item.rows)
+        assert style.HEADER_HEIGHT + 8 + lines * style.LINE_HEIGHT <= item.boundingRect().height(), item.node.id
+    assert two_line > 0  # some values (the balancing policies) did need their own line

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 from inferboard.model import Edge, EditRefused, ops
 
 from desktop.editor.canvas import placement, style
+from desktop.editor.canvas.node_item import card_size
 from desktop.editor.canvas.scene import DesignScene
 from desktop.editor.commands import NUDGE_MERGE_ID
 from desktop.editor.document import DesignDocument
@@ -58,7 +59,7 @@ class CanvasEditor(QObject):
         if kind is None:
             self.document.refused.emit(f"unknown component kind '{kind_id}'")
             return None
-        width, height = (360.0, 260.0) if kind.container else (style.CARD_WIDTH, style.card_height(kind))
+        width, height = (360.0, 260.0) if kind.container else card_size(kind, kind.defaults())
         if kind.container:
             x, y = pos.x() - 180.0, pos.y() - 130.0
         else:
@@ -163,7 +164,7 @@ class CanvasEditor(QObject):
             if kind.container:
                 rects.append((raw["x"], raw["y"], raw.get("width") or 360.0, raw.get("height") or 260.0))
             else:
-                rects.append((raw["x"], raw["y"], style.CARD_WIDTH, style.card_height(kind)))
+                rects.append((raw["x"], raw["y"], *card_size(kind, {**kind.defaults(), **(raw.get("params") or {})})))
         if not rects:
             return 0.0, 0.0
         left, top, width, height = placement.bounds(rects)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Mapping, NamedTuple
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyle
@@ -101,6 +103,7 @@ class NodeItem(QGraphicsItem):
         #: At the figures' moment: inside a region that is down.
         self.dimmed = False
         self.width = style.CARD_WIDTH
+        self.rows: list[CardRow] = []
         self.height = style.card_height(kind)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
@@ -119,6 +122,11 @@ class NodeItem(QGraphicsItem):
     # ------------------------------------------------------------ state
     def set_node(self, node: Node) -> None:
         self.node = node
+        self.rows = card_rows(self.kind, node.params, self.width)
+        height = style.card_height(self.kind, sum(row.two_lines for row in self.rows))
+        if height != self.height:  # a value that needs a line of its own makes the card taller
+            self.prepareGeometryChange()
+            self.height = height
         self.setPos(node.x, node.y)
         first = self.kind.description.strip().split(". ")[0].rstrip(".")
         self.setToolTip(f"<b>{self.title()}</b> — {self.kind.title}<br><i>{node.id}</i><br>{first}."
@@ -288,27 +296,23 @@ class NodeItem(QGraphicsItem):
 
     def _paint_params(self, painter: QPainter, theme: Theme) -> None:
         fonts = card_fonts()
+        labels, values = QFontMetricsF(fonts["label"]), QFontMetricsF(fonts["value"])
+        inner = self.width - 2 * ROW_INSET
         y = style.HEADER_HEIGHT + 8
-        for name in self.kind.card_params:
-            spec = self.kind.param(name)
-            label = spec.title if spec else name
-            value = style.format_value(spec, self.node.params.get(name))
+        for row in self.rows:
+            value_top = y + style.LINE_HEIGHT if row.two_lines else y
+            value_width = inner if row.two_lines else min(values.horizontalAdvance(row.value) + 2, inner)
             painter.setFont(fonts["value"])
-            # Values come first: a label keeps at least MIN_LABEL_WIDTH and is cut before the value is.
-            value_width = min(QFontMetricsF(fonts["value"]).horizontalAdvance(value) + 2,
-                              self.width - 30 - MIN_LABEL_WIDTH)
             painter.setPen(QColor(theme.text))
-            painter.drawText(QRectF(self.width - 14 - value_width, y, value_width, style.LINE_HEIGHT),
+            painter.drawText(QRectF(self.width - ROW_INSET - value_width, value_top, value_width, style.LINE_HEIGHT),
                              Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                             QFontMetricsF(fonts["value"]).elidedText(value, Qt.TextElideMode.ElideRight,
-                                                                      value_width))
+                             values.elidedText(row.value, Qt.TextElideMode.ElideRight, value_width))
+            label_width = inner if row.two_lines else inner - value_width - ROW_GAP
             painter.setFont(fonts["label"])
             painter.setPen(QColor(theme.muted))
-            label_width = self.width - 30 - value_width
-            painter.drawText(QRectF(14, y, label_width, style.LINE_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
-                             QFontMetricsF(fonts["label"]).elidedText(label, Qt.TextElideMode.ElideRight,
-                                                                      label_width))
-            y += style.LINE_HEIGHT
+            painter.drawText(QRectF(ROW_INSET, y, label_width, style.LINE_HEIGHT), Qt.AlignmentFlag.AlignVCenter,
+                             labels.elidedText(row.label, Qt.TextElideMode.ElideRight, label_width))
+            y += style.LINE_HEIGHT * (2 if row.two_lines else 1)
 
     def _paint_port_labels(self, painter: QPainter, theme: Theme) -> None:
         painter.setFont(card_fonts()["label"])
@@ -325,7 +329,38 @@ class NodeItem(QGraphicsItem):
 
 ALERT_HEIGHT = 16
 SMALLEST_TITLE_PT = 7.0
-MIN_LABEL_WIDTH = 44
+#: Space left and right of a card's parameter rows, and between a label and its value.
+ROW_INSET = 14.0
+ROW_GAP = 6.0
+
+
+class CardRow(NamedTuple):
+    label: str
+    value: str
+    #: The value sits on a line of its own under the label (the two do not fit side by side).
+    two_lines: bool
+
+
+def card_rows(kind: ComponentKind, params: Mapping[str, Any], width: float = style.CARD_WIDTH) -> list[CardRow]:
+    """The parameter rows a card shows: a label on the left and its value on the right, or, where
+    they do not fit side by side, the value on the next line, so neither is cut."""
+    fonts = card_fonts()
+    labels, values = QFontMetricsF(fonts["label"]), QFontMetricsF(fonts["value"])
+    inner = width - 2 * ROW_INSET
+    rows = []
+    for name in kind.card_params:
+        spec = kind.param(name)
+        label = spec.title if spec else name
+        value = style.format_value(spec, params.get(name))
+        fits = labels.horizontalAdvance(label) + ROW_GAP + values.horizontalAdvance(value) + 2 <= inner
+        rows.append(CardRow(label, value, not fits))
+    return rows
+
+
+def card_size(kind: ComponentKind, params: Mapping[str, Any]) -> tuple[float, float]:
+    """The width and height of the card for a component of ``kind`` with ``params``."""
+    rows = card_rows(kind, params)
+    return style.CARD_WIDTH, style.card_height(kind, sum(row.two_lines for row in rows))
 
 
 #: A title is shrunk down to this on one line before it goes onto two.

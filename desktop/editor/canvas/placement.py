@@ -10,6 +10,7 @@ from typing import Iterable, Iterator
 from inferboard.model import Design, Node
 
 from desktop.editor.canvas import style
+from desktop.editor.canvas.node_item import card_size
 
 Rect = tuple[float, float, float, float]
 #: Clear space kept around a placed card, so wires and ports stay readable.
@@ -22,7 +23,7 @@ def node_rect(design: Design, node: Node) -> Rect:
     kind = design.catalog.kind(node.kind)
     if kind.container:
         return node.x, node.y, node.width or 360.0, node.height or 260.0
-    return node.x, node.y, style.CARD_WIDTH, style.card_height(kind)
+    return (node.x, node.y, *card_size(kind, node.params))
 
 
 def obstacles(design: Design, container: bool, exclude: Iterable[str] = ()) -> list[Rect]:

@@ -19,8 +19,10 @@ REGION_HEADER = 30.0
 REGION_MIN = (120.0, 80.0)
 
 
-def card_height(kind: ComponentKind) -> float:
-    body = 10.0 + len(kind.card_params) * LINE_HEIGHT + 8.0
+def card_height(kind: ComponentKind, extra_lines: int = 0) -> float:
+    """A card's height: its header, then its parameter rows (``extra_lines`` more where a row's
+    value takes a line of its own) or its ports, whichever needs more."""
+    body = 10.0 + (len(kind.card_params) + extra_lines) * LINE_HEIGHT + 8.0
     ports = 16.0 + max(len(kind.inputs), len(kind.outputs)) * PORT_SPACING
     raw = HEADER_HEIGHT + max(body, ports, 24.0)
     return math.ceil(raw / GRID) * GRID  # whole grid cells, so edges and centres line up
