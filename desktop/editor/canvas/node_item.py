@@ -291,7 +291,10 @@ class NodeItem(QGraphicsItem):
             sub_width = pill.left() - 4 - 38
         painter.setPen(QColor(theme.muted))
         painter.setFont(fonts["small"])
-        sub = QFontMetricsF(fonts["small"]).elidedText(self.node_id, Qt.TextElideMode.ElideMiddle, sub_width)
+        small = QFontMetricsF(fonts["small"])
+        if sub_width < small.horizontalAdvance(self.node_id[:4] + "…"):
+            return  # a badge leaves no room for the id worth reading (it is in the tooltip and inspector)
+        sub = small.elidedText(self.node_id, Qt.TextElideMode.ElideMiddle, sub_width)
         painter.drawText(QRectF(38, sub_top, sub_width, 15 if sub_top < 22 else 14), Qt.AlignmentFlag.AlignVCenter, sub)
 
     def _paint_params(self, painter: QPainter, theme: Theme) -> None:
