@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel
+from PySide6.QtWidgets import QDockWidget, QFrame, QLabel, QScrollArea
 
 from inferboard.model import Design
 from inferboard.practice.history import History
@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from desktop.shell.main_window import MainWindow
 
 DOCK_NAME = "practice_dock"
+#: The practice panel scrolls below this height, so the window still fits a 1000 px screen.
+MIN_PANEL_HEIGHT = 240
 
 
 class SoloPractice(QObject):
@@ -56,7 +58,12 @@ class SoloPractice(QObject):
         self.dock = QDockWidget("Practice", w)
         self.dock.setObjectName(DOCK_NAME)
         self.dock.setAccessibleName("Practice panel")
-        self.dock.setWidget(self.panel)
+        scroll = QScrollArea(self.dock)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.panel)
+        scroll.setMinimumHeight(MIN_PANEL_HEIGHT)
+        self.dock.setWidget(scroll)
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
         self._place_dock()

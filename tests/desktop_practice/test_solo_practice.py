@@ -209,3 +209,17 @@ def test_the_findings_dock_scores_the_design_as_the_practice_result_does(solo, q
 
     controller.window.document.set_design(Design())
     assert evaluator.settings.scenario is None
+
+
+def test_a_practice_round_fits_a_1600x1000_screen(solo, qtbot):
+    """The practice panel scrolls rather than making the window taller than the screen."""
+    from desktop.practice.solo import MIN_PANEL_HEIGHT
+
+    controller = solo()
+    window = controller.window
+    qtbot.waitUntil(lambda: controller.dock.isVisible())
+    assert window.minimumSizeHint().height() <= 1000 - 40  # the screen less a title bar
+    window.resize(1600, 960)
+    qtbot.waitUntil(lambda: window.height() <= 960)
+    assert controller.dock.widget().widget() is controller.panel  # inside its scroll area
+    assert controller.dock.height() >= MIN_PANEL_HEIGHT
