@@ -256,15 +256,17 @@ class HistoryWindow(QWidget):
     def open_result(self, attempt_id: int | None = None):
         from desktop.practice.result_view import ResultWindow
 
-        attempt_id = attempt_id if attempt_id is not None else self.selected_attempt_id()
-        if attempt_id is None:
-            return None
-        record = self.history.attempt(attempt_id)
-        if record.result is None:
+        attempt_id, record = self._chosen(attempt_id)
+        if record is None or record.result is None:
             return None
         return self._remember(ResultWindow(record.result, None, html=lambda: record_report_html(record),
                                            open_replay=lambda: self.open_replay(attempt_id), theme=self.theme,
                                            mode=record.attempt.get("mode", "solo")))
+
+    def _chosen(self, attempt_id: int | None):
+        """The attempt asked for (else the selected one) and its record; (None, None) for neither."""
+        attempt_id = attempt_id if attempt_id is not None else self.selected_attempt_id()
+        return (attempt_id, self.history.attempt(attempt_id)) if attempt_id is not None else (None, None)
 
     def open_view(self, name: str):
         return self._remember(self.views[name].open(self.history))
@@ -272,19 +274,15 @@ class HistoryWindow(QWidget):
     def open_replay(self, attempt_id: int | None = None):
         from desktop.practice.replay_view import ReplayWindow
 
-        attempt_id = attempt_id if attempt_id is not None else self.selected_attempt_id()
-        if attempt_id is None:
+        attempt_id, record = self._chosen(attempt_id)
+        if record is None:
             return None
-        record = self.history.attempt(attempt_id)
         title = record.attempt.get("scenario_title") or record.attempt.get("scenario_id", "")
         return self._remember(ReplayWindow(Replay.from_rows(record.snapshots), title, None, self.theme))
 
     def export_report(self, path: str | Path | None = None, attempt_id: int | None = None) -> Path | None:
-        attempt_id = attempt_id if attempt_id is not None else self.selected_attempt_id()
-        if attempt_id is None:
-            return None
-        record = self.history.attempt(attempt_id)
-        if record.result is None:
+        attempt_id, record = self._chosen(attempt_id)
+        if record is None or record.result is None:
             return None
         path = path or ask_report_path(self, f"{slug(record.attempt.get('scenario_title') or 'attempt')}.html")
         return write_report(path, record_report_html(record), self) if path else None
