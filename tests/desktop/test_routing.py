@@ -3,7 +3,7 @@ looking for points inside a card, not by re-running the router's own crossing co
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtCore import QPointF, QRectF, Qt
 
 from desktop.editor.canvas.routing import route
 
@@ -101,3 +101,51 @@ def test_a_card_dragged_onto_a_wire_it_is_not_part_of_makes_the_wire_go_round_it
     assert wire.points != straight
     window.document.undo_stack.undo()  # the model moves it back: the wire goes straight again
     qtbot.waitUntil(lambda: wire.points == straight)
+
+
+def test_a_large_selection_drags_its_wires_along_and_routes_them_all_when_dropped(make_window, qtbot):
+    """More cards than ``REROUTE_WHILE_DRAGGING`` in flight: the wires between them move with them
+    unchanged, the wires leaving the selection follow their ports (without the detours), and once
+    dropped every wire has the route a fresh routing gives it."""
+    from PySide6.QtCore import QEvent
+
+    from inferboard.model import Design
+
+    from desktop.editor.canvas.interactions import REROUTE_WHILE_DRAGGING
+    from tests.desktop.gestures import header_of, send_mouse
+
+    design = Design()
+    design.add_node("traffic_source", -400, 0, node_id="users")
+    chain = [f"c{i}" for i in range(REROUTE_WHILE_DRAGGING + 2)]
+    for i, node_id in enumerate(chain):
+        design.add_node("cache", i * 240, 0 if i % 2 else 120, node_id=node_id)
+    design.connect("users", "requests", chain[0], "requests", edge_id="in")
+    for i, (a, b) in enumerate(zip(chain, chain[1:])):
+        design.connect(a, "requests", b, "requests", edge_id=f"w{i}")
+    design.add_node("cache", -200, 300, node_id="stray")
+    window = make_window(design)
+    scene, view = window.scene, window.view
+    scene.select_ids(chain)
+    inner = [scene.edges[f"w{i}"] for i in range(len(chain) - 1)]
+    shapes = [list(edge.points) for edge in inner]
+    viewport = view.viewport()
+    start = view.mapFromScene(header_of(window, chain[0]))
+    send_mouse(viewport, QEvent.Type.MouseButtonPress, start)
+    for step in range(1, 6):
+        send_mouse(viewport, QEvent.Type.MouseMove, start + QPointF(step * 12, step * 30).toPoint(),
+                   button=Qt.MouseButton.NoButton)
+    offset = scene.edges["w0"].pos()
+    assert offset.y() > 0  # the cards are in flight: the model has not moved yet
+    assert offset == scene.nodes[chain[0]].pos() - QPointF(design.node(chain[0]).x, design.node(chain[0]).y)
+    assert [list(edge.points) for edge in inner] == shapes  # carried along, not routed
+    assert all(edge.pos() == offset for edge in inner)
+    boundary = scene.edges["in"]
+    assert boundary.pos().isNull() and boundary.points[-1][1] > boundary.points[0][1]  # follows the moved port
+    send_mouse(viewport, QEvent.Type.MouseButtonRelease, start + QPointF(60, 150).toPoint(),
+               buttons=Qt.MouseButton.NoButton)
+    qtbot.waitUntil(lambda: window.document.design.node(chain[0]).y != 120)
+    for edge in scene.edges.values():
+        assert edge.pos().isNull()
+        dropped = list(edge.points)
+        edge.update_path()
+        assert edge.points == dropped, edge.edge_id  # already routed as a fresh routing routes it

@@ -83,20 +83,28 @@ class EdgeItem(QGraphicsItem):
     def type(self) -> int:
         return EDGE_TYPE
 
-    def update_path(self) -> None:
+    def update_path(self, avoid: bool = True) -> None:
         """Follow the ports (called for every frame of a drag, so kept cheap: the hit-test shape is
-        built only when asked for)."""
+        built only when asked for). Without ``avoid``, the route ignores the other cards: a large
+        selection in flight routes its wires that way and avoids the cards once it is dropped."""
+        if not self.pos().isNull():
+            self.setPos(0, 0)  # the path is worked out in scene coordinates again (see ``follow``)
         start = self.source_port.anchor() + QPointF(4, 0)
         end = self.target_port.anchor() - QPointF(6, 0)
         self.prepareGeometryChange()
         self.points = routing.route((start.x(), start.y()), (end.x(), end.y()),
                                     card_rect(self.source_port.node_item), card_rect(self.target_port.node_item),
-                                    self.obstacles(start, end))
+                                    self.obstacles(start, end) if avoid else ())
         self._path = wire_path(start, end, self.points)
         # The wire enters the input port horizontally, so the arrow always points right.
         self._arrow = ARROW.translated(end.x() + 3, end.y())
         self._shape = None
         self._bounds = self._path.controlPointRect().adjusted(-8, -8, 8, 8)
+
+    def follow(self, offset: QPointF) -> None:
+        """Shift the wire as it was by ``offset``, unrouted: a wire between two cards dragged
+        together keeps its shape while they move, and is routed again when they are dropped."""
+        self.setPos(offset)
 
     def path_in_scene(self) -> QPainterPath:
         return self.mapToScene(self._path)

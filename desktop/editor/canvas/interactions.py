@@ -110,6 +110,11 @@ class MoveGesture:
         self.ids = {item.node_id for item in self.items}
         self.start = {item.node_id: QPointF(item.pos()) for item in self.items}
         self.edges = {edge for item in self.items for edge in item.edges}
+        # A large selection in flight drags the wires inside it rigidly and routes the wires leaving
+        # it without looking at the other cards; every wire is routed properly once it is dropped.
+        self.large = len(self.items) > REROUTE_WHILE_DRAGGING
+        self.inner = {edge for edge in self.edges if edge.source_port.node_item.node_id in self.ids
+                      and edge.target_port.node_item.node_id in self.ids} if self.large else set()
         self.others = [item.mapRectToScene(item.rect()) for item in scene.nodes.values()
                        if item.node_id not in self.ids and isinstance(item, NodeItem)]
         self.drop_target: RegionItem | None = None
@@ -146,7 +151,10 @@ class MoveGesture:
         for item in self.items:
             item.move_to(self.start[item.node_id] + delta, update_edges=False)
         for edge in self.edges:
-            edge.update_path()
+            if edge in self.inner:
+                edge.follow(delta)
+            else:
+                edge.update_path(avoid=not self.large)
         # Other wires the cards leave or come near are routed again too (for a large selection,
         # once it is dropped: see ``finish``).
         if cards:
@@ -181,6 +189,9 @@ class MoveGesture:
         self._clear_feedback()
         if not self.started:
             return
+        if self.large:
+            for edge in self.edges:
+                edge.update_path()
         design = scene.design
         positions = {}
         for item in self.items:
