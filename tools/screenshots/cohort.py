@@ -28,7 +28,7 @@ from inferboard.workshop.cohorts import CohortStore  # noqa: E402
 from inferboard.workshop.grading import grade_submissions  # noqa: E402
 from inferboard.workshop.submissions import Submission  # noqa: E402
 
-from tools.screenshots.screen import OUT, capture, wait  # noqa: E402
+from tools.screenshots.screen import capture, wait  # noqa: E402
 SCENARIO = "fraud-scoring-cpu"
 NAMES = ["amara", "bogdan", "chen", "dalia", "emeka", "fatima", "goran", "hana", "ines", "jonas", "kiri", "lena",
          "mateo", "nadia", "oskar", "priya", "quinn", "rosa", "sami", "tomas", "uma", "viktor", "wen", "yusuf"]

@@ -12,7 +12,6 @@ drills``). The whole screen is captured with ImageMagick's
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -21,25 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-shots-"))
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
-
 from desktop.app import make_application  # noqa: E402
+from tools.screenshots.screen import capture, wait  # noqa: E402
 
-OUT = ROOT / "docs" / "screenshots"
 DRILL = "slow-canary-version"
-
-
-def wait(ms: int) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(ms, loop.quit)
-    loop.exec()
-
-
-def capture(name: str) -> Path:
-    path = OUT / name
-    subprocess.run(["import", "-window", "root", str(path)], check=True)
-    print(f"wrote {path}")
-    return path
 
 
 def design(blind: bool = False):
