@@ -4,7 +4,7 @@ history. Handed to the main window by ``desktop.app`` (see ``desktop.shell.featu
 from __future__ import annotations
 
 from desktop.drills import open_drill, open_drill_history, open_drill_interview
-from desktop.practice.history_view import HistoryView
+from desktop.practice.history_views import HistoryView
 from desktop.practice.menu import PRACTICE
 from desktop.shell.actions import ActionSpec
 from desktop.shell.features import Feature

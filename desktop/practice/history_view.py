@@ -4,9 +4,8 @@ its HTML report."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
@@ -19,20 +18,10 @@ from inferboard.practice.replay import Replay
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
+from desktop.practice.history_views import HistoryView
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
 from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES_SOFT
-
-
-@dataclass(frozen=True)
-class HistoryView:
-    """Another view of the same history, offered by a floor above practice (the drill history): a
-    button in the history window opens it."""
-
-    name: str
-    title: str
-    tip: str
-    open: Callable[[History], QWidget]
 
 
 PALETTE = SERIES_SOFT
