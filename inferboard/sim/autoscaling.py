@@ -217,6 +217,9 @@ class PoolController:
         reps = np.full(count, float(plan.initial))
         self.track = PoolTrack(reps, reps.copy(), np.full(count, np.inf))
         self.limit = 0  #: ticks below it have been run
+        #: stop at the end of the first tick whose ready count differs from the one before (``limit``
+        #: then says where): the caller re-routes from there on (:mod:`timeline_routing`)
+        self.stop_when_ready_changes = False
         self.metric_at: Callable[[int, int, int], np.ndarray] | None = None
         self.idle_since: float | None = None
         if self.autoscaler is not None:
@@ -420,6 +423,42 @@ class PoolController:
             if rec != self.replicas:
                 self.scale_to(i, rec, f"HPA {a.metric} {value:.3g} vs target {a.target:g}")
 
+    # -- saving and going back --------------------------------------------------------------
+    def save(self) -> dict:
+        """The loop's state where it stands (between two sends), for :meth:`restore`. The track
+        from ``limit`` on holds the current counts (every change is written to the end)."""
+        at = min(self.limit, self.count - 1)
+        track = self.track
+        saved = {name: getattr(self, name) for name in (
+            "replicas", "ready", "configured", "cap", "reclaiming", "limit", "idle_since", "autoscaler")}
+        saved.update(pending=[list(p) for p in self.pending], up_events=list(self.up_events),
+                     down_events=list(self.down_events), wake=list(self.wake),
+                     tail=(track.replicas[at], track.ready[at], track.first_ready_s[at]) if self.count else None)
+        if self.autoscaler is not None:
+            saved.update(barriers=list(self.barriers), down_items=list(self.down_window.items),
+                         up_items=list(self.up_window.items) if self.up_window is not None else None)
+        return saved
+
+    def restore(self, saved: dict) -> Iterator[PoolTrack]:
+        """Put the loop back where :meth:`save` found it; returns a new generator standing there
+        (the old one must not be sent to again)."""
+        for name in ("replicas", "ready", "configured", "cap", "reclaiming", "limit", "idle_since", "autoscaler"):
+            setattr(self, name, saved[name])
+        self.pending = deque(list(p) for p in saved["pending"])
+        self.up_events, self.down_events = deque(saved["up_events"]), deque(saved["down_events"])
+        self.wake[:] = saved["wake"]
+        if saved["tail"] is not None and self.limit < self.count:
+            self.track.replicas[self.limit:], self.track.ready[self.limit:], self.track.first_ready_s[self.limit:] = \
+                saved["tail"]
+        if self.autoscaler is not None:
+            self.barriers[:] = saved["barriers"]
+            self.down_window.items = deque(saved["down_items"])
+            if self.up_window is not None:
+                self.up_window.items = deque(saved["up_items"])
+        control = self.run()
+        next(control)
+        return control
+
     # -- running ------------------------------------------------------------------------------
     def run(self) -> Iterator[PoolTrack]:
         """The control loop as a generator (see the class docstring)."""
@@ -441,15 +480,17 @@ class PoolController:
                 continue
             i = wake.pop(0)
             if done < i < count:
-                done = i
+                done, before = i, self.ready
                 self.mature(i)
                 self.apply_faults(i)
                 self.mark(i)
+                if self.stop_when_ready_changes and self.ready != before:
+                    self.limit = i + 1
 
     def _run_autoscaled(self) -> Iterator[PoolTrack]:
         count, barriers, lam = self.count, self.barriers, self.lam
         first_ready = self.track.first_ready_s
-        i = 0
+        i = self.limit
         while True:
             if i >= self.limit:
                 begin = self.limit
@@ -464,6 +505,8 @@ class PoolController:
             self.control(i)
             if (self.replicas, self.ready) != before or (self.ready == 0 and self.pending and first_ready[i] == np.inf):
                 self.mark(i)
+                if self.stop_when_ready_changes and self.ready != before[1]:
+                    self.limit = i + 1
             i = self.next_tick(i)
             if lam[i - 1] > 0:  # ticks skipped had traffic (zero-traffic ticks are never skipped)
                 self.idle_since = None

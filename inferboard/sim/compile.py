@@ -117,11 +117,13 @@ def compile_design(design: Design, rps: float | None = None, faults: Sequence[Fa
         c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
     c.forget_capacities()
     rates = propagate_rates(c, order, source_rates)
-    for node_id in c.plans:
-        if s.kind[node_id] == "generation_pool":
-            c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
+    generation = [n for n in c.plans if s.kind[n] == "generation_pool"]
+    for node_id in generation:
+        c.plan(node_id, rates.get(node_id, 0.0), degraded.get(node_id))
     c.forget_capacities()
-    compiled = _build(c, source_rates, offered, order)
+    if generation:  # their capacity follows their rate: split again with it
+        rates = propagate_rates(c, order, source_rates)
+    compiled = _build(c, source_rates, offered, order, rates)
     compiled.load_note = load_note
     return compiled
 
@@ -148,7 +150,11 @@ def _station_for_pool(c: Routing, node_id: str) -> Station:
                    error_rate=plan.error_rate, node_id=node_id)
 
 
-def _build(c: Routing, source_rates: dict[str, float], offered: float, order: list[str]) -> Compiled:
+def _build(c: Routing, source_rates: dict[str, float], offered: float, order: list[str],
+           totals: dict[str, float]) -> Compiled:
+    """The request paths (one per route a request can take, with its share), the stations on them,
+    shed and lost traffic and costs. Each router splits with its total rate ``totals`` (from
+    :func:`propagate_rates`), not the rate of the one path being followed."""
     d, s = c.d, c.s
     stations: dict[str, Station] = {}
     station_of: dict[str, str] = {}
@@ -176,7 +182,7 @@ def _build(c: Routing, source_rates: dict[str, float], offered: float, order: li
         nodes, seq, prob, origin, here = stack.pop()
         node_id = nodes[-1]
         rates[node_id] += prob * offered
-        out, end, shed, lost_here = c.shares(node_id, origin, prob * offered)
+        out, end, shed, lost_here = c.shares(node_id, origin, totals.get(node_id, 0.0))
         if node_id in stations:
             seq = seq + (node_id,)
         if shed:

@@ -19,34 +19,31 @@ STATION_PARAMS = ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax"
 
 
 class RegimeTables:
-    """The union over regimes of queueing stations and paths, with per-regime parameters."""
+    """The union over regimes of queueing stations, with per-regime parameters, and a registry of the
+    request paths met so far (a path is its queueing stations and its total fixed delay; the
+    per-tick router, :mod:`tick_routing`, names them)."""
 
     def __init__(self, design: Design, compiled: list[Compiled], base_spr: dict[str, float]):
         order = list(nx.lexicographical_topological_sort(design.request_graph()))
         queueing = {s for c in compiled for s, st in c.network.stations.items() if not st.delay_only and s in c.plans}
         self.stations = [n for n in order if n in queueing]
         self.index = {s: i for i, s in enumerate(self.stations)}
-        path_index: dict[tuple, int] = {}
-        columns: list[list[float]] = []
+        self.path_index: dict[tuple, int] = {}
         self.path_stations: list[tuple[int, ...]] = []
         self.path_delay: list[float] = []
-        for r, c in enumerate(compiled):
-            for path in c.network.paths:  # merged by (queueing stations, total fixed delay)
-                stations = [c.network.stations[s] for s in path.stations]
-                queue = tuple(sorted(self.index[s.id] for s in stations if s.id in self.index))
-                delay = sum(s.fixed_delay_s for s in stations)
-                key = (queue, round(delay, 9))
-                if key not in path_index:
-                    path_index[key] = len(columns)
-                    columns.append([0.0] * len(compiled))
-                    self.path_stations.append(queue)
-                    self.path_delay.append(delay)
-                columns[path_index[key]][r] += path.share
-        self.weights = np.array(columns, dtype=float).reshape(len(columns), len(compiled))
-        self.members = [[p for p, sts in enumerate(self.path_stations) if j in sts] for j in range(len(self.stations))]
-        self.share = np.array([self.weights[rows].sum(axis=0) if rows else np.zeros(len(compiled))
-                               for rows in self.members]).reshape(len(self.stations), len(compiled))
+        self.members: list[list[int]] = [[] for _ in self.stations]  #: per station, the paths through it
         self.params = [self._station_params(s, compiled, base_spr.get(s, 1.0)) for s in self.stations]
+
+    def path_of(self, key: tuple) -> int:
+        """The index of the path ``(sorted station indices, fixed delay)``, registering it if new."""
+        found = self.path_index.get(key)
+        if found is None:
+            found = self.path_index[key] = len(self.path_stations)
+            self.path_stations.append(key[0])
+            self.path_delay.append(key[1])
+            for j in set(key[0]):
+                self.members[j].append(found)
+        return found
 
     @staticmethod
     def _station_params(sid: str, compiled: list[Compiled], base_spr: float) -> dict:

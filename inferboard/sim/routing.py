@@ -92,17 +92,7 @@ class Routing:
         return plan
 
     def station_capacity(self, node_id: str) -> float:
-        plan = self.plans[node_id]
-        if not plan.live:
-            return 0.0
-        if plan.capacity_rps is not None:  # an LLM pool: its service time grows with the load
-            return plan.capacity_rps
-        batcher = self.feeder(node_id, "dynamic_batcher")
-        if batcher and self._kind[node_id] in BATCHED_POOLS:
-            b = int(self._params[batcher]["max_batch_size"])
-            batch_s = plan.batch_base_s + plan.batch_item_s * b
-            return plan.servers * b / batch_s if batch_s > 0 else math.inf
-        return plan.servers / plan.service_mean_s if plan.service_mean_s > 0 else math.inf
+        return pool_station_capacity(self.s, self.plans[node_id])
 
     def capacity(self, node_id: str) -> float:
         """Requests per second the subtree below (and including) a node can complete."""
@@ -194,7 +184,7 @@ class Routing:
         failover = kind != "global_load_balancer" or bool(params.get("failover", True))
         candidates = live if failover else primaries
         if kind == "global_load_balancer":
-            weights = self._geo_weights(candidates, origin, params["policy"])
+            weights = self.geo_weights(candidates, origin, params["policy"])
         elif kind in ("regional_load_balancer", *POOL_KINDS):
             weights = self._by_capacity(candidates)
         else:
@@ -256,7 +246,7 @@ class Routing:
         finally:
             self.down_regions, self._capacity = saved, cache
 
-    def _geo_weights(self, kids: list[str], origin: str | None, policy: str) -> dict[str, float]:
+    def geo_weights(self, kids: list[str], origin: str | None, policy: str) -> dict[str, float]:
         if policy == "round_robin" or not kids:
             return self._even(kids)
         if policy == "weighted":
@@ -272,19 +262,43 @@ class Routing:
         return self._even(kids)
 
 
+def pool_station_capacity(s: DesignStructure, plan: PoolPlan) -> float:
+    """Requests per second a pool's station completes at most with the replicas of ``plan``."""
+    if not plan.live:
+        return 0.0
+    if plan.capacity_rps is not None:  # an LLM pool: its service time grows with the load
+        return plan.capacity_rps
+    batcher = s.feeders.get((plan.node_id, "dynamic_batcher"))
+    if batcher and s.kind[plan.node_id] in BATCHED_POOLS:
+        b = int(s.params[batcher]["max_batch_size"])
+        batch_s = plan.batch_base_s + plan.batch_item_s * b
+        return plan.servers * b / batch_s if batch_s > 0 else math.inf
+    return plan.servers / plan.service_mean_s if plan.service_mean_s > 0 else math.inf
+
+
 def propagate_rates(c: Routing, order: list[str], source_rates: dict[str, float]) -> dict[str, float]:
-    rates = dict.fromkeys(c.s.kind, 0.0)
+    """Every node's total rate. Traffic is carried per origin (the location of the source it came
+    from), since a geo or latency-routed global load balancer splits each origin's traffic its own
+    way; every router splits with its total rate, as its rate limit, fallback overflow and
+    admission threshold act on all the traffic it receives, whatever its origin."""
+    location = c.s.location
+    flows: dict[str, dict] = {}
     for sid, rate in source_rates.items():
-        rates[sid] = rate
-    kind, location = c.s.kind, c.s.location
+        per = flows.setdefault(sid, {})
+        per[location[sid]] = per.get(location[sid], 0.0) + rate
+    rates = dict.fromkeys(c.s.kind, 0.0)
     for node_id in order:
-        rate = rates[node_id]
-        if rate <= 0:
+        per = flows.get(node_id)
+        if not per:
             continue
-        origin = location[node_id] if kind[node_id] == "traffic_source" else None
-        out, _, _, _ = c.shares(node_id, origin, rate)
-        for child, frac in out.items():
-            rates[child] += rate * frac
+        total = rates[node_id] = sum(per.values())
+        if total <= 0:
+            continue
+        for origin, rate in per.items():
+            out, _, _, _ = c.shares(node_id, origin, total)
+            for child, frac in out.items():
+                into = flows.setdefault(child, {})
+                into[origin] = into.get(origin, 0.0) + rate * frac
     return rates
 
 

@@ -25,7 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from inferboard.model.design import Design
-from inferboard.sim.autoscaling import PoolPlanOverTime, autoscaler_for, pool_controller
+from inferboard.sim.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
 from inferboard.sim.compile import default_load
 from inferboard.sim.design_structure import DesignStructure
 from inferboard.sim.faults import Fault, TimedFault
@@ -33,6 +33,8 @@ from inferboard.sim.fluid import station_capacity
 from inferboard.sim.hardware import POOL_KINDS, plan_pool
 from inferboard.sim.metric_tables import MetricTable
 from inferboard.sim.regime_tables import RegimeTables
+from inferboard.sim.routing import Routing
+from inferboard.sim.tick_routing import RegimeRouter
 from inferboard.sim.traffic import traffic_series
 
 MAX_TICKS = 2_000_000
@@ -110,8 +112,10 @@ class BacklogMetric:
         x = b + (self.lam_l[i] - self.cap_l[i] * r) * self.dt
         return 0.0 if x <= 0 else min(x, self.cap_l[i] * r * self.pat_l[i], self.room_l[i])
 
-    def _advance_to(self, tick: int) -> None:
-        """Commit the backlog up to ``tick`` (exclusive) with the replica track as decided."""
+    def advance_to(self, tick: int) -> None:
+        """Commit the backlog up to ``tick`` (exclusive) with the replica track as decided. Called at
+        the end of every stretch too, so the next stretch starts from the backlog at its first tick
+        (a stepped run then reads the same metric as one run over the whole horizon)."""
         k, b = self.carry
         if tick <= k:
             return
@@ -128,7 +132,7 @@ class BacklogMetric:
         values = self.table(r, lo - self.offset, hi - self.offset)
         if self.metric == "rps":
             return values
-        self._advance_to(lo)
+        self.advance_to(lo)
         b = self.carry[1]
         i0, i1 = lo - self.offset, hi - self.offset
         if b <= 0 and not np.any(self.lam[i0:i1] > self.cap_r[i0:i1] * r):
@@ -218,6 +222,7 @@ class TimelineState:
         self._tables: dict = {}
         self._rows: dict = {}
         self._structure: dict[int, DesignStructure] = {}
+        self._routers: dict = {}
         self._setup_pools()
 
     # ------------------------------------------------------------------ pools
@@ -232,7 +237,9 @@ class TimelineState:
                 0 if a.scale_to_zero and configured == 0 else min(max(configured, a.min_replicas), a.max_replicas))
         self.override = {pid: max(1, n) for pid, n in initial.items() if self.scalers[pid] is not None}
         self.pool_lam = {p.id: np.zeros(count) for p in self.pools}
-        self.controls, self.tracks, self.pool_carry = {}, {}, {}
+        self.controls, self.tracks, self.pool_carry, self.controllers = {}, {}, {}, {}
+        #: replicas serving before the first tick (what routing counts at tick 0)
+        self.initial_ready = {pid: float(n) for pid, n in initial.items()}
         for p in self.pools:
             fault_ticks: dict[int, list] = {}
             for f in self.timed:
@@ -244,7 +251,8 @@ class TimelineState:
                             fault_ticks.setdefault(tick, []).append((f.kind, started, f.amount))
             plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
                                     float(p.params.get("spot_share", 0.0)), self.scalers[p.id], fault_ticks)
-            control = pool_controller(plan, self.times, self.pool_lam[p.id], self.emit)
+            controller = self.controllers[p.id] = PoolController(plan, self.times, self.pool_lam[p.id], self.emit)
+            control = controller.run()
             self.tracks[p.id] = next(control)
             self.controls[p.id] = control
             self.pool_carry[p.id] = [0, 0.0]
@@ -362,6 +370,19 @@ class TimelineState:
             reference = self.mean if self.mean > 0 else 1.0
             rates = routing_rates(compile_at, reference, max(self.top, reference), structure)
             found = self._compiled[memo] = (rates, [compile_at(r) for r in rates])
+        return found
+
+    def router_for(self, key) -> RegimeRouter:
+        """The per-tick router of a regime under the configuration in force (memoised)."""
+        memo = (self.configs, key)
+        found = self._routers.get(memo)
+        if found is None:
+            structure = self.structure()
+            routing = Routing(self.design, self.mean if self.mean > 0 else 1.0, sorted(key[0], key=repr),
+                              self.override, sorted(key[1]), structure)
+            for pool in structure.pools:
+                routing.plan(pool)
+            found = self._routers[memo] = RegimeRouter(routing)
         return found
 
     def tables_for(self, compiled: list) -> RegimeTables:

@@ -10,16 +10,13 @@ import numpy as np
 
 from inferboard.sim.fluid import station_stretch
 from inferboard.sim.lognormal_mixture import mixture_cdf, mixture_lognormal, mixture_quantiles
+from inferboard.sim.timeline_routing import StretchRouting, drive_pools
+from inferboard.sim.timeline_state import BacklogMetric
 
 LATENCY_ALLOWANCE = 0.01
 DEFAULT_AVAILABILITY = 99.9
 MAX_LATENCY_MS = 3.6e6
 PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
-
-
-def _interpolate(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, alpha: np.ndarray) -> np.ndarray:
-    """Per tick, ``values`` (last axis: compiles) between the two compiles around the tick's rate."""
-    return values[..., lo] * (1.0 - alpha) + values[..., hi] * alpha
 
 
 def _routing(state, times: np.ndarray, base: np.ndarray):
@@ -50,7 +47,7 @@ def _routing(state, times: np.ndarray, base: np.ndarray):
         alpha[mask] = np.clip(np.where(low == high, 0.0, (inv_low - inv) / span), 0.0, 1.0)
         lo[mask], hi[mask] = first + low, first + high
     ratio = np.array([c.offered_rps / r if r > 0 else 0.0 for c, r in zip(compiled, rates_all)])
-    return compiled, key_of, lo, hi, alpha, ratio
+    return compiled, key_of, lo, hi, alpha, ratio, regime, keys
 
 
 def _passed_on(st, lam: np.ndarray, accepted: np.ndarray, k0: int, dt: float) -> np.ndarray:
@@ -86,6 +83,45 @@ def _generation_pool(put, sid: str, compiled: list, lo: np.ndarray, served: np.n
     return busy
 
 
+class PoolLoops:
+    """Runs the pools' control loops of a stretch piece by piece: :meth:`run` a pool over ticks
+    ``a:b`` given its arrival rate there (the autoscaler's metric read from it), :meth:`resume` it
+    further within the same piece after it stopped (:mod:`timeline_routing`)."""
+
+    def __init__(self, state, tables, lo: np.ndarray, k0: int, commands: dict[str, tuple]):
+        self.state, self.tables, self.lo, self.k0, self.commands = state, tables, lo, k0, commands
+        self.metrics: dict[str, object] = {}
+
+    def run(self, pid: str, a: int, b: int, lam: np.ndarray) -> None:
+        state, tables, k0 = self.state, self.tables, self.k0
+        part = self.lo[a - k0:b - k0]
+        j = tables.index.get(pid)
+        state.pool_lam[pid][a:b] = lam
+        if state.scalers[pid] is None:  # no autoscaler: nothing reads a metric
+            metric = None
+        else:
+            table, backlog_metric = state.metric_for(pid, tables, j, lam, part, a, b)
+            if backlog_metric is not None:
+                metric = backlog_metric
+            else:
+                def metric(r, x, y, table=table, a=a):
+                    return table(r, x - a, y - a)
+        self.metrics[pid] = metric
+        sig = tables.params[j]["sig"][part] if j is not None else np.zeros(b - a, dtype=np.int64)
+        barriers = (a + np.flatnonzero(np.diff(sig)) + 1).tolist()
+        state.controls[pid].send((b, metric, barriers, self.commands[pid] if a == k0 else ()))
+        self._commit(pid)
+
+    def resume(self, pid: str, b: int) -> None:
+        self.state.controls[pid].send((b, self.metrics[pid], (), ()))
+        self._commit(pid)
+
+    def _commit(self, pid: str) -> None:
+        metric = self.metrics[pid]
+        if isinstance(metric, BacklogMetric):
+            metric.advance_to(self.state.controllers[pid].limit)
+
+
 def simulate_stretch(state, k0: int, k1: int) -> None:
     """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`)."""
     from inferboard.sim import timeline as tl
@@ -97,30 +133,16 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         store = state.series if store is None else store
         store.setdefault(name, np.zeros(count))[k0:k1] = values
 
-    compiled, key_of, lo, hi, alpha, ratio = _routing(state, times, state.base[k0:k1])
+    compiled, key_of, lo, hi, alpha, ratio, regime, keys = _routing(state, times, state.base[k0:k1])
     tables = state.tables_for(compiled)
     offered_all = tl.finite(state.base[k0:k1] * ratio[lo])
     entry_shed = min(max(state.entry_shed, 0.0), 1.0)
     offered = offered_all * (1.0 - entry_shed)
-
-    for p in state.pools:  # the control loops, pool by pool, up to the end of the stretch
-        j = tables.index.get(p.id)
-        lam = offered * _interpolate(tables.share[j], lo, hi, alpha) if j is not None else np.zeros(n)
-        state.pool_lam[p.id][k0:k1] = lam
-        if state.scalers[p.id] is None:  # no autoscaler: nothing reads a metric
-            metric = None
-        else:
-            table, backlog_metric = state.metric_for(p.id, tables, j, lam, lo, k0, k1)
-            if backlog_metric is not None:
-                metric = backlog_metric
-            else:
-                def metric(r, a, b, table=table):
-                    return table(r, a - k0, b - k0)
-        sig = tables.params[j]["sig"][lo] if j is not None else np.zeros(n, dtype=np.int64)
-        barriers = (k0 + np.flatnonzero(np.diff(sig)) + 1).tolist()
-        state.controls[p.id].send((k1, metric, barriers, tuple(state.pending_commands.pop(p.id, ()))))
-
-    weights = _interpolate(tables.weights, lo, hi, alpha)
+    routing = StretchRouting(state, k0, k1, compiled, lo, hi, alpha, regime, keys,
+                             state.base[k0:k1] * (1.0 - entry_shed))
+    commands = {p.id: tuple(state.pending_commands.pop(p.id, ())) for p in state.pools}
+    drive_pools(state, routing, PoolLoops(state, tables, lo, k0, commands), {pid for pid, c in commands.items() if c})
+    weights, lost, shed_by_router = routing.paths(tables, state.notes)
     paths = weights.shape[0]
     alive, shed_mass, err_mass = np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n))
     # ``alive``: the share of a path's arrivals in the tick that is served (losses, errors), which the
@@ -134,9 +156,8 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         rows = tables.members[j]
         lam = offered * (weights[rows] * flow[rows]).sum(axis=0) if rows else np.zeros(n)
         put(f"arrival_rps:{sid}", lam)
-        carried = state.backlog.get(sid, 0.0)
-        if not lam.any() and carried <= 0:
-            continue
+        carried = state.backlog.get(sid, 0.0)  # a station with no traffic is still evaluated (its
+        # idle figures), so a stretch without traffic there reads as the same ticks of a longer run
         track = state.tracks[sid]
         first = track.first_ready_s[k0:k1]
         cold = np.where(np.isfinite(first), first - times, np.inf)
@@ -168,10 +189,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         put(f"wait_ms:{sid}", np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS))
         put(f"sojourn_ms:{sid}", np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS))  # per-component breakdown
 
-    per = np.array([(c.lost_rps / c.offered_rps, sum(c.shed_rps.values()) / c.offered_rps) if c.offered_rps > 0
-                    else (0.0, 0.0) for c in compiled]).reshape(len(compiled), 2)
-    lost = _interpolate(per[:, 0], lo, hi, alpha)
-    router_shed = _interpolate(per[:, 1], lo, hi, alpha)
+    router_shed = sum(shed_by_router.values()) if shed_by_router else np.zeros(n)
     unrouted = np.maximum(0.0, 1.0 - weights.sum(axis=0) - lost - router_shed)
     served_weights = weights * alive
     served = np.clip(served_weights.sum(axis=0), 0.0, 1.0)
@@ -197,10 +215,9 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
     bad = np.clip(error_rate + shed_rate + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served * keep, 0, 1)
     availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
     put("burn_rate", bad / (1.0 - availability / 100.0))
-    for node_id in sorted({nid for c in compiled for nid in c.shed_rps}):
-        share = np.array([c.shed_rps.get(node_id, 0.0) / c.offered_rps if c.offered_rps > 0 else 0.0
-                          for c in compiled])
-        put(f"router_shed:{node_id}", _interpolate(share, lo, hi, alpha) * keep * (offered_all > 0), state.aux)
+    for node_id in sorted(set(shed_by_router) | {k.split(":", 1)[1] for k in state.aux if k.startswith("router_shed:")}):
+        share = shed_by_router.get(node_id, np.zeros(n))
+        put(f"router_shed:{node_id}", share * keep * (offered_all > 0), state.aux)
     tracks = {p.id: SimpleNamespace(replicas=state.tracks[p.id].replicas[k0:k1]) for p in state.pools}
     put("cost_per_hour", tl.cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
                                         state.timed, times, state.cost_memo))

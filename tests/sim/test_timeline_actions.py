@@ -89,7 +89,8 @@ def test_set_batcher_delay_changes_the_batching_wait_from_that_tick():
 def test_scaling_a_pool_by_hand_moves_the_fallback_threshold_with_it():
     """A fallback below the gateway takes what exceeds 95% of the primary's capacity: 2 replicas x
     4 workers / 20 ms = 400 req/s, so 380 req/s stay and 120 of 500 overflow; scaled to 4 replicas
-    (800 req/s) the primary keeps all 500 from that tick on."""
+    (800 req/s, ready at once) the primary keeps all 500 from the next tick on: the load balancer
+    counts the replicas ready at the end of the tick before."""
     design = Design(requirements=Requirements(mean_rps=500.0, peak_rps=500.0, traffic_pattern="steady"))
     design.add_node("traffic_source", node_id="users", params={"arrival_cv": 1.0})
     design.add_node("regional_load_balancer", node_id="gw")
@@ -103,5 +104,6 @@ def test_scaling_a_pool_by_hand_moves_the_fallback_threshold_with_it():
     state.apply(actions.ScalePool("pool", replicas=4))
     s = state.advance(600).result().series
     assert s["arrival_rps:pool"][:60] == pytest.approx(380.0) and s["arrival_rps:fallback"][:60] == pytest.approx(120.0)
-    assert s["arrival_rps:pool"][60:] == pytest.approx(500.0) and np.all(s["arrival_rps:fallback"][60:] == 0)
+    assert s["arrival_rps:pool"][60] == pytest.approx(380.0) and s["arrival_rps:fallback"][60] == pytest.approx(120.0)
+    assert s["arrival_rps:pool"][61:] == pytest.approx(500.0) and np.all(s["arrival_rps:fallback"][61:] == 0)
     assert s["replicas:pool"][-1] == 4
