@@ -60,7 +60,7 @@ class ScalePool:
             state.command_pool(self.target, ("limits", low, high))
         if self.replicas is not None:
             state.command_pool(self.target, ("scale", int(self.replicas)))
-            state.route_with_replicas(self.target, int(self.replicas))
+            state.plan_with_replicas(self.target, int(self.replicas))
 
     def describe(self) -> str:
         parts = [] if self.replicas is None else [f"{self.replicas} replicas"]

@@ -50,6 +50,13 @@ class TickPaths:
     shed: dict[str, np.ndarray]
 
 
+def _nonzero(x) -> bool:
+    """Whether a share (a float or an array over ticks) is anything but zero."""
+    if x.__class__ is float:
+        return x != 0.0
+    return bool(x.any()) if isinstance(x, np.ndarray) else bool(np.any(x))
+
+
 def _even(kids: list[str]) -> dict[str, float]:
     return {c: 1.0 / len(kids) for c in kids} if kids else {}
 
@@ -264,7 +271,7 @@ class RegimeRouter:
                             fixed[key] = split
                     splits[key] = split
                 for child, frac in split.out:
-                    if frac.__class__ is float and frac == 0.0 or frac.__class__ is not float and not frac.any():
+                    if not _nonzero(frac):
                         continue
                     into = flows.setdefault(child, {})
                     into[origin] = into.get(origin, 0.0) + rate * frac
@@ -275,15 +282,20 @@ class RegimeRouter:
         ``only`` (a set of nodes closed under ancestors), just those."""
         return self._splits(base, pools, only)[0]
 
+    def rates_and_splits(self, base: np.ndarray, pools: dict[str, np.ndarray]) -> tuple[dict, dict]:
+        """:meth:`rates` of every node, and the splits behind them (for :meth:`paths` with the same inputs)."""
+        return self._splits(base, pools)
+
     def paths(self, base: np.ndarray, pools: dict[str, np.ndarray], station_index: dict[str, int],
-              notes: set | None = None) -> TickPaths:
+              notes: set | None = None, splits: dict | None = None) -> TickPaths:
         """The request paths' shares of the offered traffic per tick (see :class:`TickPaths`);
         ``station_index`` numbers the queueing stations as the path keys do."""
         from inferboard.sim.compile import rtt_between
 
         s = self.s
         n = np.asarray(base).size
-        _, splits = self._splits(base, pools)
+        if splits is None:
+            _, splits = self._splits(base, pools)
         location, delays = s.location, s.delay_stations
         weights: dict[tuple, np.ndarray] = {}
         lost = np.zeros(n)
@@ -302,18 +314,21 @@ class RegimeRouter:
             split = splits.get((node_id, origin if node_id in self.by_origin else None))
             if split is None:  # reached by no traffic in any tick
                 continue
-            if np.any(split.shed):
+            if _nonzero(split.shed):
                 shed[node_id] = shed.get(node_id, 0.0) + w * split.shed
-            lost = lost + w * split.lost
-            if np.any(split.finished):
+            if _nonzero(split.lost):
+                lost = lost + w * split.lost
+            if _nonzero(split.finished):
                 if seen:
                     key = (tuple(sorted(queue)), round(delay, 9))
                     weights[key] = weights.get(key, 0.0) + w * split.finished
                 else:
                     lost = lost + w * split.finished
             for child, frac in split.out:
+                if not _nonzero(frac):
+                    continue
                 share = w * frac
-                if not np.any(share):
+                if not share.any():
                     continue
                 if followed + len(stack) > MAX_PATHS:
                     if notes is not None:
@@ -322,5 +337,7 @@ class RegimeRouter:
                 there = location[child] or here
                 rtt = rtt_between(here, there)
                 stack.append((child, origin, there, share, seen or rtt > 0, queue, delay + rtt))
-        return TickPaths({k: np.broadcast_to(v, (n,)).astype(float) for k, v in weights.items()}, lost,
-                         {k: np.broadcast_to(v, (n,)).astype(float) for k, v in shed.items()})
+        def full(v):
+            return v if isinstance(v, np.ndarray) and v.shape == (n,) else np.broadcast_to(v, (n,)).astype(float)
+
+        return TickPaths({k: full(v) for k, v in weights.items()}, full(lost), {k: full(v) for k, v in shed.items()})

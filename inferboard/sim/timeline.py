@@ -1,20 +1,22 @@
 """A day (or any horizon) of the design tick by tick: traffic, faults, autoscaling, latency, cost.
 
 1. Offered traffic per tick comes from :mod:`traffic` (mean rate over the tick).
-2. The design is compiled once per distinct set of active faults (a "regime"), never per tick; a
-   regime whose routing depends on the rate (fallback overflow, admission control, rate limits) is
-   compiled at each rate where a router starts to act and the path shares of a tick are
-   interpolated in 1/rate between them (:func:`timeline_state.routing_rates`), so a limiter acts
-   in the ticks whose rate exceeds it, whether that rate comes from the traffic pattern or from a
-   surge fault. A region outage is "undetected" (its traffic still sent there and lost) until
-   health_check_interval_s × unhealthy_threshold of the global load balancer in front of it has
-   passed; then the compile fails over.
-3. Each pool's replicas come from :func:`autoscaling.pool_controller` (HPA/KEDA/Knative rules,
-   provisioning, GPU shortage caps, spot reclaims). The autoscaler reads its metric from the pool's
-   own queue at the offered rate (before losses upstream), via per-replica-count tables over load
-   (:class:`metric_tables.MetricTable`), with the pool's carried backlog added
-   (:class:`timeline_state.BacklogMetric`): queue depth counts the backlog, utilisation is 100%
-   while one exists.
+2. The design is compiled once per distinct set of active faults (a "regime"), never per tick (at
+   the rates where a rate-dependent router starts to act too, for the station parameters that
+   follow the rate, as an LLM pool's). A region outage is "undetected" (its traffic still sent
+   there and lost) until health_check_interval_s × unhealthy_threshold of the global load balancer
+   in front of it has passed; then the routing fails over.
+3. Routing is evaluated per tick (:mod:`tick_routing`): the tick's rate, and each pool's capacity
+   per replica × the replicas ready at the end of the tick before, so load-balancer weights by
+   capacity, fallback overflow, admission control and rate limits act in the ticks whose rate and
+   ready capacity call for it, whether the rate comes from the traffic pattern or a surge fault.
+   Each pool's replicas come from :class:`autoscaling.PoolController` (HPA/KEDA/Knative rules,
+   provisioning, GPU shortage caps, spot reclaims); pools whose routing reads each other's
+   capacity run their loops together with the routing (:mod:`timeline_routing`). The autoscaler
+   reads its metric from the pool's own queue at the rate routed to it (before losses upstream),
+   via per-replica-count tables over load (:class:`metric_tables.MetricTable`), with the pool's
+   carried backlog added (:class:`timeline_state.BacklogMetric`): queue depth counts the backlog,
+   utilisation is 100% while one exists.
 4. Each pool carries a backlog from tick to tick (:mod:`fluid`): a fluid queue with abandonment,
    ``b[k+1] = min(max(0, b[k] + (arrivals - capacity) dt), capacity × time-out)``, the part cut off
    timing out (the stationary-backlog-carry-over idea of Stolletz 2008). Where no backlog exists

@@ -69,6 +69,38 @@ def coupling_groups(s: DesignStructure) -> list[set[str]]:
     return groups
 
 
+class _Facts:
+    """What routing per tick needs to know of a design revision, found once: the capacity-sensitive
+    pools, the coupling groups and the nodes upstream of each group."""
+
+    def __init__(self, s: DesignStructure, pool_ids: list[str]):
+        sensitive = capacity_sensitive_pools(s)
+        self.sensitive = [pid for pid in pool_ids if pid in sensitive]
+        self.groups = coupling_groups(s)
+        self.upstream: dict[frozenset, set[str]] = {}
+        self.per_replica: dict[tuple, float] = {}  #: (id of a compile, pool) -> capacity per replica
+        self.compiles: dict[int, object] = {}  #: keeps the compiles named above alive
+
+    def nodes_upstream(self, s: DesignStructure, pools: set[str]) -> set[str]:
+        key = frozenset(pools)
+        found = self.upstream.get(key)
+        if found is None:
+            found = set(pools)
+            for n in s.order:
+                if any(pid in s.descendants(n) for pid in pools):
+                    found.add(n)
+            self.upstream[key] = found
+        return found
+
+
+def _facts(state, s: DesignStructure, pool_ids: list[str]) -> _Facts:
+    memo = state.__dict__.setdefault("_routing_facts", {})
+    found = memo.get(id(s))
+    if found is None or found[0] is not s:
+        found = memo[id(s)] = (s, _Facts(s, pool_ids))
+    return found[1]
+
+
 class StretchRouting:
     """Routing over the ticks ``k0:k1`` of a stepped timeline: per tick its regime's
     :class:`tick_routing.RegimeRouter`, the base rate it sees and each pool's capacity per ready
@@ -81,23 +113,32 @@ class StretchRouting:
         self.routers = [state.router_for(key) for key in keys]
         self.groups = [(r, np.flatnonzero(regime == r)) for r in range(len(keys))]
         self.groups = [(r, idx) for r, idx in self.groups if idx.size]
-        s = state.structure()
+        s = self.structure = state.structure()
         self.pool_ids = [p.id for p in state.pools]
+        facts = self.facts = _facts(state, s, self.pool_ids)
+        known = facts.per_replica
+        blend = bool(np.any(alpha > 0))
         per_replica = {}
         for pid in self.pool_ids:
             values = []
             for c in compiled:
-                plan = c.plans.get(pid)
-                values.append(pool_station_capacity(s, plan) / plan.replicas if plan is not None and plan.replicas > 0
-                              else 0.0)
+                value = known.get((id(c), pid))
+                if value is None:
+                    plan = c.plans.get(pid)
+                    value = known[(id(c), pid)] = (pool_station_capacity(s, plan) / plan.replicas
+                                                   if plan is not None and plan.replicas > 0 else 0.0)
+                    facts.compiles[id(c)] = c
+                values.append(value)
             values = np.array(values, dtype=float)
-            with np.errstate(invalid="ignore"):
-                per_replica[pid] = np.where(alpha > 0, values[lo] * (1 - alpha) + values[hi] * alpha, values[lo])
+            if blend:
+                with np.errstate(invalid="ignore"):
+                    per_replica[pid] = np.where(alpha > 0, values[lo] * (1 - alpha) + values[hi] * alpha, values[lo])
+            else:
+                per_replica[pid] = values[lo]
         self.per_replica = per_replica
-        sensitive = capacity_sensitive_pools(s)
-        self.sensitive = [pid for pid in self.pool_ids if pid in sensitive]
-        self.groups_of_pools = coupling_groups(s)
-        self.structure = s
+        self.sensitive = facts.sensitive
+        self.groups_of_pools = facts.groups
+        self._kept: dict[tuple, tuple[dict, dict]] = {}  #: splits of the whole stretch, by regime
 
     def ready_for_routing(self, pid: str, a: int, b: int) -> np.ndarray:
         """Replicas routing counts in ticks ``a:b``: those ready at the end of the tick before (at
@@ -131,19 +172,21 @@ class StretchRouting:
 
     def upstream(self, pools: set[str]) -> set[str]:
         """The pools and every node that sends them traffic."""
-        s = self.structure
-        out = set(pools)
-        for pid in pools:
-            out |= {n for n in s.order if pid in s.descendants(n)}
-        return out
+        return self.facts.nodes_upstream(self.structure, pools)
 
     def pool_rates(self, a: int, b: int, pools: list[str] | None = None, only: set | None = None) -> dict:
         """Each pool's (or each of ``pools``') arrival rate in ticks ``a:b`` with the replicas as the
         tracks stand; ``only``: the nodes to route (closed under ancestors, see :meth:`upstream`)."""
         pool_ids = self.pool_ids if pools is None else pools
         out = {pid: np.zeros(b - a) for pid in pool_ids}
+        whole = a == self.k0 and b == self.k1 and only is None
         for router, idx in self._chunk(a, b):
-            rates = router.rates(self.base[idx], self._capacities(a, b, idx, only), only)
+            capacities = self._capacities(a, b, idx, only)
+            if whole:  # the splits serve :meth:`paths` too if no replica routing reads changes meanwhile
+                rates, splits = router.rates_and_splits(self.base[idx], capacities)
+                self._kept[id(router), idx.size] = ({pid: capacities[pid] for pid in self.sensitive}, splits)
+            else:
+                rates = router.rates(self.base[idx], capacities, only)
             local = idx - (a - self.k0)
             for pid in pool_ids:
                 found = rates.get(pid)
@@ -157,7 +200,11 @@ class StretchRouting:
         n = self.k1 - self.k0
         found: list[tuple[np.ndarray, TickPaths]] = []
         for router, idx in self._chunk(self.k0, self.k1):
-            tick_paths = router.paths(self.base[idx], self._capacities(self.k0, self.k1, idx), tables.index, notes)
+            capacities = self._capacities(self.k0, self.k1, idx)
+            kept = self._kept.get((id(router), idx.size))
+            splits = kept[1] if kept is not None and all(
+                np.array_equal(kept[0][pid], capacities[pid]) for pid in self.sensitive) else None
+            tick_paths = router.paths(self.base[idx], capacities, tables.index, notes, splits)
             for key in tick_paths.weights:
                 tables.path_of(key)
             found.append((idx, tick_paths))
@@ -203,15 +250,21 @@ def drive_pools(state, routing: StretchRouting, loops, commanded: set[str]) -> N
     coupled = [g for g in routing.groups_of_pools
                if any(pid in g and _varies(state, pid, k0, k1) for pid in routing.sensitive)]
     alone = [pid for pid in routing.pool_ids if not any(pid in g for g in coupled)]
+    # every group's first chunk and the pools alone are routed with the replicas held as they stand
+    # at the stretch's start, so one routing of the whole design serves them all
+    first = min(k1, k0 + FIRST_CHUNK) if coupled else k1
+    start = routing.pool_rates(k0, first) if coupled or alone else {}
     if alone:
-        rates = routing.pool_rates(k0, k1, alone)
+        rates = start if first == k1 else routing.pool_rates(k0, k1, alone)
         for pid in alone:
             loops.run(pid, k0, k1, rates[pid])
     for group in coupled:
-        _drive_group(state, routing, [pid for pid in routing.pool_ids if pid in group], loops, commanded)
+        _drive_group(state, routing, [pid for pid in routing.pool_ids if pid in group], loops, commanded,
+                     (first, start))
 
 
-def _drive_group(state, routing: StretchRouting, pools: list[str], loops, commanded: set[str]) -> None:
+def _drive_group(state, routing: StretchRouting, pools: list[str], loops, commanded: set[str],
+                 start: tuple[int, dict]) -> None:
     """One coupling group's control loops, chunk by chunk (module docstring). In a chunk the pools
     whose ready count can change and that routing reads run first, each stopping at every change
     of its ready count; routing is then evaluated again from the next tick, and where it differs
@@ -225,7 +278,10 @@ def _drive_group(state, routing: StretchRouting, pools: list[str], loops, comman
     while a < k1:
         # a command changes replicas at the stretch's first tick: routing sees it from the next one
         b = min(k1, a + (1 if a == k0 and commanded & set(pools) else size))
-        used = routing.pool_rates(a, b, pools, only)
+        if a == k0 and b <= start[0]:  # routed already, with the same replicas
+            used = {pid: start[1][pid][:b - a] for pid in pools}
+        else:
+            used = routing.pool_rates(a, b, pools, only)
         saved = {pid: (state.controllers[pid].save(), list(state.pool_carry[pid])) for pid in varying} \
             if len(varying) > 1 else {}
         events = len(state.events)

@@ -5,11 +5,12 @@ from the current instant on (:mod:`actions`); ``snapshot()`` / ``Timeline.resume
 it. ``run_timeline`` is ``start`` + one ``advance`` over the whole horizon.
 
 A stretch of ticks is simulated in this order (see timeline.py for the model of each step):
-fault regimes of the stretch; the routing of each regime at the rates its ticks see (compiled at
-the rates where a rate-dependent router changes behaviour, interpolated in 1/rate between them,
-see :func:`routing_rates`); each pool's control loop up to the end of the stretch, its metric read
-from the pool's queue including the backlog (:class:`BacklogMetric`); then the stations in
-topological order (:mod:`timeline_stations`), cost and events.
+fault regimes of the stretch and their compiles (at the rates where a rate-dependent router changes
+behaviour too, see :func:`routing_rates`, for the station parameters between them); the pools'
+control loops up to the end of the stretch, run together with the per-tick routing
+(:mod:`timeline_routing`), each metric read from the pool's queue including the backlog
+(:class:`BacklogMetric`); the request paths' shares per tick with the replicas decided; then the
+stations in topological order (:mod:`timeline_stations`), cost and events.
 
 Snapshots are the state's inputs plus the actions applied with their instants: resuming replays
 them, and because every step depends only on the past, the replay equals the original run.
@@ -151,12 +152,12 @@ class BacklogMetric:
 
 
 def routing_rates(compile_at, reference: float, top: float, structure: DesignStructure) -> list[float]:
-    """The base rates to compile a regime at so that routing is exact at every tick: the reference,
-    the highest rate, and each rate where a rate limit, an admission control or a fallback overflow
-    starts to act (found from the node's rate at the reference and its threshold at the top rate).
-    Between two of them every path's share is ``a + b/rate`` (a limiter passes a fixed rate), so
-    interpolation linear in 1/rate is exact when each router's rate is proportional to the offered
-    one below its threshold."""
+    """The base rates to compile a regime at: the reference, the highest rate, and each rate where a
+    rate limit, an admission control or a fallback overflow starts to act (found from the node's
+    rate at the reference and its threshold at the top rate). Routing itself is evaluated per tick
+    (:mod:`tick_routing`); these compiles give the station parameters that follow the rate (an LLM
+    pool's plan, a degraded output length), a tick taking those of the compiles around its rate
+    (weights linear in 1/rate, as a binding limiter passes a fixed rate)."""
     limited = [n for n, kind in structure.kind.items()
                if kind == "admission_control" or structure.split[n][1]
                or kind == "regional_load_balancer" and float(structure.params[n].get("rate_limit_rps", 0) or 0) > 0]
@@ -332,9 +333,10 @@ class TimelineState:
         self.extra_faults = (self.extra_faults | frozenset(add_faults)) - frozenset(remove_faults)
         self.configs += 1
 
-    def route_with_replicas(self, pool_id: str, replicas: int) -> None:
-        """From now on, routing that depends on capacity (load-balancer weights by capacity, fallback
-        overflow, admission control) counts ``replicas`` replicas for this pool (a manual scale)."""
+    def plan_with_replicas(self, pool_id: str, replicas: int) -> None:
+        """From now on the compiles plan this pool with ``replicas`` replicas (a manual scale): an LLM
+        pool's per-replica figures follow its count. Routing itself counts the replicas ready in
+        each tick, whatever the count asked for."""
         self.override = {**self.override, pool_id: max(1, int(replicas))}
         self.configs += 1
 

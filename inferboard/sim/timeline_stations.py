@@ -131,7 +131,10 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
 
     def put(name: str, values, store: dict | None = None) -> None:
         store = state.series if store is None else store
-        store.setdefault(name, np.zeros(count))[k0:k1] = values
+        found = store.get(name)
+        if found is None:
+            found = store[name] = np.zeros(count)
+        found[k0:k1] = values
 
     compiled, key_of, lo, hi, alpha, ratio, regime, keys = _routing(state, times, state.base[k0:k1])
     tables = state.tables_for(compiled)
@@ -156,8 +159,9 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         rows = tables.members[j]
         lam = offered * (weights[rows] * flow[rows]).sum(axis=0) if rows else np.zeros(n)
         put(f"arrival_rps:{sid}", lam)
-        carried = state.backlog.get(sid, 0.0)  # a station with no traffic is still evaluated (its
-        # idle figures), so a stretch without traffic there reads as the same ticks of a longer run
+        carried = state.backlog.get(sid, 0.0)
+        if not lam.any() and carried <= 0:  # idle all stretch: its figures stay 0 (as idle ticks do below)
+            continue
         track = state.tracks[sid]
         first = track.first_ready_s[k0:k1]
         cold = np.where(np.isfinite(first), first - times, np.inf)
@@ -186,8 +190,10 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         put(f"utilisation:{sid}", busy)
         put(f"queue:{sid}", st.queue)
         put(f"backlog:{sid}", st.backlog)
-        put(f"wait_ms:{sid}", np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS))
-        put(f"sojourn_ms:{sid}", np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS))  # per-component breakdown
+        idle = (lam <= 0) & (st.backlog <= 0)  # no request there: no wait, no time spent (a stretch
+        # without traffic there is skipped above, and reads the same)
+        put(f"wait_ms:{sid}", np.where(idle, 0.0, np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS)))
+        put(f"sojourn_ms:{sid}", np.where(idle, 0.0, np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS)))
 
     router_shed = sum(shed_by_router.values()) if shed_by_router else np.zeros(n)
     unrouted = np.maximum(0.0, 1.0 - weights.sum(axis=0) - lost - router_shed)
