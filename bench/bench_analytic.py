@@ -16,13 +16,16 @@ materialises every explanation and the JSON-able dict (figures are built lazily 
 from __future__ import annotations
 
 import math
+import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path as FsPath
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
+os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
 from inferboard.sim.analytic import solve  # noqa: E402
 from inferboard.sim.network import Network, Path, Station  # noqa: E402

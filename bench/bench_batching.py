@@ -12,12 +12,15 @@ every B in {4, 16, 32}, D in {0, 5, 20} ms, c in {1, 3, 8} at loads 10, 30, 50, 
 from __future__ import annotations
 
 import itertools
+import os
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path as FsPath
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
+os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
 from inferboard.sim import batching as bt  # noqa: E402
 from inferboard.sim.loadtest import run_load_test  # noqa: E402

@@ -28,10 +28,12 @@ import os
 import random
 import statistics
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
 from inferboard.practice.library import ScenarioLibrary  # noqa: E402
 from inferboard.workshop.grading import default_jobs, grade_submissions  # noqa: E402

@@ -1,7 +1,14 @@
 import os
+import shutil
 import sys
+import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+#: Batching tables are kept in a folder of this run's own (not the user's cache), shared by its
+#: subprocesses, and removed at the end.
+_TABLES = None if "INFERBOARD_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="inferboard-tables-")
+if _TABLES is not None:
+    os.environ["INFERBOARD_CACHE_DIR"] = _TABLES
 
 #: The run's exit status, kept for ``pytest_unconfigure``.
 _STATUS: list[int] = []
@@ -11,6 +18,8 @@ def pytest_sessionfinish(session, exitstatus):
     """Let Qt's worker threads finish and close every window, so nothing is still running when
     the process ends."""
     _STATUS.append(int(exitstatus))
+    if _TABLES is not None:
+        shutil.rmtree(_TABLES, ignore_errors=True)
     if "PySide6.QtWidgets" not in sys.modules:
         return
     from PySide6.QtCore import QThreadPool

@@ -7,8 +7,9 @@ loads (:mod:`batch_replications`, side-by-side replications of exactly these rul
 reads the tables. Between grid loads waits are interpolated as ``v*(1 - x)``, below the lightest
 run linearly in ``1/(1 + lam*D)`` (the shape of the light-load wait ``D/2 + (D/2)/(1 + lam*D)``);
 above the last grid load (95% of capacity) the queueing part of the wait is scaled by
-``(1 - x_max)/(1 - x)`` (heavy-traffic growth). Tables are cached per process and can be shared
-between processes (:func:`share_tables`).
+``(1 - x_max)/(1 - x)`` (heavy-traffic growth). Tables are cached per process, kept on disk between
+runs (:func:`table_cache_dir`: a table costs about a second of CPU to build and nothing to read
+back), and can be shared between the processes grading a room (:func:`share_tables`).
 
 Accuracy (tests/sim/test_batching_model.py against the request-level load test, 1M requests a
 point): see docs/simulator.md, "Dynamic batcher".
@@ -20,6 +21,7 @@ Public API (stable): :class:`BatchParams`, :func:`batch_steady` (one load), :fun
 from __future__ import annotations
 
 import math
+import zipfile
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -87,20 +89,62 @@ def share_tables(folder: str | None) -> None:
     _SHARED_TABLES[:] = [folder] if folder else []
 
 
-def _table_path(servers: int, p: BatchParams) -> str:
+#: Environment variable naming the folder where batching tables are kept between runs; empty: keep
+#: none. Unset: the user's cache folder (``platformdirs.user_cache_dir``), under ``batch-tables``.
+CACHE_DIR_ENV = "INFERBOARD_CACHE_DIR"
+
+
+def table_cache_dir() -> str | None:
+    """The folder batching tables are kept in between runs (None: none is kept)."""
+    import os
+
+    chosen = os.environ.get(CACHE_DIR_ENV)
+    if chosen is not None:
+        return os.path.join(chosen, "batch-tables") if chosen.strip() else None
+    try:
+        import platformdirs
+    except ImportError:  # pragma: no cover - a dependency of the project
+        return None
+    return os.path.join(platformdirs.user_cache_dir("inferboard", appauthor=False), "batch-tables")
+
+
+@lru_cache(maxsize=1)
+def _model_key() -> str:
+    """Names the code that builds the tables: a table built by other code is never read back."""
+    import hashlib
+    from pathlib import Path
+
+    from inferboard.sim import batch_replications
+
+    return hashlib.sha256(Path(batch_replications.__file__).read_bytes()).hexdigest()[:16]
+
+
+def _table_path(folder: str, servers: int, p: BatchParams) -> str:
     import hashlib
     import os
 
-    key = hashlib.sha256(repr((servers, p)).encode("utf-8")).hexdigest()[:32]
-    return os.path.join(_SHARED_TABLES[0], f"{key}.npz")
+    key = hashlib.sha256(repr((_model_key(), servers, p)).encode("utf-8")).hexdigest()[:32]
+    return os.path.join(folder, f"{key}.npz")
 
 
 def _read_shared(path: str) -> BatchTable | None:
+    """The table in ``path``, or None when there is none or it is damaged (then it is built again)."""
     try:
         with np.load(path, allow_pickle=False) as data:
-            return BatchTable(float(data["capacity"]), *(data[name] for name in _TABLE_ARRAYS))
-    except (OSError, ValueError, KeyError):
+            table = BatchTable(float(data["capacity"]), *(np.asarray(data[name], dtype=float) for name in _TABLE_ARRAYS))
+    except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile):
         return None
+    rows = table.loads.shape
+    if (len(rows) != 1 or rows[0] < 2 or not math.isfinite(table.capacity) or table.capacity <= 0
+            or np.any(np.diff(table.loads) <= 0)):
+        return None
+    for name in _TABLE_ARRAYS:
+        values = getattr(table, name)
+        if values.shape[:1] != rows or not np.all(np.isfinite(values)):
+            return None
+    if table.sojourn_q.shape != (rows[0], PROBS.size) or table.wait_q.shape != table.sojourn_q.shape:
+        return None
+    return table
 
 
 def _write_shared(path: str, table: BatchTable) -> None:
@@ -108,13 +152,17 @@ def _write_shared(path: str, table: BatchTable) -> None:
     import tempfile
 
     try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".npz")
         with os.fdopen(fd, "wb") as handle:
             np.savez(handle, capacity=np.float64(table.capacity),
                      **{name: getattr(table, name) for name in _TABLE_ARRAYS})
         os.replace(tmp, path)  # whole or not at all for a process reading it
-    except OSError:
-        pass
+    except OSError:  # a folder that cannot be written: the table is simply not kept
+        try:
+            os.unlink(tmp)
+        except (OSError, UnboundLocalError):
+            pass
 
 
 _TABLE_ARRAYS = ("loads", "mean_batch", "util", "mean_wait", "forming_wait", "mean_service", "p_wait", "sojourn_q",
@@ -125,7 +173,16 @@ _TABLE_ARRAYS = ("loads", "mean_batch", "util", "mean_wait", "forming_wait", "me
 def _table(servers: int, p: BatchParams) -> BatchTable:
     if _SHARED_TABLES:
         return _shared_table(servers, p)
-    return simulate_table(servers, p, batch_capacity(servers, p))
+    folder = table_cache_dir()
+    if folder is None:
+        return simulate_table(servers, p, batch_capacity(servers, p))
+    path = _table_path(folder, servers, p)
+    kept = _read_shared(path)
+    if kept is not None:
+        return kept
+    table = simulate_table(servers, p, batch_capacity(servers, p))
+    _write_shared(path, table)
+    return table
 
 
 #: How long a process waits for a table another process is building before building it itself.
@@ -138,7 +195,7 @@ def _shared_table(servers: int, p: BatchParams) -> BatchTable:
     import os
     import time
 
-    path = _table_path(servers, p)
+    path = _table_path(_SHARED_TABLES[0], servers, p)
     lock = path + ".building"
     deadline = time.monotonic() + SHARED_WAIT_S
     while True:
