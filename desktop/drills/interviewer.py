@@ -88,6 +88,7 @@ class DrillConsole(QWidget):
         self.marked: list = []  #: (plot, line) per mitigation marked on the true series
         self._scored: tuple = (None, 0.0)
         self.closed = False  #: once closed its plots are gone; the clock may still tick
+        self.left_at: float | None = None  #: simulated second the candidate closed their window at
         left = QWidget(self)
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
@@ -165,6 +166,20 @@ class DrillConsole(QWidget):
         if session.finished:
             self.end_button.setEnabled(False)
             self.speed.setEnabled(False)
+        if self.left_at is not None:
+            self.clock_label.setText(f"<b>{clock_text(self.left_at)}</b> · candidate left")
+            self.slo.setText(f"<b style='color:{LIGHT_INK.bad}'>The candidate closed their drill window at "
+                             f"{clock_text(self.left_at)}</b>: the drill stopped there and is not kept in the "
+                             f"history. What they did up to then is below; Report… saves it with the truth. "
+                             + self.slo.text())
+
+    def candidate_left(self, now_s: float) -> None:
+        """The candidate's window was closed mid-drill: the clock has stopped; say so and leave only
+        what still makes sense (the report)."""
+        self.left_at = float(now_s)
+        self.end_button.setEnabled(False)
+        self.speed.setEnabled(False)
+        self.refresh()
 
     def score_now(self) -> float:
         """The score if the drill ended now, worked out again after each action and every five
@@ -237,6 +252,7 @@ class DrillInterview(QObject):
         self.candidate.notebook.acted.connect(self.console.refresh)
         self.candidate.dashboards.currentChanged.connect(lambda _i: self.console.refresh())
         self.console.end_button.clicked.connect(lambda: self.candidate.finish())
+        self.candidate.left.connect(self.console.candidate_left)
 
     def show(self) -> None:
         self.candidate.show()

@@ -32,9 +32,11 @@ def clock_text(t_s: float) -> str:
 
 
 class DrillWindow(QWidget):
-    """``finished(result_dict)`` once the drill is over (kept in ``history`` when given)."""
+    """``finished(result_dict)`` once the drill is over (kept in ``history`` when given);
+    ``left(now_s)`` when the window is closed while the drill still runs (it is then abandoned)."""
 
     finished = Signal(object)
+    left = Signal(float)
 
     def __init__(self, session: DrillSession, clock: DrillClock, history=None, parent: QWidget | None = None,
                  dark: bool = False, show_result: bool = True, design_title: str = ""):
@@ -304,8 +306,11 @@ class DrillWindow(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
+        abandoned = self.session.finished_at is None
         self.clock.stop()
         self.dashboards.release()
         for window in self.windows:
             window.close()
         super().closeEvent(event)
+        if abandoned:
+            self.left.emit(float(self.session.now_s))

@@ -119,3 +119,33 @@ def test_the_candidate_goes_on_when_the_interviewer_closes_the_console(drill_int
     qtbot.waitUntil(lambda: session.now_s >= start + 5 * 60, timeout=5000)
     interview.candidate.open_dashboard("system")
     assert interview.candidate.finish()["drill_id"] == "slow-canary-version"
+
+
+def test_the_console_says_so_when_the_candidate_leaves_mid_drill(drill_interview, qtbot):
+    """Closing the candidate's window stops the clock; the console must not sit there as if the
+    drill ran on: it names the minute the candidate left, turns End drill and the speed off, and
+    keeps the actions and the report."""
+    interview = drill_interview("slow-canary-version")
+    session, console = interview.session, interview.console
+    qtbot.waitUntil(lambda: session.now_s >= 120, timeout=5000)
+    interview.candidate.open_dashboard("system")
+    interview.candidate.confirm_close = False
+    interview.candidate.close()
+    qtbot.waitUntil(lambda: console.left_at is not None, timeout=2000)
+    left = console.left_at
+    assert left == session.now_s and not session.finished
+    assert "candidate closed their drill window" in console.slo_text()
+    assert "candidate left" in console.clock_label.text()
+    assert not console.end_button.isEnabled() and not console.speed.isEnabled()
+    assert console.report_button.isEnabled() and console.actions.rowCount() >= 1
+    assert not interview.clock.running and not interview.clock.timer.isActive()
+    interview.close()
+
+
+def test_a_finished_drill_closed_by_the_candidate_is_no_departure(drill_interview, qtbot):
+    interview = drill_interview("slow-canary-version")
+    interview.candidate.finish()
+    interview.candidate.close()
+    qtbot.waitUntil(lambda: not interview.candidate.isVisible(), timeout=2000)
+    assert interview.console.left_at is None
+    interview.close()
