@@ -23,6 +23,7 @@ from desktop.practice.candidate_panel import CandidatePanel
 from desktop.practice.common import esc
 from desktop.practice.practice_panel import merged_requirements
 from desktop.shell.main_window import MainWindow
+from desktop.shell.projector_view import follow_projector_view
 from desktop.theme import LIGHT_INK
 
 SEND_MS = 600
@@ -75,6 +76,7 @@ class CandidateWindow(MainWindow):
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
         if placeholder is not None:
             placeholder.hide()
+        follow_projector_view(self, dock)
         # The outline shares the palette's place (a tab): the readouts below them keep their height
         # when the tiles go two across beside the console, and the window still fits a 1366x768 screen.
         if "outline" in self.docks and "palette" in self.docks:

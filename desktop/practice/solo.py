@@ -16,6 +16,7 @@ from inferboard.practice.session import PracticeSession, Result
 
 from desktop.editor.export import png_bytes
 from desktop.practice.practice_panel import PracticePanel
+from desktop.shell.projector_view import follow_projector_view
 
 if TYPE_CHECKING:
     from desktop.shell.main_window import MainWindow
@@ -93,6 +94,10 @@ class SoloPractice(QObject):
             w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
         if findings is not None:
             findings.hide()
+        follow_projector_view(w, self.dock)
+        projector = w.actions_by_id.get("view.projector")
+        if projector is not None:
+            projector.toggled.connect(lambda _on: QTimer.singleShot(0, self._size_dock))
         self._size_dock()
         QTimer.singleShot(0, self._size_dock)  # again once the layout has real sizes
 
@@ -106,7 +111,9 @@ class SoloPractice(QObject):
             height = max(600, w.height())
             w.resizeDocks([inspector, self.dock], [round(0.36 * height), round(0.64 * height)],
                           Qt.Orientation.Vertical)
-        w.resizeDocks([self.dock], [430], Qt.Orientation.Horizontal)
+        scale = getattr(w, "projector_scale", 1.0)  # Projector View: wider for its larger type
+        w.resizeDocks([self.dock], [min(round(430 * scale), max(430, round(0.45 * w.width())))],
+                      Qt.Orientation.Horizontal)
 
     # ------------------------------------------------------------------ ending
     def eventFilter(self, watched, event) -> bool:

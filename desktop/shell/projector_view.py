@@ -10,7 +10,7 @@ from dataclasses import replace
 from PySide6.QtGui import QFont
 import shiboken6
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QTabBar, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QDockWidget, QTabBar, QToolBar, QWidget
 
 
 def scaled_font(scale: float) -> QFont:
@@ -28,6 +28,13 @@ def projected_theme(theme, scale: float):
     return replace(theme, line_scale=theme.line_scale * scale) if abs(scale - 1.0) > 1e-9 else theme
 
 
+def follow_projector_view(window, dock: QWidget) -> None:
+    """A dock added to ``window`` after Projector View was turned on takes its larger type too."""
+    scale = getattr(window, "projector_scale", 1.0)
+    if abs(scale - 1.0) > 1e-9:
+        apply_projector_view(window, scale)
+
+
 def apply_projector_view(window, scale: float) -> None:
     """Show ``window`` (a MainWindow) at ``scale`` (1.0: the normal size)."""
     window.projector_scale = scale
@@ -35,8 +42,9 @@ def apply_projector_view(window, scale: float) -> None:
     # Dock tab bars belong to the window itself, not to a dock.
     bars = [bar for bar in window.findChildren(QTabBar) if bar.parent() is window]
     fonted = getattr(window, "_projector_fonted", [])
-    for widget in (*window.docks.values(), window.menuBar(), window.statusBar(), *window.findChildren(QToolBar),
-                   *bars):
+    # Every dock of the window: its own and those a feature adds (the practice and interview panels).
+    docks = [dock for dock in window.findChildren(QDockWidget) if dock.parent() is window]
+    for widget in (*docks, window.menuBar(), window.statusBar(), *window.findChildren(QToolBar), *bars):
         widget.setFont(font)
         # A widget that a style sheet (its own or the application's) matches does not take its parent's
         # new font: it is given the font itself, unless something else chose its font.

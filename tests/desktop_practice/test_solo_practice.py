@@ -223,3 +223,58 @@ def test_a_practice_round_fits_a_1600x1000_screen(solo, qtbot):
     qtbot.waitUntil(lambda: window.height() <= 960)
     assert controller.dock.widget().widget() is controller.panel  # inside its scroll area
     assert controller.dock.height() >= MIN_PANEL_HEIGHT
+
+
+def test_the_phase_timer_grows_with_projector_view(solo, qtbot, clock):
+    """The phase and the time left lead the timer in a larger semibold font; Projector View enlarges
+    them with the rest of the practice panel (the panel's dock was left out of Projector View, and
+    the two labels' size was fixed at 11 pt in a style sheet)."""
+    from PySide6.QtWidgets import QApplication
+
+    from desktop.shell.main_window import PROJECTOR_SCALE
+
+    controller = solo()
+    timer, window = controller.panel.timer_widget, controller.window
+    qtbot.waitUntil(lambda: timer.phase_label.text() == "Clarify requirements")
+    clock.advance(60 * controller.entry.scenario.phases[0].minutes - 60)  # one minute left: the caution colour
+    qtbot.waitUntil(lambda: timer.left_label.text() == "1:00 left")
+
+    def sizes():
+        timer.phase_label.ensurePolished()
+        timer.left_label.ensurePolished()
+        return timer.phase_label.font().pointSizeF(), timer.left_label.font().pointSizeF()
+
+    base = QApplication.font().pointSizeF()
+    before = sizes()
+    assert before[0] == pytest.approx(base * 11 / 9, abs=0.06) and before[1] == pytest.approx(before[0])
+    assert timer.step_label.font().pointSizeF() == pytest.approx(base)
+    window.actions_by_id["view.projector"].setChecked(True)
+    qtbot.waitUntil(lambda: sizes()[0] == pytest.approx(before[0] * PROJECTOR_SCALE, abs=0.06))
+    assert sizes()[1] == pytest.approx(before[1] * PROJECTOR_SCALE, abs=0.06)
+    assert "color" in timer.left_label.styleSheet()  # the caution colour survives the new size
+    assert timer.step_label.font().pointSizeF() == pytest.approx(base * PROJECTOR_SCALE)
+    window.actions_by_id["view.projector"].setChecked(False)
+    qtbot.waitUntil(lambda: sizes()[0] == pytest.approx(before[0], abs=0.06))
+
+
+def test_a_practice_panel_opened_in_projector_view_is_large_from_the_start(make_window, library, history, clock,
+                                                                           qtbot):
+    from PySide6.QtWidgets import QApplication
+
+    from desktop import practice
+    from desktop.shell.main_window import PROJECTOR_SCALE
+
+    window = make_window()
+    window.actions_by_id["view.projector"].setChecked(True)
+    controller = practice.open_practice(window, "fraud-scoring-cpu", library=library, history=history, clock=clock,
+                                        check_unsaved=False)
+    try:
+        timer = controller.panel.timer_widget
+        base = QApplication.font().pointSizeF()
+        qtbot.waitUntil(lambda: timer.step_label.font().pointSizeF() == pytest.approx(base * PROJECTOR_SCALE))
+        timer.phase_label.ensurePolished()
+        assert timer.phase_label.font().pointSizeF() == pytest.approx(base * PROJECTOR_SCALE * 11 / 9, abs=0.06)
+    finally:
+        window.actions_by_id["view.projector"].setChecked(False)
+        controller.panel.abandon(confirm=False)
+        practice.forget(controller)
