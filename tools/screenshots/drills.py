@@ -1,6 +1,7 @@
 """Regenerate the incident-drill screenshots from the real windows: a solo drill on the bundled
 drill design (the slow canary build) at the page, in the breakdown, and after the rollback; the
-same drill on the design without observability; the result; and a drill interview's console.
+same drill on the design without observability; the result; and a drill interview's console, also
+after the candidate left mid-drill.
 
 The clock is driven by hand (``session.advance_to``) so every run gives the same pictures.
 Run on a 1600x1000 display with a window manager (``Xvfb :71 -screen 0 1600x1000x24 &``,
@@ -139,6 +140,10 @@ def interview(history) -> None:
     run.console.refresh()
     wait(600)
     capture("drill-interview-console.png")
+    run.candidate.confirm_close = False
+    run.candidate.close()  # the candidate leaves before the end: the console says so
+    wait(400)
+    capture("drill-interview-left.png")
     run.close()
 
 
