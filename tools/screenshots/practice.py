@@ -19,11 +19,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 os.environ["INFERBOARD_DATA_DIR"] = tempfile.mkdtemp(prefix="inferboard-practice-shots-")
 
-from PySide6.QtCore import QEventLoop, QTimer  # noqa: E402
+from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 
 from inferboard.model import ops  # noqa: E402
 
-from desktop.app import make_application  # noqa: E402
+from desktop.app import installed_features, make_application  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 
@@ -93,7 +93,7 @@ def main() -> int:
     dialog.close()
 
     # ---- a few earlier attempts, so the history has a curve
-    window = MainWindow(restore_layout=False, theme_mode="light")
+    window = MainWindow(restore_layout=False, theme_mode="light", features=installed_features())
     window.resize(1600, 1000)
     window.move(0, 0)
     window.show()
@@ -138,6 +138,10 @@ def main() -> int:
     panel.questions.select(scenario.questions[3].id)
     window.view.fit_all()
     settle(600, evaluated(window))
+    # the inspector made small, as a candidate working the questions would: the panel shows them
+    window.resizeDocks([window.docks["inspector"], controller.dock], [150, 850], Qt.Orientation.Vertical)
+    settle(200)
+    controller.dock.widget().ensureWidgetVisible(panel.questions.tree, 0, 0)
     window.view.fit_all()
     settle(300)
     shoot(window, "practice-questions.png")
