@@ -56,6 +56,7 @@ def run_app(path: str | None = None) -> int:
     app = make_application()
     app.aboutToQuit.connect(release_clipboard)
     window = open_window(path)
+    window.evaluator.prefetch_tables = True  # the next replica edit finds its batching table built
 
     def start() -> None:
         if not window.offer_recovery() and not path:

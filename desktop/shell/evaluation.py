@@ -101,6 +101,8 @@ class EvalJob(QRunnable):
         self.signals = _JobSignals()
 
     def run(self) -> None:
+        from inferboard.sim.batching import recording
+
         timings: dict[str, float] = {}
         try:
             design = parse_design(self.data, "<snapshot>")
@@ -108,18 +110,49 @@ class EvalJob(QRunnable):
             self.signals.failed.emit("snapshot", self.token, str(error))
             self.signals.finished.emit(self.token, timings)
             return
-        for name, step in self.steps:
-            if not self.is_current(self.token):
-                break
-            start = time.perf_counter()
-            try:
-                value = step(design, self.settings)
-            except Exception:
-                self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
-                continue
-            timings[name] = time.perf_counter() - start
-            self.signals.result.emit(name, self.token, value)
+        with recording() as self.used:  # the batching stations solved: where the next tables are
+            for name, step in self.steps:
+                if not self.is_current(self.token):
+                    break
+                start = time.perf_counter()
+                try:
+                    value = step(design, self.settings)
+                except Exception:
+                    self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
+                    continue
+                timings[name] = time.perf_counter() - start
+                self.signals.result.emit(name, self.token, value)
         self.signals.finished.emit(self.token, timings)
+
+
+#: Tables built ahead after one evaluation at most (each about a second of CPU).
+PREFETCH_TABLES = 4
+
+
+class TablePrefetch(QRunnable):
+    """Builds the batching tables the likely next edits need (one replica more or fewer on a batched
+    pool, :mod:`inferboard.sim.table_prefetch`), stopping as soon as the design changes."""
+
+    def __init__(self, data: bytes, used: set, token: tuple, is_current: Callable[[tuple], bool]):
+        super().__init__()
+        self.data, self.used, self.token, self.is_current = data, set(used), token, is_current
+        self.signals = _JobSignals()
+        self.built: list = []
+
+    def run(self) -> None:
+        from inferboard.sim.batching import prepare_table
+        from inferboard.sim.table_prefetch import likely_next_tables
+
+        try:
+            design = parse_design(self.data, "<snapshot>")
+            for key in likely_next_tables(design, self.used)[:PREFETCH_TABLES]:
+                if not self.is_current(self.token):
+                    break
+                prepare_table(*key)
+                self.built.append(key)
+        except Exception:  # only a head start: the evaluation that needs a table builds it anyway
+            pass
+        self.signals.finished.emit(self.token, None)
 
 
 class _Warmup(QRunnable):
@@ -183,6 +216,12 @@ class Evaluator(QObject):
         self.steps = STEPS
         self._jobs: list[EvalJob] = []
         self._warmup: _Warmup | None = None
+        #: Build the batching tables the likely next edits need once an evaluation is done (the
+        #: app turns it on; off, each edit to a new replica count waits for its table).
+        self.prefetch_tables = False
+        self.prefetch_pool = QThreadPool(self)
+        self.prefetch_pool.setMaxThreadCount(1)
+        self._prefetch: TablePrefetch | None = None
         document.replaced.connect(self._drop_scenario)
         if auto:
             document.changed.connect(lambda _event: self.schedule())
@@ -300,6 +339,7 @@ class Evaluator(QObject):
             self.failed.emit(name, message)
 
     def _on_finished(self, token: tuple, timings: dict) -> None:
+        done = [j for j in self._jobs if j.token == token]
         self._jobs = [j for j in self._jobs if j.token != token]
         self._running = None
         if timings:
@@ -310,8 +350,28 @@ class Evaluator(QObject):
             return
         self.busy_changed.emit(False)
         self.evaluated.emit()
+        if self.prefetch_tables and done and getattr(done[-1], "used", None):
+            self._start_prefetch(done[-1])
+
+    # ------------------------------------------------------------------ tables ahead of edits
+    def _start_prefetch(self, job: EvalJob) -> None:
+        if self._prefetch is not None:
+            return  # one at a time; it stops by itself once the design has changed
+        prefetch = TablePrefetch(job.data, job.used, job.token, self.is_current)
+        prefetch.setAutoDelete(False)
+        prefetch.signals.finished.connect(self._prefetch_done)
+        self._prefetch = prefetch
+        self.prefetch_pool.start(prefetch)
+
+    def _prefetch_done(self, _token, _value) -> None:
+        self._prefetch = None
+
+    def prefetching(self) -> bool:
+        """Whether tables for the likely next edits are being built."""
+        return self._prefetch is not None
 
     def shutdown(self) -> None:
         self.timer.stop()
         self._settings_version += 1  # makes every job stale, so it stops after its current step
         self.pool.waitForDone(5000)
+        self.prefetch_pool.waitForDone(5000)

@@ -21,7 +21,9 @@ Public API (stable): :class:`BatchParams`, :func:`batch_steady` (one load), :fun
 from __future__ import annotations
 
 import math
+import threading
 import zipfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -169,11 +171,79 @@ _TABLE_ARRAYS = ("loads", "mean_batch", "util", "mean_wait", "forming_wait", "me
                  "wait_q")
 
 
+#: Tables being built, by (servers, params): a second thread asking for one waits for it.
+_BUILDING: dict[tuple, threading.Lock] = {}
+_BUILDING_GUARD = threading.Lock()
+#: Tables this process holds (built or read back), so :func:`table_ready` can answer without building.
+_READY: set[tuple] = set()
+_RECORDING = threading.local()
+
+
+@contextmanager
+def recording():
+    """Within: the ``(servers, params)`` of every batching station solved in this thread is added
+    to the set yielded (what :mod:`table_prefetch` starts from)."""
+    used: set[tuple[int, BatchParams]] = set()
+    previous = getattr(_RECORDING, "used", None)
+    _RECORDING.used = used
+    try:
+        yield used
+    finally:
+        _RECORDING.used = previous
+
+
+def table_ready(servers: int, p: BatchParams) -> bool:
+    """Whether the table of ``servers`` replicas with ``p`` costs nothing to get: this process holds
+    it, or it is kept on disk."""
+    import os
+
+    if (int(servers), p) in _READY:
+        return True
+    folder = _SHARED_TABLES[0] if _SHARED_TABLES else table_cache_dir()
+    return folder is not None and os.path.exists(_table_path(folder, int(servers), p))
+
+
+def prepare_table(servers: int, p: BatchParams) -> None:
+    """Build (or read back) the table of ``servers`` replicas with ``p`` now, so that solving the
+    station later costs no table work."""
+    if servers > 0 and math.isfinite(batch_capacity(int(servers), p)):
+        _table(int(servers), p)
+
+
 @lru_cache(maxsize=512)
 def _table(servers: int, p: BatchParams) -> BatchTable:
+    key = (servers, p)
+    with _BUILDING_GUARD:
+        lock = _BUILDING.setdefault(key, threading.Lock())
+    with lock:  # another thread building the same table: wait for it, then read it back
+        table = _made_table(servers, p)
+    with _BUILDING_GUARD:
+        _BUILDING.pop(key, None)
+        if len(_READY) > 4096:
+            _READY.clear()
+        _READY.add(key)
+    return table
+
+
+#: Tables built in this process while no folder keeps them, for a thread that waited for the build.
+_MADE: dict[tuple, BatchTable] = {}
+
+
+def _made_table(servers: int, p: BatchParams) -> BatchTable:
     if _SHARED_TABLES:
         return _shared_table(servers, p)
     folder = table_cache_dir()
+    if folder is None:
+        found = _MADE.get((servers, p))
+        if found is None:
+            if len(_MADE) > 64:
+                _MADE.clear()
+            found = _MADE[(servers, p)] = simulate_table(servers, p, batch_capacity(servers, p))
+        return found
+    return _kept_table(folder, servers, p)
+
+
+def _kept_table(folder: str, servers: int, p: BatchParams) -> BatchTable:
     if folder is None:
         return simulate_table(servers, p, batch_capacity(servers, p))
     path = _table_path(folder, servers, p)
@@ -234,6 +304,9 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
     """The batching station's steady state at arrival rate ``lam`` on ``servers`` replicas."""
     c = int(servers)
     cap = batch_capacity(c, p)
+    used = getattr(_RECORDING, "used", None)
+    if used is not None and c > 0:
+        used.add((c, p))
     if c <= 0 or lam >= cap:
         return BatchSolution(lam=lam, servers=c, capacity=cap, utilisation=1.0 if c > 0 else 0.0,
                              mean_batch=float(max(p.batch_max, 1)), throughput=min(lam, cap), mean_wait=math.inf,

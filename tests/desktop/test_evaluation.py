@@ -237,3 +237,43 @@ def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_win
     qtbot.waitUntil(lambda: not evaluator.busy() and runs and runs[-1] == 10, timeout=WAIT_MS)
     assert runs[0] == 1  # the first edit is evaluated at once
     assert len(runs) <= 3  # not once per edit
+
+
+def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbot, monkeypatch, tmp_path):
+    """Once an evaluation is done the app builds the batching tables of one replica more and one
+    fewer on the batched pool, on a thread of its own; the edit to one more then builds nothing."""
+    from inferboard.sim import batching
+
+    monkeypatch.setenv(batching.CACHE_DIR_ENV, str(tmp_path))
+    batching._table.cache_clear()
+    batching._READY.clear()
+    design = demo_design()
+    design.apply(ops.SetParams("gpus", {"replicas": 2}))
+    window = make_window(design, evaluate=False)
+    evaluator = window.evaluator
+    evaluator.prefetch_tables = True
+    steady = []
+    evaluator.steady_ready.connect(steady.append)
+    evaluator.schedule(immediate=True)
+    qtbot.waitUntil(lambda: bool(steady) and not evaluator.busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not evaluator.prefetching(), timeout=WAIT_MS)
+    used = {key for key in batching._READY if key[0] == 2}
+    assert used, "the evaluation solved the batched pool on 2 servers"
+    params = next(iter(used))[1]
+    assert batching.table_ready(3, params) and batching.table_ready(1, params)
+
+    def never(*_args):
+        raise AssertionError("the table of the next replica count was built by the edit")
+
+    monkeypatch.setattr(batching, "simulate_table", never)
+    steady.clear()
+    failures = []
+    evaluator.failed.connect(lambda step, message: failures.append((step, message)))
+    window.document.execute(ops.SetParams("gpus", {"replicas": 3}), "one more")
+    evaluator.schedule(immediate=True)
+    qtbot.waitUntil(lambda: bool(steady) and not evaluator.busy(), timeout=WAIT_MS)
+    assert failures == []  # no step (steady, peak, rules, timeline) had to build a table
+    assert steady[-1].nodes["gpus"].replicas == 3 and steady[-1].p99_ms > 0
+    evaluator.prefetch_tables = False
+    qtbot.waitUntil(lambda: not evaluator.prefetching(), timeout=WAIT_MS)
+    batching._table.cache_clear()
