@@ -8,14 +8,17 @@ that were ready at the end of tick ``i - 1`` (a replica starts receiving traffic
 is ready, as a load balancer learns of it by its next health check or endpoint update). A pool
 with no replica ready is counted as one: its requests wait there for the cold start.
 
-:func:`drive_pools` runs the control loops over the stretch in chunks. Each chunk is routed with
-the replicas held as they stand at its start and the loops are run over it; then it is routed
-again with the replicas the loops decided. Where the two differ (a pool scaled and that changed
-what another pool, or itself, receives), the loops go back to the start of the chunk
-(:meth:`autoscaling.PoolController.restore`) and run only up to the first tick that differs, and
-the next chunk starts there. Every tick is so routed with exactly the replicas ready before it,
-whatever the chunks; chunks grow while nothing changes, so quiet hours cost little. Designs
-whose routing does not depend on any pool's replicas run in one chunk.
+:func:`drive_pools` runs the control loops over the stretch. Pools whose routing reads no changing
+capacity run over the whole stretch at once. The others form coupling groups (everything below one
+load balancer that splits by capacity, one fallback or one admission control), each run chunk by
+chunk: a chunk is routed with the replicas as they stand at its start; the pools that routing
+reads and whose replicas can change run first, each stopping at every change of its ready count
+(:attr:`autoscaling.PoolController.stop_when_ready_changes`); the chunk is then routed again from
+the next tick with the new count, and it ends where what any pool of the group receives differs.
+With two or more such pools in a group, a pool that ran past a cut made by a later one goes back
+to the chunk's start (:meth:`autoscaling.PoolController.restore`) and runs again up to the cut.
+Every tick is so routed with exactly the replicas ready before it, as if the loops ran one tick
+at a time; chunks double while nothing changes, so quiet hours cost little.
 """
 
 from __future__ import annotations
@@ -94,7 +97,7 @@ class _Facts:
 
 
 def _facts(state, s: DesignStructure, pool_ids: list[str]) -> _Facts:
-    memo = state.__dict__.setdefault("_routing_facts", {})
+    memo = state.routing_facts
     found = memo.get(id(s))
     if found is None or found[0] is not s:
         found = memo[id(s)] = (s, _Facts(s, pool_ids))
@@ -111,8 +114,8 @@ class StretchRouting:
         self.state, self.k0, self.k1 = state, k0, k1
         self.base = base
         self.routers = [state.router_for(key) for key in keys]
-        self.groups = [(r, np.flatnonzero(regime == r)) for r in range(len(keys))]
-        self.groups = [(r, idx) for r, idx in self.groups if idx.size]
+        #: per fault regime met in the stretch, its ticks (counted from ``k0``)
+        self.regime_ticks = [(r, idx) for r in range(len(keys)) if (idx := np.flatnonzero(regime == r)).size]
         s = self.structure = state.structure()
         self.pool_ids = [p.id for p in state.pools]
         facts = self.facts = _facts(state, s, self.pool_ids)
@@ -165,7 +168,7 @@ class StretchRouting:
     def _chunk(self, a: int, b: int):
         """(router, tick indices within the stretch) of the regimes met in ticks ``a:b``."""
         lo, hi = a - self.k0, b - self.k0
-        for r, idx in self.groups:
+        for r, idx in self.regime_ticks:
             part = idx[(idx >= lo) & (idx < hi)]
             if part.size:
                 yield self.routers[r], part

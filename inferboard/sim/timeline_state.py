@@ -224,6 +224,7 @@ class TimelineState:
         self._rows: dict = {}
         self._structure: dict[int, DesignStructure] = {}
         self._routers: dict = {}
+        self.routing_facts: dict = {}  #: per design revision, what routing per tick knows of it
         self._setup_pools()
 
     # ------------------------------------------------------------------ pools
