@@ -123,7 +123,7 @@ def station_patience(capacity: np.ndarray, p: StationParams) -> np.ndarray:
 
 def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_wait_s: np.ndarray | None,
                     b0: float, dt: float, lost_before: np.ndarray | None = None,
-                    accepted_before: np.ndarray | None = None) -> StationStretch:
+                    accepted_before: np.ndarray | None = None, capacity: np.ndarray | None = None) -> StationStretch:
     """The station over ticks of length ``dt`` starting with backlog ``b0``. Where no backlog exists
     or forms, a tick is the steady state of ``tickqueue.station_state`` (its losses included); where
     one does, losses are the fluid ones, the wait is the backlog's virtual wait (averaged over the
@@ -134,9 +134,11 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     latency dashboard sees it; it also allows for servers that were added since it arrived).
     ``accepted_before``: cumulative accepted arrivals at the tick boundaries from the start of the
     run up to the first tick of the stretch. ``lost_before``: requests lost in every tick before (to count
-    the timed-out requests still waiting at the start)."""
+    the timed-out requests still waiting at the start). ``capacity``: what the station completes
+    per second in each tick when it is not its servers over their service time (an LLM pool, whose
+    service time grows with its load: the FLOPs/HBM replica model's capacity)."""
     lam = np.fmax(np.asarray(lam, dtype=float), 0.0)
-    capacity = station_capacity(ready, p)
+    capacity = station_capacity(ready, p) if capacity is None else np.asarray(capacity, dtype=float)
     patience = station_patience(capacity, p)
     limit = np.minimum(capacity * patience, p.queue_capacity)
     no_server = capacity <= 0

@@ -6,7 +6,8 @@ the steady state, a tick's utilisation is the pool's served rate over its capaci
 replicas times one replica's capacity from :func:`llm.replica_state`; time to first token is the
 wait for a slot (the station's wait, backlog included) plus the prefill engine's M/D/1 wait, the
 prefill and the first decode step at the tick's rate per ready replica; time per output token
-likewise. The replica model is solved once per pool plan on a grid of rates per replica (cached
+likewise. The pool's backlog builds against the same capacity (``timeline_stations``: the fluid
+queue is given it instead of the slots over their hold time). The replica model is solved once per pool plan on a grid of rates per replica (cached
 per process) and read by interpolation.
 """
 

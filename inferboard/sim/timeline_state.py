@@ -398,8 +398,10 @@ class TimelineState:
         return found[0]
 
     def metric_for(self, pool_id: str, tables: RegimeTables, j: int | None, lam: np.ndarray, lo_regime: np.ndarray,
-                   k0: int, k1: int):
-        """The autoscaler metric function of a pool over ticks ``k0:k1`` (see :class:`BacklogMetric`)."""
+                   k0: int, k1: int, capacity_per_replica: np.ndarray | None = None):
+        """The autoscaler metric function of a pool over ticks ``k0:k1`` (see :class:`BacklogMetric`);
+        ``capacity_per_replica`` where it is not the station's servers over their service time (an
+        LLM pool's, from the FLOPs/HBM model)."""
         a = self.scalers[pool_id]
         metric = a.metric if a else "rps"
         if j is None:
@@ -416,7 +418,7 @@ class TimelineState:
         table = MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
                              shared=(cache, rows))
         sp = tables.station_params(j, lo_regime)
-        cap_r = station_capacity(np.ones(k1 - k0), sp)
+        cap_r = station_capacity(np.ones(k1 - k0), sp) if capacity_per_replica is None else capacity_per_replica
         from inferboard.sim.fluid import station_patience
 
         return table, BacklogMetric(table, metric, k0, lam, cap_r, station_patience(cap_r, sp),

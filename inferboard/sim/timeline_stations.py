@@ -88,8 +88,9 @@ class PoolLoops:
     ``a:b`` given its arrival rate there (the autoscaler's metric read from it), :meth:`resume` it
     further within the same piece after it stopped (:mod:`timeline_routing`)."""
 
-    def __init__(self, state, tables, lo: np.ndarray, k0: int, commands: dict[str, tuple]):
+    def __init__(self, state, tables, lo: np.ndarray, k0: int, commands: dict[str, tuple], routing):
         self.state, self.tables, self.lo, self.k0, self.commands = state, tables, lo, k0, commands
+        self.routing = routing
         self.metrics: dict[str, object] = {}
 
     def run(self, pid: str, a: int, b: int, lam: np.ndarray) -> None:
@@ -100,7 +101,10 @@ class PoolLoops:
         if state.scalers[pid] is None:  # no autoscaler: nothing reads a metric
             metric = None
         else:
-            table, backlog_metric = state.metric_for(pid, tables, j, lam, part, a, b)
+            generation = state.design.nodes[pid].kind == "generation_pool"
+            table, backlog_metric = state.metric_for(pid, tables, j, lam, part, a, b,
+                                                     self.routing.per_replica[pid][a - k0:b - k0] if generation
+                                                     else None)
             if backlog_metric is not None:
                 metric = backlog_metric
             else:
@@ -144,7 +148,8 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
     routing = StretchRouting(state, k0, k1, compiled, lo, hi, alpha, regime, keys,
                              state.base[k0:k1] * (1.0 - entry_shed))
     commands = {p.id: tuple(state.pending_commands.pop(p.id, ())) for p in state.pools}
-    drive_pools(state, routing, PoolLoops(state, tables, lo, k0, commands), {pid for pid, c in commands.items() if c})
+    drive_pools(state, routing, PoolLoops(state, tables, lo, k0, commands, routing),
+                {pid for pid, c in commands.items() if c})
     weights, lost, shed_by_router = routing.paths(tables, state.notes)
     paths = weights.shape[0]
     alive, shed_mass, err_mass = np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n))
@@ -168,7 +173,9 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         params = tables.station_params(j, lo)
         history = state.lost.setdefault(sid, np.zeros(count))
         accepted = state.accepted.setdefault(sid, np.zeros(count + 1))
-        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[:k0], accepted[:k0 + 1])
+        generation = state.design.nodes[sid].kind == "generation_pool"  # capacity from the FLOPs/HBM model
+        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[:k0], accepted[:k0 + 1],
+                             routing.per_replica[sid] * track.ready[k0:k1] if generation else None)
         state.backlog[sid] = st.carry
         history[k0:k1] = st.lost
         accepted[k0 + 1:k1 + 1] = st.accepted
@@ -185,7 +192,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         put(f"loss:{sid}", st.loss, state.aux)
         put(f"capacity:{sid}", st.capacity, state.aux)
         busy = st.busy
-        if state.design.nodes[sid].kind == "generation_pool":
+        if generation:
             busy = _generation_pool(put, sid, compiled, lo, lam * (1 - st.loss), track.ready[k0:k1], st)
         put(f"utilisation:{sid}", busy)
         put(f"queue:{sid}", st.queue)

@@ -57,3 +57,29 @@ def test_the_design_load_test_reports_the_same_llm_utilisation():
     lt = run_design_load_test(llm_design(rate), 20_000, seed=2)
     # served rate over the capacity, within the sampling error of 20,000 Poisson arrivals
     assert lt.nodes["llm"]["utilisation"] == pytest.approx(0.5, rel=0.03)
+
+
+def test_a_backlog_builds_against_the_flops_capacity_not_the_kv_slots(tmp_path):
+    """A surge to 130% of the replica model's capacity over a mean at half of it: the queue grows by
+    (λ − capacity)·dt each tick, capped by the clients' patience (30 s, no queue time-out), and
+    drains after. The KV slots at the mean's service time complete about 3.5× the capacity, so
+    counting them (as the timeline did) hid the surge's queue."""
+    cap = evaluate(llm_design(1.0), 1.0).compiled.plans["llm"].capacity_rps
+    design = llm_design(0.5 * cap)
+    plan = evaluate(design, 0.5 * cap).compiled.plans["llm"]
+    assert plan.servers / plan.service_mean_s > 3 * cap, "slots at the mean's service time: far above capacity"
+    trace = tmp_path / "trace.csv"
+    trace.write_text(f"time_s,rps\n0,{0.5 * cap}\n600,{1.3 * cap}\n900,{0.5 * cap}\n1800,{0.5 * cap}\n")
+    dt = 10.0
+    result = run_timeline(design, hours=0.5, tick_s=dt, replay_csv=trace)
+    s = result.series
+    lam = s["arrival_rps:llm"]
+    expected, b = [], 0.0
+    for x in lam:  # the fluid queue with abandonment, worked here
+        expected.append(b)
+        b = min(max(0.0, b + (x - cap) * dt), cap * 30.0)
+    np.testing.assert_allclose(s["backlog:llm"], expected, rtol=1e-9, atol=1e-6)
+    assert max(expected) == pytest.approx(cap * 30.0)  # the surge filled the clients' patience
+    surge = (result.times_s >= 620) & (result.times_s < 900)
+    assert np.all(s["utilisation:llm"][surge] == 1.0) and s["shed_rate"][surge].max() > 0.2
+    assert s["backlog:llm"][-1] == 0.0  # drained after the surge
