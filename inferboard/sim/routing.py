@@ -205,23 +205,9 @@ class Routing:
             keep -= keep * limited
         if not candidates:
             overflow = 1.0
-        spill = keep * overflow
-        for child, frac in weights.items():
-            portion = keep * (1 - overflow) * frac
-            if is_down(child):
-                lost += portion
-            else:
-                out[child] = out.get(child, 0.0) + portion
-        if spill > 0:
-            live_fallbacks = [c for c in fallbacks if not is_down(c)]
-            if live_fallbacks:
-                for child, frac in self._even(live_fallbacks).items():
-                    out[child] = out.get(child, 0.0) + spill * frac
-            elif kind == "admission_control" or not candidates and not primaries:
-                shed += spill
-            else:
-                lost += spill
-        return out, end, shed, lost
+        more_shed, more_lost = place(out, weights, keep * (1 - overflow), keep * overflow, kind, fallbacks,
+                                     bool(candidates), bool(primaries), is_down)
+        return out, end, shed + more_shed, lost + more_lost
 
     @staticmethod
     def _even(kids: list[str]) -> dict[str, float]:
@@ -260,6 +246,34 @@ class Routing:
             if continent:
                 return self._even(continent)
         return self._even(kids)
+
+
+def place(out: dict, weights: Mapping[str, float], kept, spill, kind: str, fallbacks: Sequence[str],
+          has_candidates: bool, has_primaries: bool, is_down) -> tuple:
+    """Send a router's traffic on: ``kept`` (its share that stays with the primaries) split by
+    ``weights``, what would go to a child that is down counted as lost; ``spill`` (its overflow)
+    to the live fallbacks evenly, else shed (admission control, or a router with nowhere to send)
+    or lost. Adds to ``out`` (child -> share) and returns (shed, lost). The shares are floats, or
+    arrays over ticks (:mod:`tick_routing`); a float spill of zero reaches no fallback."""
+    shed = lost = 0.0
+    for child, frac in weights.items():
+        portion = kept * frac
+        if is_down(child):
+            lost = lost + portion
+        else:
+            out[child] = out.get(child, 0.0) + portion
+    if isinstance(spill, float) and spill <= 0 or not (fallbacks or kind == "admission_control" or not has_candidates):
+        return shed, lost
+    live_fallbacks = [c for c in fallbacks if not is_down(c)]
+    if live_fallbacks:
+        frac = 1.0 / len(live_fallbacks)
+        for child in live_fallbacks:
+            out[child] = out.get(child, 0.0) + spill * frac
+    elif kind == "admission_control" or not has_candidates and not has_primaries:
+        shed = shed + spill
+    else:
+        lost = lost + spill
+    return shed, lost
 
 
 def pool_station_capacity(s: DesignStructure, plan: PoolPlan) -> float:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from inferboard.sim.hardware import POOL_KINDS
-from inferboard.sim.routing import FALLBACK_THRESHOLD, Routing
+from inferboard.sim.routing import FALLBACK_THRESHOLD, Routing, place
 
 __all__ = ["RegimeRouter", "TickPaths"]
 
@@ -211,22 +211,9 @@ class RegimeRouter:
             keep = keep - keep * limited
         if not candidates:
             overflow = 1.0
-        spill = keep * overflow
-        for child, frac in weights.items():
-            portion = keep * (1 - overflow) * frac
-            if down(child):
-                lost = lost + portion
-            else:
-                out[child] = out.get(child, 0.0) + portion
-        if fallbacks or kind == "admission_control" or not candidates:
-            live_fallbacks = [k for k in fallbacks if not down(k)]
-            if live_fallbacks:
-                for child, frac in _even(live_fallbacks).items():
-                    out[child] = out.get(child, 0.0) + spill * frac
-            elif kind == "admission_control" or not candidates and not primaries:
-                shed = shed + spill
-            else:
-                lost = lost + spill
+        more_shed, more_lost = place(out, weights, keep * (1 - overflow), keep * overflow, kind, fallbacks,
+                                     bool(candidates), bool(primaries), down)
+        shed, lost = shed + more_shed, lost + more_lost
         return self._finish(out, end, shed, lost)
 
     @staticmethod
