@@ -40,6 +40,7 @@ class SoloPractice(QObject):
         self.session = PracticeSession(entry, history, **options)
         self.panel: PracticePanel | None = None
         self.dock: QDockWidget | None = None
+        self._projector_slot = None  #: resizes the dock when Projector View is turned on or off
         self.status_label: QLabel | None = None
         self.result: Result | None = None
         self.result_window = None
@@ -96,8 +97,9 @@ class SoloPractice(QObject):
             findings.hide()
         follow_projector_view(w, self.dock)
         projector = w.actions_by_id.get("view.projector")
-        if projector is not None:
-            projector.toggled.connect(lambda _on: QTimer.singleShot(0, self._size_dock))
+        if projector is not None and self._projector_slot is None:
+            self._projector_slot = lambda _on: QTimer.singleShot(0, self._size_dock)
+            projector.toggled.connect(self._projector_slot)
         self._size_dock()
         QTimer.singleShot(0, self._size_dock)  # again once the layout has real sizes
 
@@ -138,6 +140,10 @@ class SoloPractice(QObject):
         if self.dock is not None:
             w.removeDockWidget(self.dock)
             self.dock.hide()
+        projector = w.actions_by_id.get("view.projector")
+        if projector is not None and self._projector_slot is not None:
+            projector.toggled.disconnect(self._projector_slot)
+            self._projector_slot = None
 
     def _submitted(self, result: Result) -> None:
         self.result = result
