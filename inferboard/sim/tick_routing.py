@@ -39,6 +39,11 @@ class _Split:
     lost: np.ndarray | float
     finished: np.ndarray | float  #: share of the node's traffic whose path ends at the node
 
+    def __post_init__(self) -> None:
+        # which parts are anything but zero, found once (a split is read for every path through it)
+        self.sheds, self.loses, self.ends = _nonzero(self.shed), _nonzero(self.lost), _nonzero(self.finished)
+        self.onward = [(child, frac) for child, frac in self.out if _nonzero(frac)]
+
 
 @dataclass
 class TickPaths:
@@ -257,9 +262,7 @@ class RegimeRouter:
                         if not self.varies(node_id):
                             fixed[key] = split
                     splits[key] = split
-                for child, frac in split.out:
-                    if not _nonzero(frac):
-                        continue
+                for child, frac in split.onward:
                     into = flows.setdefault(child, {})
                     into[origin] = into.get(origin, 0.0) + rate * frac
         return rates, splits
@@ -301,19 +304,17 @@ class RegimeRouter:
             split = splits.get((node_id, origin if node_id in self.by_origin else None))
             if split is None:  # reached by no traffic in any tick
                 continue
-            if _nonzero(split.shed):
+            if split.sheds:
                 shed[node_id] = shed.get(node_id, 0.0) + w * split.shed
-            if _nonzero(split.lost):
+            if split.loses:
                 lost = lost + w * split.lost
-            if _nonzero(split.finished):
+            if split.ends:
                 if seen:
                     key = (tuple(sorted(queue)), round(delay, 9))
                     weights[key] = weights.get(key, 0.0) + w * split.finished
                 else:
                     lost = lost + w * split.finished
-            for child, frac in split.out:
-                if not _nonzero(frac):
-                    continue
+            for child, frac in split.onward:
                 share = w * frac
                 if not share.any():
                     continue
