@@ -137,7 +137,6 @@ class TablePrefetch(QRunnable):
         super().__init__()
         self.data, self.used, self.token, self.is_current = data, set(used), token, is_current
         self.signals = _JobSignals()
-        self.built: list = []
 
     def run(self) -> None:
         from inferboard.sim.batching import prepare_table
@@ -149,7 +148,6 @@ class TablePrefetch(QRunnable):
                 if not self.is_current(self.token):
                     break
                 prepare_table(*key)
-                self.built.append(key)
         except Exception:  # only a head start: the evaluation that needs a table builds it anyway
             pass
         self.signals.finished.emit(self.token, None)

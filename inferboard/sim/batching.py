@@ -244,8 +244,7 @@ def _made_table(servers: int, p: BatchParams) -> BatchTable:
 
 
 def _kept_table(folder: str, servers: int, p: BatchParams) -> BatchTable:
-    if folder is None:
-        return simulate_table(servers, p, batch_capacity(servers, p))
+    """The table kept in ``folder``, built and left there when it is not (or is damaged)."""
     path = _table_path(folder, servers, p)
     kept = _read_shared(path)
     if kept is not None:

@@ -28,7 +28,7 @@ import numpy as np
 from inferboard.sim.design_structure import DesignStructure
 from inferboard.sim.hardware import POOL_KINDS
 from inferboard.sim.routing import pool_station_capacity
-from inferboard.sim.tick_routing import RegimeRouter, TickPaths
+from inferboard.sim.tick_routing import TickPaths
 
 __all__ = ["StretchRouting", "capacity_sensitive_pools", "coupling_groups", "drive_pools"]
 
