@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inferboard.store import design_to_bytes, read_design, save_design
-from inferboard.store.atomic import backup_path
+from inferboard.store.atomic import TEMP_SUFFIX, backup_path
 
 CHILD = r"""
 import sys
@@ -55,7 +55,7 @@ def test_sigkill_at_random_moments_never_corrupts_the_file(tmp_path):
         last = written[-1]
         assert value in (last, last % 1000 + 1), (value, written[-3:], before)
         assert json.loads(path.read_bytes())["format"] == "inferboard-design"
-    # A kill can leave a temporary file behind; the backup it keeps is always a whole design too.
+    # The backup a kill leaves is always a whole design too.
     backup = backup_path(path)
     if backup.exists():
         read_design(backup)
@@ -64,3 +64,5 @@ def test_sigkill_at_random_moments_never_corrupts_the_file(tmp_path):
     design.set_params("gpus", replicas=7)
     save_design(design, path)
     assert read_design(path)[0].node("gpus").params["replicas"] == 7
+    # ... and removes the temporary files the kills left behind.
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(TEMP_SUFFIX)] == []
