@@ -4,6 +4,10 @@ import sys
 import tempfile
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+if os.environ["QT_QPA_PLATFORM"] == "offscreen":
+    # One 1600x1000 screen (offscreen's own is 800x800): windows are fitted to their screen.
+    _SCREEN = os.path.join(os.path.dirname(__file__), "fixtures", "offscreen-screen.json")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={_SCREEN}"
 #: Batching tables are kept in a folder of this run's own (not the user's cache), shared by its
 #: subprocesses, and removed at the end.
 _TABLES = None if "INFERBOARD_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="inferboard-tables-")

@@ -18,6 +18,7 @@ from desktop.drills.widgets import read_only_table
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, slug
 from desktop.practice.result_tabs import score_colour
+from desktop.shell.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 
@@ -54,7 +55,7 @@ class DrillHistoryWindow(QWidget):
         layout.addWidget(self.empty)
         layout.addWidget(self.table, 1)
         layout.addLayout(buttons)
-        self.resize(900, 520)
+        fit_window(self, 900, 520)
         self.refresh()
 
     def refresh(self) -> None:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QSplitter, QTableWidgetItem, QTextBrowser,
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QTableWidgetItem, QTextBrowser,
                                QVBoxLayout, QWidget)
 
 from inferboard.drills.engine import DrillSession
@@ -23,7 +23,8 @@ from desktop.drills.notebook import describe
 from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
-from desktop.shell.window_placement import place_pair_if_shown
+from desktop.responsive import ResponsiveSplitter
+from desktop.shell.window_placement import WindowPair, fit_window
 from desktop.theme import DRILL_PLOT, LIGHT_INK
 
 EFFECT_COLOURS = {"fixes": LIGHT_INK.good, "worsens": LIGHT_INK.bad, "no_effect": LIGHT_INK.muted,
@@ -60,6 +61,7 @@ class DrillConsole(QWidget):
         self.title = QLabel(f"<b style='font-size:12pt'>{esc(session.drill.title)}</b><br>"
                             f"<span style='color:{LIGHT_INK.muted}'>Interviewer console · {esc(session.drill.kind)} · "
                             f"{esc(session.drill.difficulty)} · only you see this window</span>", self)
+        self.title.setWordWrap(True)
         self.clock_label = QLabel(self)
         self.clock_label.setObjectName("console_clock")
         self.speed = speed_box(self, clock)
@@ -69,7 +71,7 @@ class DrillConsole(QWidget):
         self.report_button.setObjectName("drill_report")
         self.report_button.setToolTip("The drill's report with the hidden truth, as HTML")
         self.report_button.clicked.connect(lambda: self.export_report())
-        top = QHBoxLayout()
+        top = self.top_bar = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.clock_label)
         top.addWidget(self.speed)
@@ -82,6 +84,13 @@ class DrillConsole(QWidget):
         self.truth.setObjectName("truth_panel")
         self.truth.setAccessibleName("Hidden truth")
         self.truth.setHtml(truth_panel_html(session.truth()))
+        self.reveal = QPushButton("Show the &hidden truth", self)
+        self.reveal.setObjectName("reveal_truth")
+        self.reveal.setCheckable(True)
+        self.reveal.setToolTip("Kept folded away while this window shares a screen with the candidate's")
+        self.reveal.toggled.connect(self._show_truth)
+        self.reveal.setChecked(len(QGuiApplication.screens()) > 1)
+        self._show_truth(self.reveal.isChecked())
         self.actions = read_only_table(self, "candidate_actions", "Candidate's actions",
                                        ["What the candidate did", "Real effect"], 0, {1: 110})
         self.plots, self.curves = self._make_plots(dark)
@@ -93,6 +102,7 @@ class DrillConsole(QWidget):
         column = QVBoxLayout(left)
         column.setContentsMargins(0, 0, 0, 0)
         column.addWidget(self.slo)
+        column.addWidget(self.reveal)
         column.addWidget(self.truth, 1)
         right = QWidget(self)
         column = QVBoxLayout(right)
@@ -100,17 +110,23 @@ class DrillConsole(QWidget):
         for widget in self.plots:
             column.addWidget(widget, 1)
         column.addWidget(self.actions, 1)
-        body = QSplitter(Qt.Orientation.Horizontal, self)
+        body = ResponsiveSplitter(self, wide_sizes=[520, 700], tall_sizes=[300, 600])
         body.addWidget(left)
         body.addWidget(right)
         body.setSizes([520, 700])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(body, 1)
-        self.resize(1240, 900)
+        fit_window(self, 1240, 900)
         clock.ticked.connect(lambda _t: self.refresh())
         clock.ended.connect(self.refresh)
         self.refresh()
+
+    def _show_truth(self, shown: bool) -> None:
+        """The hidden root cause and what each mitigation really does: shown on request only, as
+        the candidate may see this screen."""
+        self.truth.setVisible(shown)
+        self.reveal.setText("Hide the &hidden truth" if shown else "Show the &hidden truth")
 
     def _make_plots(self, dark: bool):
         import pyqtgraph as pg
@@ -253,15 +269,15 @@ class DrillInterview(QObject):
         self.candidate.dashboards.currentChanged.connect(lambda _i: self.console.refresh())
         self.console.end_button.clicked.connect(lambda: self.candidate.finish())
         self.candidate.left.connect(self.console.candidate_left)
+        self.pair = WindowPair(self.candidate, self.console, "candidate's drill window", "interviewer's console", self)
 
     def show(self) -> None:
-        self.candidate.show()
-        self.console.show()
-        self.place()
-        QTimer.singleShot(0, self.place)
+        """Both windows tiled on the screen (or taking turns on a small one), the console in front."""
+        self.pair.show()
+        self.console.raise_()
 
     def place(self) -> None:
-        place_pair_if_shown(self.candidate, self.console)
+        self.pair.place()
 
     def start(self) -> None:
         self.clock.start()

@@ -17,6 +17,7 @@ from inferboard.model.design import Design
 
 from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
+from desktop.shell.window_placement import fit_window
 from desktop.theme import DARK_INK, LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -89,7 +90,7 @@ class DrillPicker(QDialog):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.summary)
         layout.addLayout(row)
-        self.resize(900, 560)
+        fit_window(self, 900, 560)
         first = next((r for r in range(self.table.rowCount()) if not self.problems[self._id(r)]), None)
         if first is not None:
             self.table.selectRow(first)

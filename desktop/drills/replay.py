@@ -18,6 +18,7 @@ from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardT
 from desktop.drills.notebook import describe
 from desktop.drills.result import CRITERIA, truth_html
 from desktop.practice.common import esc
+from desktop.shell.window_placement import fit_window
 
 
 class DrillReplayWindow(QWidget):
@@ -75,7 +76,7 @@ class DrillReplayWindow(QWidget):
         body.setSizes([1000, 500])
         layout = QVBoxLayout(self)
         layout.addWidget(body)
-        self.resize(1500, 900)
+        fit_window(self, 1500, 900)
         self.show_step(-1)
 
     def markers(self) -> list:

@@ -17,6 +17,7 @@ from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
 from desktop.practice.report_export import ask_report_path, slug
 from desktop.practice.result_tabs import score_colour
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT, LIGHT_INK
 
 CRITERIA = {"symptom": "Symptom and scope", "changes_early": "Recent changes checked early",
@@ -109,7 +110,7 @@ class DrillResultWindow(QWidget):
         layout.addWidget(self.missing)
         layout.addWidget(self.truth)
         layout.addLayout(buttons)
-        self.resize(1100, 720)
+        fit_window(self, 1100, 720)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)

@@ -22,6 +22,7 @@ from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardT
 from desktop.drills.notebook import MITIGATION_TITLES, Notebook
 from desktop.drills.widgets import read_only_table, speed_box
 from desktop.practice.common import esc
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK, PAGE_STYLE, TICKET_STYLE
 
 
@@ -63,6 +64,7 @@ class DrillWindow(QWidget):
         self.clock_label = QLabel(self)
         self.clock_label.setObjectName("drill_clock")
         self.clock_label.setAccessibleName("Simulated time")
+        self.clock_label.setWordWrap(True)  # narrow beside the interviewer's console
         self.speed = speed_box(self, clock)
         self.pause_button = QPushButton("&Pause", self)
         self.pause_button.setObjectName("drill_pause")
@@ -80,7 +82,7 @@ class DrillWindow(QWidget):
         self.finish_button = QPushButton("&Finish drill", self)
         self.finish_button.setObjectName("drill_finish")
         self.finish_button.clicked.connect(lambda: self.finish())
-        top = QHBoxLayout()
+        top = self.top_bar = QHBoxLayout()
         top.addWidget(self.clock_label, 1)
         for control in (self.speed, self.pause_button, self.skip_button, self.finish_button):
             top.addWidget(control)
@@ -136,7 +138,7 @@ class DrillWindow(QWidget):
         layout.addLayout(top)
         layout.addWidget(body, 1)
         layout.addWidget(self.status)
-        self.resize(1600, 1000)
+        fit_window(self, 1600, 1000)
         clock.ticked.connect(lambda _t: self.refresh())
         clock.ended.connect(self._clock_ended)
         self.refresh()

@@ -21,6 +21,7 @@ from desktop.practice.common import pct
 from desktop.practice.history_views import HistoryView
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES_SOFT
 
 
@@ -113,7 +114,7 @@ class HistoryWindow(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.notice)
         layout.addWidget(splitter, 1)
-        self.resize(1200, 860)
+        fit_window(self, 1200, 860)
         self.refresh()
 
     def _make_plot(self):

@@ -24,6 +24,7 @@ from desktop.practice.report_export import add_section, ask_report_path, score_s
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
 from desktop.shell.evaluation import Evaluator
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT, LIGHT_INK
 
 TICK_MS = 500
@@ -103,7 +104,7 @@ class InterviewerConsole(QWidget):
         top = QHBoxLayout()
         top.addWidget(self.title)
         top.addWidget(self.timer_widget, 1)
-        buttons = QHBoxLayout()
+        buttons = self.top_bar = QHBoxLayout()
         for button in (self.start_button, self.next_phase_button, self.end_button):
             buttons.addWidget(button)
         buttons.addStretch(1)
@@ -121,7 +122,7 @@ class InterviewerConsole(QWidget):
         layout.addLayout(top)
         layout.addLayout(buttons)
         layout.addWidget(splitter, 1)
-        self.resize(1600, 1000)
+        fit_window(self, 1600, 1000)
 
     # ------------------------------------------------------------------ state
     @property

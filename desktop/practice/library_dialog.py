@@ -14,6 +14,7 @@ from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
 from inferboard.practice.packzip import PackError
 
 from desktop.practice.common import esc, phase_name
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -93,7 +94,7 @@ class ScenarioLibraryDialog(QDialog):
         layout.addWidget(splitter, 1)
         layout.addWidget(self.problems)
         layout.addLayout(packs)
-        self.resize(1100, 640)
+        fit_window(self, 1100, 640)
         self.fill()
 
     # ------------------------------------------------------------------ listing

@@ -9,8 +9,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-import shiboken6
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject
 
 from inferboard.practice.history import History
 from inferboard.practice.interview_link import CandidateLink, InProcessTransport, InterviewerLink
@@ -18,7 +17,7 @@ from inferboard.practice.library import ScenarioEntry
 
 from desktop.practice.candidate import CandidateWindow
 from desktop.practice.interviewer import InterviewerConsole
-from desktop.shell.window_placement import place_pair
+from desktop.shell.window_placement import WindowPair
 
 
 class MockInterview(QObject):
@@ -32,31 +31,23 @@ class MockInterview(QObject):
         self.candidate = CandidateWindow(candidate_link, data_folder, theme_mode=theme_mode, clock=clock,
                                          evaluate=evaluate)
         self.console = InterviewerConsole(interviewer_link, None, self.candidate.theme_manager.theme)
-        #: How many placements are still to come (``show`` places again once the frames are known).
-        self.placements_pending = 0
+        self.pair = WindowPair(self.candidate, self.console, "candidate's window", "interviewer's console", self)
+        self.pair.after_place = self.candidate.fit_docks
+
+    @property
+    def placements_pending(self) -> int:
+        """How many placements are still to come (``show`` places again once the frames are known)."""
+        return self.pair.placements_pending
 
     def show(self) -> None:
         """The candidate on the primary screen, the console on a second screen when there is one,
-        else beside (or below) the candidate; never on top of it, never off the screen."""
-        self.candidate.show()
-        self.console.show()
-        self.place()
-        # Once the window manager has framed them, place again with the real frame sizes.
-        self.placements_pending += 2
-        QTimer.singleShot(0, self._place_later)
-        QTimer.singleShot(300, self._place_later)
+        else beside (or below) the candidate; never on top of it, never off the screen; on a screen
+        too small for both, they take turns."""
+        self.pair.show()
         self.console.raise_()
 
-    def _place_later(self) -> None:
-        self.placements_pending -= 1
-        self.place()
-
     def place(self) -> None:
-        if not (shiboken6.isValid(self.candidate) and shiboken6.isValid(self.console)):
-            return
-        if self.candidate.isVisible() and self.console.isVisible():
-            place_pair(self.candidate, self.console)
-            self.candidate.fit_docks()
+        self.pair.place()
 
     def start(self) -> None:
         self.console.start()

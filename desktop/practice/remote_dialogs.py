@@ -25,6 +25,7 @@ from inferboard.remote.words import BadCode, normalize_code
 
 from desktop.practice.common import esc, wrapped_label
 from desktop.practice.remote_session import STATE_TEXT, RemoteCandidate, RemoteInterviewer, status_html
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
 
 LOOPBACK = "127.0.0.1"
@@ -89,7 +90,7 @@ class HostInterviewDialog(QDialog):
         self.pages.addWidget(self._session_page())
         layout = QVBoxLayout(self)
         layout.addWidget(self.pages)
-        self.resize(560, 380)
+        fit_window(self, 560, 380)
 
     def _setup_page(self, scenario_id: str | None) -> QWidget:
         page = QWidget(self)
@@ -284,7 +285,7 @@ class JoinInterviewDialog(QDialog):
                         "you come through an SSH tunnel) and the code they read to you.",
                   (("Candidate's &address:", self.address), ("&Port:", self.port), ("&Code:", self.code)),
                   self.status_label, self.join_button)
-        self.resize(480, 240)
+        fit_window(self, 480, 240)
 
     def join(self) -> RemoteInterviewer | None:
         try:

@@ -11,6 +11,7 @@ from inferboard.practice.replay import Replay
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import ReadOnlyCanvas, mmss, phase_name
+from desktop.shell.window_placement import fit_window
 
 TICKS_PER_S = 10
 FRAME_ROLE = Qt.ItemDataRole.UserRole
@@ -150,4 +151,4 @@ class ReplayWindow(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)
         layout.addLayout(row)
-        self.resize(1400, 900)
+        fit_window(self, 1400, 900)

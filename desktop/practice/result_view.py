@@ -15,6 +15,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import esc, mmss
 from desktop.practice.report_export import ask_report_path, slug, write_report
 from desktop.practice.result_tabs import ComparePage, LostPointsPage, ScoresPage, WhatIfPage, score_colour
+from desktop.shell.window_placement import fit_window
 
 
 class ResultWindow(QWidget):
@@ -88,7 +89,7 @@ class ResultWindow(QWidget):
         layout.addLayout(head)
         layout.addWidget(self.tabs, 1)
         self.last_export: Path | None = None
-        self.resize(1500, 940)
+        fit_window(self, 1500, 940)
 
     def report_html(self) -> str:
         if self._html is None:

@@ -16,6 +16,7 @@ from inferboard.model import PlannedFault
 from inferboard.model import events as ev
 from inferboard.model.faults import FAULT_KINDS, describe, fault_targets
 
+from desktop.shell.window_placement import fit_window
 from desktop.theme import PLOT
 
 
@@ -189,7 +190,7 @@ class FaultEditor(QDialog):
         layout.addWidget(self.table, 1)
         layout.addWidget(self.empty)
         layout.addLayout(row)
-        self.resize(820, 420)
+        fit_window(self, 820, 420)
         self.strip.moved.connect(self._strip_moved)
         self.strip.row_clicked.connect(self.table.selectRow)
         self.table.itemSelectionChanged.connect(lambda: self.strip.set_faults(self.faults, self.current_row()))

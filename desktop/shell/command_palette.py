@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLineEdit
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from desktop.shell.actions import ACTIONS, ActionSpec, shortcut_text
+from desktop.shell.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -33,7 +34,7 @@ class CommandPalette(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.search)
         layout.addWidget(self.list)
-        self.resize(520, 420)
+        fit_window(self, 520, 420)
         self.search.textChanged.connect(self.refilter)
         self.search.returnPressed.connect(self.run_current)
         self.list.itemActivated.connect(lambda _item: self.run_current())
@@ -108,4 +109,4 @@ class ShortcutsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.table)
         layout.addWidget(buttons)
-        self.resize(620, 560)
+        fit_window(self, 620, 560)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from inferboard.paths import data_dir
+from desktop.shell.window_placement import fit_window
 
 
 def guide_text() -> str:
@@ -25,4 +26,4 @@ class GettingStarted(QDialog):
         layout = QVBoxLayout(self)
         layout.addWidget(self.text, 1)
         layout.addWidget(buttons)
-        self.resize(720, 680)
+        fit_window(self, 720, 680)

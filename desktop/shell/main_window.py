@@ -38,6 +38,7 @@ from desktop.shell.files import FileController
 from desktop.shell.presenting import Presenter
 from desktop.shell.projector_view import apply_projector_view, projected_theme
 from desktop.shell.window_commands import WindowCommands
+from desktop.shell.window_placement import fit_window
 from desktop.theme import ThemeManager
 
 PROJECTOR_SCALE = 1.5
@@ -266,7 +267,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self.actions_by_id[f"view.theme_{self.theme_manager.mode}"].setChecked(True)
         if str(self.settings.value("view/projector", "false")).lower() == "true":
             self.actions_by_id["view.projector"].setChecked(True)
-        self.resize(1600, 1000)
+        fit_window(self, 1600, 1000)
         self._layout_restored = False
         if restore_layout:
             geometry = self.settings.value("window/geometry")

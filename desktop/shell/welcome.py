@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout
                                QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
 from desktop.shell.templates import Template, template_list
+from desktop.shell.window_placement import fit_window
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 THUMB = QSize(240, 140)
@@ -122,7 +123,7 @@ class TemplateDialog(QDialog):
         self.layout_.addWidget(self.intro)
         self.layout_.addWidget(self.gallery, 1)
         self.layout_.addWidget(self.buttons)
-        self.resize(900, 560)
+        fit_window(self, 900, 560)
 
     def choice(self) -> str | None:
         return self.gallery.current_name()
@@ -172,7 +173,7 @@ class WelcomeDialog(TemplateDialog):
         self.layout_.insertLayout(1, body, 1)
         self.create_button.setText("Start with Template")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("Close")
-        self.resize(1040, 600)
+        fit_window(self, 1040, 600)
 
     def _pick(self, what: str) -> None:
         self.result_choice = what

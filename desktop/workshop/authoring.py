@@ -24,6 +24,7 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES
 
 from desktop.practice.common import fresh_design
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
 
@@ -120,7 +121,7 @@ class ScenarioAuthoringDialog(QDialog):
         self.fill(authoring.new_draft(self.reference))
         self._building = False
         self.validate()
-        self.resize(1400, 900)
+        fit_window(self, 1400, 900)
 
     # ------------------------------------------------------------------ building
     def _page(self, title: str, inner: QWidget) -> None:

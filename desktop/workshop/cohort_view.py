@@ -20,6 +20,7 @@ from inferboard.workshop.grading import GradingRun, SubmissionResult
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.result_tabs import score_colour
+from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
 from desktop.workshop.cohort_plots import DistributionPlots
 from desktop.workshop.cohort_side_by_side import SideBySide
@@ -135,7 +136,7 @@ class CohortWindow(QWidget):
         layout.addWidget(self.tabs, 1)
         layout.addLayout(buttons)
         close_on_escape(self)
-        self.resize(1500, 950)
+        fit_window(self, 1500, 950)
         self.reload(cohort_id)
 
     # ------------------------------------------------------------------ cohorts

@@ -17,6 +17,7 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.workshop.cohorts import CohortStore
 from inferboard.workshop.grading import GradingRun, default_jobs, grade_submissions
 from inferboard.workshop.submissions import collect
+from desktop.shell.window_placement import fit_window
 
 
 class _Signals(QObject):
@@ -129,7 +130,7 @@ class GradeSubmissionsDialog(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
-        self.resize(720, 520)
+        fit_window(self, 720, 520)
 
     # ------------------------------------------------------------------ choosing
     def add_paths(self, paths: Sequence[str | Path]) -> None:

@@ -1,0 +1,66 @@
+"""Every window and dialog of the editor and the mock interview fits a 1366x768 laptop and a
+1600x1000 desk screen: each shown window and its visible controls lie inside the screen's
+available area, and the interview's two windows never overlap (on the laptop they take turns)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from tests.layout_check import assert_fits, screen  # noqa: F401  (screen: a fixture)
+
+
+def test_the_main_window_fits(screen, qtbot, data_folder):
+    from desktop.app import installed_features
+    from desktop.shell.main_window import MainWindow
+
+    window = MainWindow(data_folder, evaluate=False, restore_layout=False, theme_mode="light",
+                        features=installed_features())
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        assert_fits(screen, window)
+        assert window.frameGeometry().height() <= screen.height()
+    finally:
+        window.files.ask_unsaved = lambda: "discard"
+        window.close()
+
+
+@pytest.mark.slow
+def test_the_mock_interview_tiles_or_takes_turns_and_its_dialogs_fit(screen, qtbot, library, history, clock,
+                                                                    data_folder):
+    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.library_dialog import ScenarioLibraryDialog
+    from desktop.practice.mock import MockInterview
+
+    mock = MockInterview(library.get("image-embedding-search"), history, clock=clock, data_folder=data_folder,
+                         theme_mode="light", evaluate=False)
+    mock.show()
+    qtbot.waitUntil(lambda: mock.placements_pending == 0)
+    mock.start()
+    candidate, console = mock.candidate, mock.console
+    try:
+        assert_fits(screen, candidate, console)
+        assert console.isVisible()
+        if mock.pair.toggled:  # the laptop: one window at a time, the console first
+            assert not candidate.isVisible()
+            qtbot.mouseClick(mock.pair.buttons[console], Qt.MouseButton.LeftButton)
+            assert candidate.isVisible() and not console.isVisible()
+            assert_fits(screen, candidate, console)
+            qtbot.mouseClick(mock.pair.buttons[candidate], Qt.MouseButton.LeftButton)
+        else:
+            assert candidate.isVisible() and screen.width() >= 1600
+        console.end_interview(confirm=False)
+        for dialog in (console.open_replay(), console.open_result()):
+            qtbot.waitExposed(dialog)
+            assert_fits(screen, dialog)
+            dialog.close()
+        for dialog in (HistoryWindow(history), ScenarioLibraryDialog(library)):
+            dialog.show()
+            qtbot.waitExposed(dialog)
+            assert_fits(screen, dialog)
+            dialog.close()
+    finally:
+        mock.close(discard=True)
+        for window in console.windows:
+            window.close()
