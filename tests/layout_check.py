@@ -8,7 +8,7 @@ from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox, QLineEdit, QTabBar,
                                QWidget)
 
-from desktop.shell import window_placement
+from desktop import window_placement
 
 #: The kinds of widget a person clicks or types into.
 CONTROLS = (QAbstractButton, QAbstractSlider, QAbstractSpinBox, QComboBox, QLineEdit, QTabBar)

@@ -18,7 +18,7 @@ from desktop.drills.widgets import read_only_table
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, slug
 from desktop.practice.result_tabs import score_colour
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

@@ -24,8 +24,8 @@ from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
 from desktop.responsive import ResponsiveSplitter
-from desktop.shell.window_placement import WindowPair, fit_window
 from desktop.theme import DRILL_PLOT, LIGHT_INK
+from desktop.window_placement import WindowPair, fit_window
 
 EFFECT_COLOURS = {"fixes": LIGHT_INK.good, "worsens": LIGHT_INK.bad, "no_effect": LIGHT_INK.muted,
                   "unlisted": LIGHT_INK.muted}

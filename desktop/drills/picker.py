@@ -17,8 +17,8 @@ from inferboard.model.design import Design
 
 from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
-from desktop.shell.window_placement import fit_window
 from desktop.theme import DARK_INK, LIGHT_INK
+from desktop.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 

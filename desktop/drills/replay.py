@@ -18,7 +18,7 @@ from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardT
 from desktop.drills.notebook import describe
 from desktop.drills.result import CRITERIA, truth_html
 from desktop.practice.common import esc
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 
 class DrillReplayWindow(QWidget):

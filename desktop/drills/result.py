@@ -17,8 +17,8 @@ from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
 from desktop.practice.report_export import ask_report_path, slug
 from desktop.practice.result_tabs import score_colour
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT, LIGHT_INK
+from desktop.window_placement import fit_window
 
 CRITERIA = {"symptom": "Symptom and scope", "changes_early": "Recent changes checked early",
             "mitigation_first": "Mitigated before digging deep", "time_to_mitigate": "Time to mitigate",

@@ -22,8 +22,8 @@ from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardT
 from desktop.drills.notebook import MITIGATION_TITLES, Notebook
 from desktop.drills.widgets import read_only_table, speed_box
 from desktop.practice.common import esc
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK, PAGE_STYLE, TICKET_STYLE
+from desktop.window_placement import fit_window
 
 
 

@@ -21,8 +21,8 @@ from desktop.practice.common import pct
 from desktop.practice.history_views import HistoryView
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
 from desktop.practice.result_tabs import score_colour
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES_SOFT
+from desktop.window_placement import fit_window
 
 
 PALETTE = SERIES_SOFT

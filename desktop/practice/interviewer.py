@@ -24,8 +24,8 @@ from desktop.practice.report_export import add_section, ask_report_path, score_s
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
 from desktop.shell.evaluation import Evaluator
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT, LIGHT_INK
+from desktop.window_placement import fit_window
 
 TICK_MS = 500
 

@@ -14,8 +14,8 @@ from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
 from inferboard.practice.packzip import PackError
 
 from desktop.practice.common import esc, phase_name
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
+from desktop.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole
 KIND_ROLE = Qt.ItemDataRole.UserRole + 1

@@ -17,7 +17,7 @@ from inferboard.practice.library import ScenarioEntry
 
 from desktop.practice.candidate import CandidateWindow
 from desktop.practice.interviewer import InterviewerConsole
-from desktop.shell.window_placement import WindowPair
+from desktop.window_placement import WindowPair
 
 
 class MockInterview(QObject):

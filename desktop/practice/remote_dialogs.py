@@ -25,8 +25,8 @@ from inferboard.remote.words import BadCode, normalize_code
 
 from desktop.practice.common import esc, wrapped_label
 from desktop.practice.remote_session import STATE_TEXT, RemoteCandidate, RemoteInterviewer, status_html
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
+from desktop.window_placement import fit_window
 
 LOOPBACK = "127.0.0.1"
 EVERY_NETWORK = "0.0.0.0"

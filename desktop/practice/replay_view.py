@@ -11,7 +11,7 @@ from inferboard.practice.replay import Replay
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import ReadOnlyCanvas, mmss, phase_name
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 TICKS_PER_S = 10
 FRAME_ROLE = Qt.ItemDataRole.UserRole

@@ -15,7 +15,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import esc, mmss
 from desktop.practice.report_export import ask_report_path, slug, write_report
 from desktop.practice.result_tabs import ComparePage, LostPointsPage, ScoresPage, WhatIfPage, score_colour
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 
 class ResultWindow(QWidget):

@@ -16,8 +16,8 @@ from inferboard.model import PlannedFault
 from inferboard.model import events as ev
 from inferboard.model.faults import FAULT_KINDS, describe, fault_targets
 
-from desktop.shell.window_placement import fit_window
 from desktop.theme import PLOT
+from desktop.window_placement import fit_window
 
 
 DAY_S = 24 * 3600.0

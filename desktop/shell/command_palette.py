@@ -9,7 +9,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QHeaderView, QLineEdit
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from desktop.shell.actions import ACTIONS, ActionSpec, shortcut_text
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QTextBrowser, QVBoxLayout, QWidget
 
 from inferboard.paths import data_dir
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 
 def guide_text() -> str:

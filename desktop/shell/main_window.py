@@ -38,8 +38,8 @@ from desktop.shell.files import FileController
 from desktop.shell.presenting import Presenter
 from desktop.shell.projector_view import apply_projector_view, projected_theme
 from desktop.shell.window_commands import WindowCommands
-from desktop.shell.window_placement import fit_window
 from desktop.theme import ThemeManager
+from desktop.window_placement import fit_window
 
 PROJECTOR_SCALE = 1.5
 UNDO_TIP_CHARS = 40

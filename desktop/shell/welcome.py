@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout
                                QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
 from desktop.shell.templates import Template, template_list
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
 THUMB = QSize(240, 140)

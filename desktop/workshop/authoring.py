@@ -24,8 +24,8 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES
 
 from desktop.practice.common import fresh_design
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
+from desktop.window_placement import fit_window
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
 
 CATEGORIES = ("workload", "latency", "traffic", "budget", "compliance", "accuracy", "operations", "reliability")

@@ -20,8 +20,8 @@ from inferboard.workshop.grading import GradingRun, SubmissionResult
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.result_tabs import score_colour
-from desktop.shell.window_placement import fit_window
 from desktop.theme import LIGHT_INK
+from desktop.window_placement import fit_window
 from desktop.workshop.cohort_plots import DistributionPlots
 from desktop.workshop.cohort_side_by_side import SideBySide
 

@@ -17,7 +17,7 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.workshop.cohorts import CohortStore
 from inferboard.workshop.grading import GradingRun, default_jobs, grade_submissions
 from inferboard.workshop.submissions import collect
-from desktop.shell.window_placement import fit_window
+from desktop.window_placement import fit_window
 
 
 class _Signals(QObject):

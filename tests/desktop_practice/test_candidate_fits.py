@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 
 from desktop.readouts.tiles import NARROW_COLUMNS
-from desktop.shell.window_placement import minimum_frame, pair_layout
+from desktop.window_placement import minimum_frame, pair_layout
 
 TITLE_BAR = 40  # room for a window manager's frame
 
