@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QRect, QSize
 
+from desktop.window_placement import pair_layout
+
 
 ROOT = Path(__file__).parents[2]
 CANDIDATE, CONSOLE = QSize(1030, 470), QSize(1130, 400)
@@ -55,7 +57,6 @@ app = QApplication([])
 import desktop.compat
 from desktop.practice.common import open_library
 from desktop.practice.mock import MockInterview
-from desktop.window_placement import pair_layout
 folder = tempfile.mkdtemp()
 mock = MockInterview(open_library(folder).get("image-embedding-search"), None, data_folder=folder, evaluate=False)
 mock.show()
