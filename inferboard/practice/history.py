@@ -7,15 +7,17 @@ whole graded result as JSON, for reports) and ``drills`` (one row per incident d
 recorded actions and result; see ``inferboard.drills.record``).
 
 Every call commits at once, so a crash mid-attempt loses nothing already written; the attempt
-stays ``in_progress``. A database that SQLite cannot read or whose integrity check fails is moved
-aside to ``history.db.corrupt-<timestamp>``, a fresh one is created, and ``notice`` tells the user.
+stays ``in_progress``. Finishing an attempt (its scores, credits, result and status) is one
+transaction: a crash leaves it in progress with none of them, or finished with all of them. Several
+processes may record at once (WAL, and writes wait for each other up to a busy timeout). Only a
+database whose integrity check fails is moved aside to ``history.db.corrupt-<timestamp>``; a fresh
+one is created, and ``notice`` tells the user where the old one went.
 """
 
 from __future__ import annotations
 
 import functools
 import json
-import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -24,7 +26,8 @@ from typing import Any
 
 import sqlite_utils
 
-from inferboard.store.local_db import move_aside, open_database
+from inferboard.store.local_db import open_or_recover, open_database, write_transaction
+
 DB_NAME = "history.db"
 SCHEMA_VERSION = 1
 
@@ -95,13 +98,8 @@ class History:
 
     # ------------------------------------------------------------------ opening
     def _open(self) -> sqlite_utils.Database:
-        try:
-            return self._connect()
-        except sqlite3.DatabaseError as error:
-            self.recovered_from = move_aside(self.path)
-            self.notice = (f"The practice history at {self.path} could not be read ({error}). It was moved to "
-                           f"{self.recovered_from.name} and a new, empty history was started.")
-            return self._connect()
+        db, self.recovered_from, self.notice = open_or_recover(self.path, self._connect, "practice history")
+        return db
 
     def _connect(self) -> sqlite_utils.Database:
         return open_database(self.path, TABLES, SCHEMA_VERSION, ("questions", "snapshots", "rubric_scores", "events"),
@@ -121,8 +119,7 @@ class History:
     @_locked
     def _insert(self, name: str, row: dict[str, Any]) -> int:
         table = self.db.table(name)
-        with self.db.conn:
-            table.insert(row)
+        table.insert(row)
         return int(table.last_pk)
 
     def start_attempt(self, scenario_id: str, scenario_title: str, mode: str = "solo",
@@ -149,16 +146,17 @@ class History:
     @_locked
     def replace_event(self, attempt_id: int, kind: str, t_s: float, detail: str = "") -> int:
         """Keep one event of ``kind`` for the attempt (the interviewer's score sheet, saved as it is edited)."""
-        with self.db.conn:
+        with write_transaction(self.db.conn):
             self.db["events"].delete_where("attempt_id = ? and kind = ?", [attempt_id, kind])
-        return self.add_event(attempt_id, t_s, kind, detail)
+            return self.add_event(attempt_id, t_s, kind, detail)
 
     @_locked
     def finish_attempt(self, attempt_id: int, status: str = "submitted", ended_at: str | None = None,
                        grade: Any | None = None, result: dict[str, Any] | None = None) -> None:
-        """Close an attempt; with a ``grading.Grade``, store its scores and question credits."""
+        """Close an attempt; with a ``grading.Grade``, store its scores and question credits. All of
+        it is one transaction: a crash leaves the attempt as it was or finished, never between."""
         update: dict[str, Any] = {"ended_at": ended_at or utc_now(), "status": status}
-        with self.db.conn:
+        with write_transaction(self.db.conn):
             if grade is not None:
                 update.update(overall=round(grade.overall, 3), grade=grade.grade,
                               clarify_pct=None if grade.clarify is None else round(grade.clarify.percent, 3))
@@ -178,7 +176,8 @@ class History:
 
     @_locked
     def delete_attempt(self, attempt_id: int) -> None:
-        with self.db.conn:
+        """Remove an attempt and everything recorded for it, in one transaction."""
+        with write_transaction(self.db.conn):
             for table in ("questions", "snapshots", "rubric_scores", "events", "results"):
                 self.db[table].delete_where("attempt_id = ?", [attempt_id])
             self.db["attempts"].delete_where("id = ?", [attempt_id])

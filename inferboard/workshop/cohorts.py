@@ -11,7 +11,6 @@ a fresh one started (``notice`` says so).
 from __future__ import annotations
 
 import json
-import sqlite3
 import statistics
 import threading
 from dataclasses import dataclass, field
@@ -21,7 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
-from inferboard.store.local_db import move_aside, open_database
+from inferboard.store.local_db import open_database, open_or_recover
 from inferboard.workshop.grading import GradingRun, SubmissionResult
 from inferboard.workshop.reports import common_findings
 
@@ -59,16 +58,8 @@ class CohortStore:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.path = self.folder / DB_NAME
-        self.notice = ""
-        self.recovered_from: Path | None = None
         self.lock = threading.RLock()
-        try:
-            self.db = self._connect()
-        except sqlite3.DatabaseError as error:
-            self.recovered_from = move_aside(self.path)
-            self.notice = (f"The cohort database at {self.path} could not be read ({error}). It was moved to "
-                           f"{self.recovered_from.name} and a new, empty one was started.")
-            self.db = self._connect()
+        self.db, self.recovered_from, self.notice = open_or_recover(self.path, self._connect, "cohort database")
 
     def _connect(self) -> sqlite_utils.Database:
         return open_database(self.path, TABLES, SCHEMA_VERSION, ("submissions", "rubric_scores", "findings"),
