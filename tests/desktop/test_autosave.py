@@ -8,6 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from inferboard.model import ops
 from inferboard.store import parse_design
 
@@ -91,3 +93,90 @@ def test_recovery_can_be_declined_or_postponed(make_window, data_folder):
     window.ask_recover = lambda entry: "discard"
     assert not window.offer_recovery()
     assert find_recoverable(data_folder) == []
+
+
+class Crash(Exception):
+    """Stands for the process dying at that point."""
+
+
+def _crash_during_autosave(monkeypatch, window, call, inside):
+    """Make the autosave's ``call``-th file write die before it (or, ``inside``, after writing its
+    temporary file), then let the session go as a crash would."""
+    from desktop.shell import autosave
+    from inferboard.store.atomic import TEMP_SUFFIX
+
+    real, writes = autosave.atomic_write, []
+
+    def dying_write(path, data, **options):
+        writes.append(path)
+        if len(writes) == call:
+            if inside:
+                (path.parent / f".{path.name}.dead{TEMP_SUFFIX}").write_bytes(data[: len(data) // 2])
+            raise Crash(path)
+        return real(path, data, **options)
+
+    monkeypatch.setattr(autosave, "atomic_write", dying_write)
+    with pytest.raises(Crash):
+        window.autosaver.save_now()
+    monkeypatch.undo()
+    window.autosaver.stop(keep=True)  # the lock goes with the process; the files stay
+
+
+@pytest.mark.parametrize("call, inside, label", [(1, False, "first"), (1, True, "first"), (2, False, "second"),
+                                                 (2, True, "second")])
+def test_every_crash_point_of_an_autosave_is_offered(make_window, data_folder, monkeypatch, call, inside, label):
+    """Before the design's rename the previous autosave is offered; after it, the new design, with
+    or without its meta file; the temporary files the crash left are removed by the scan."""
+    window = make_window(demo_design())
+    window.document.execute(ops.SetLabel("gpus", "first"), "label")
+    assert window.autosaver.save_now()
+    window.document.execute(ops.SetLabel("gpus", "second"), "label")
+    _crash_during_autosave(monkeypatch, window, call, inside)
+    (entry,) = find_recoverable(data_folder)
+    assert parse_design(entry.design_file.read_bytes()).node("gpus").label == label
+    assert [p.name for p in (data_folder / "autosave").iterdir() if p.name.startswith(".")] == []
+    window.files.ask_unsaved = lambda: "discard"
+
+
+def _left_behind(folder, session, meta, design=b'{"format": "inferboard-design", "metadata": {"title": "T"}}'):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{session}.json").write_bytes(design)
+    if meta is not None:
+        (folder / f"{session}.meta.json").write_text(meta)
+
+
+ODD_META = {"list": "[1, 2]", "null": "null", "text": "not json at all", "pid-text": '{"pid": "12"}',
+            "pid-huge": '{"pid": 1' + "0" * 40 + "}", "pid-float": '{"pid": 3.5}',
+            "saved-text": '{"saved_at": "yesterday"}', "saved-huge": '{"saved_at": 1e300}',
+            "saved-nan": '{"saved_at": NaN}', "title-list": '{"title": ["x"], "path": 7}',
+            "huge-file": '{"title": "' + "x" * 100_000 + '"}'}
+
+
+def test_odd_meta_files_are_each_their_own_problem(data_folder):
+    folder = data_folder / "autosave"
+    for session, meta in ODD_META.items():
+        _left_behind(folder, session, meta)
+    _left_behind(folder, "no-meta", None)
+    _left_behind(folder, "good", '{"pid": 999999999, "title": "good one", "saved_at": 1700000000}')
+    found = {entry.design_file.name[:-len(".json")]: entry for entry in find_recoverable(data_folder)}
+    assert set(found) == set(ODD_META) | {"no-meta", "good"}
+    assert found["good"].title == "good one" and found["good"].saved_at == 1700000000
+    assert found["no-meta"].title == "T" and found["title-list"].original_path is None
+    for entry in found.values():
+        assert "autosaved" in entry.describe()
+
+
+def test_a_live_owner_is_told_from_a_reused_pid(data_folder):
+    import fcntl
+
+    folder = data_folder / "autosave"
+    _left_behind(folder, "live", '{"pid": 999999999, "saved_at": 1}')
+    _left_behind(folder, "reused", f'{{"pid": {os.getpid()}, "host": "{os.uname().nodename}", "saved_at": 2}}')
+    (folder / "reused.lock").touch()  # its owner died; this process now has its pid
+    held = os.open(folder / "live.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # its owner still runs, whatever its meta file says
+        assert [entry.design_file.name for entry in find_recoverable(data_folder)] == ["reused.json"]
+    finally:
+        os.close(held)
+    assert {entry.design_file.name for entry in find_recoverable(data_folder)} == {"live.json", "reused.json"}
