@@ -48,6 +48,14 @@ def _apply_frame(window: QWidget, target: QRect) -> None:
     window.move(target.topLeft())  # move() places the frame, title bar included
 
 
+def frame_at(window: QWidget, target: QRect) -> None:
+    """Give ``window`` the frame ``target`` now and again once the window manager has framed it."""
+    _apply_frame(window, target)
+    if QGuiApplication.platformName() != "offscreen":
+        for ms in REFIT_MS:
+            QTimer.singleShot(ms, window, lambda: window.isVisible() and _apply_frame(window, target))
+
+
 def fit_window(window: QWidget, width: int, height: int) -> None:
     """Give a top-level window the size it asks for, or its screen's area if that is smaller,
     centred on the screen; it is measured again each time it is shown."""
@@ -194,8 +202,9 @@ class WindowPair(QObject):
         other = self.second if window is self.first else self.first
         if not self.alive():
             return
-        _apply_frame(other, window.frameGeometry())
+        target = window.frameGeometry()
         other.show()
+        frame_at(other, target)
         other.raise_()
         other.activateWindow()
         window.hide()

@@ -17,6 +17,7 @@ from inferboard.practice.session import PracticeSession, Result
 from desktop.editor.export import png_bytes
 from desktop.practice.practice_panel import PracticePanel
 from desktop.shell.projector_view import follow_projector_view
+from desktop.window_placement import available_area
 
 if TYPE_CHECKING:
     from desktop.shell.main_window import MainWindow
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 DOCK_NAME = "practice_dock"
 #: The practice panel scrolls below this height, so the window still fits a 1000 px screen.
 MIN_PANEL_HEIGHT = 240
+#: Below this available height the practice panel is a tab beside the inspector, not under it.
+SHORT_SCREEN = 900
 
 
 class SoloPractice(QObject):
@@ -89,7 +92,10 @@ class SoloPractice(QObject):
         findings = w.docks.get("findings")
         self._findings_were_visible = findings is not None and not findings.isHidden()
         area = w.dockWidgetArea(findings) if findings is not None else Qt.DockWidgetArea.NoDockWidgetArea
-        if findings is not None and area != Qt.DockWidgetArea.NoDockWidgetArea and not findings.isFloating():
+        inspector = w.docks.get("inspector")
+        if self.short_screen() and inspector is not None and not inspector.isHidden() and not inspector.isFloating():
+            w.tabifyDockWidget(inspector, self.dock)  # a laptop: the panel takes the whole column, a tab
+        elif findings is not None and area != Qt.DockWidgetArea.NoDockWidgetArea and not findings.isFloating():
             w.tabifyDockWidget(findings, self.dock)
         else:
             w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
@@ -103,13 +109,18 @@ class SoloPractice(QObject):
         self._size_dock()
         QTimer.singleShot(0, self._size_dock)  # again once the layout has real sizes
 
+    def short_screen(self) -> bool:
+        """A screen too short for the inspector and the practice panel one above the other."""
+        return available_area(self.window).height() < SHORT_SCREEN
+
     def _size_dock(self) -> None:
         w = self.window
         inspector = w.docks.get("inspector")
         if self.dock is None or self.dock.isFloating() or not self.panel.running() \
                 or w.dockWidgetArea(self.dock) == Qt.DockWidgetArea.NoDockWidgetArea:
             return
-        if inspector is not None and w.dockWidgetArea(inspector) == w.dockWidgetArea(self.dock):
+        if inspector is not None and w.dockWidgetArea(inspector) == w.dockWidgetArea(self.dock) \
+                and self.dock not in w.tabifiedDockWidgets(inspector):
             height = max(600, w.height())
             w.resizeDocks([inspector, self.dock], [round(0.36 * height), round(0.64 * height)],
                           Qt.Orientation.Vertical)

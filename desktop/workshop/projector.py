@@ -17,7 +17,8 @@ from typing import Iterable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QToolBar, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePolicy, QToolBar, QVBoxLayout,
+                               QWidget)
 
 from inferboard.model import Design
 from inferboard.store import DesignFileError, design_to_bytes, read_design
@@ -31,6 +32,8 @@ from desktop.readouts.tiles import Tile
 from desktop.shell.evaluation import Evaluator
 from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, HEAD_PX, MIN_CANVAS_ZOOM, PROJECTOR, SMALL_PX,
                                               TILE_TITLE_PX, TITLE_PX, pixel_font, projector_palette)
+from desktop import window_placement
+from desktop.window_placement import REFIT_MS, clamp_to_screen
 from desktop.workshop.projector_timeline import DayStrip
 
 FIGURES = ("p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
@@ -88,14 +91,26 @@ def ordered_findings(report) -> list:
     return sorted(findings, key=lambda f: (-f.points, SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
 
 
+def screen_type_scale(area) -> float:
+    """How much smaller the projector's type is on a screen smaller than the 1920x1080 it was set for."""
+    return min(1.0, area.width() / 1920, area.height() / 1080)
+
+
+def scaled_px(px: int, scale: float) -> int:
+    """A type size in pixels at ``scale``, never below legible."""
+    return max(12, round(px * scale))
+
+
 class ProjectorTile(Tile):
     """A headline tile in the projector's type sizes, as wide as what it shows (the basis is said
     once, under the tiles, rather than on each)."""
 
+    type_scale = 1.0  #: the stage's: smaller type on a screen smaller than 1920x1080
+
     def set_scale(self, scale: float) -> None:
         for label, px, bold in ((self.title_label, TILE_TITLE_PX, False), (self.value_label, FIGURE_PX, True),
                                 (self.detail_label, SMALL_PX, False)):
-            label.setFont(pixel_font(px, bold))
+            label.setFont(pixel_font(scaled_px(px, self.type_scale), bold))
         self.updateGeometry()
 
     def minimumSizeHint(self):
@@ -125,8 +140,10 @@ class ProjectorStage(QWidget):
     #: A finding is shown (None: the overview); tests and the window listen.
     finding_shown = Signal(object)
 
-    def __init__(self, slides: list[Slide], parent: QWidget | None = None, scenario=None, play: bool = True):
+    def __init__(self, slides: list[Slide], parent: QWidget | None = None, scenario=None, play: bool = True,
+                 type_scale: float = 1.0):
         super().__init__(parent)
+        self.type_scale = type_scale  #: below 1 on a screen smaller than 1920x1080
         self.setObjectName("projector_stage")
         self.setAccessibleName("Projector")
         self.setAutoFillBackground(True)
@@ -166,22 +183,24 @@ class ProjectorStage(QWidget):
         self.show_slide(0)
 
     # ------------------------------------------------------------------ building
+    def _label(self, text: str, px: int, bold: bool = False, name: str = "") -> QLabel:
+        return _label(text, scaled_px(px, self.type_scale), self, bold, name)
+
     def _build(self) -> None:
-        self.title = _label("", HEAD_PX, self, True, "design_title")
+        self.title = self._label("", HEAD_PX, True, "design_title")
         self.title.setWordWrap(False)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.position = _label("", SMALL_PX, self, name="design_position")
+        self.position = self._label("", SMALL_PX, name="design_position")
         self.position.setWordWrap(False)
-        self.hint = _label(KEYS_HINT, SMALL_PX, self, name="keys_hint")
+        self.hint = self._label(KEYS_HINT, SMALL_PX, name="keys_hint")
         self.hint.setStyleSheet(f"color: {PROJECTOR.muted};")
-        self.counter = _label("", SMALL_PX, self, True, "finding_counter")
-        self.severity = _label("", BODY_PX, self, True, "finding_severity")
-        self.finding_title = _label("", TITLE_PX, self, True, "finding_title")
-        self.finding_text = _label("", BODY_PX, self, name="finding_text")
-        self.finding_where = _label("", BODY_PX, self, name="finding_where")
-        self.score = _label("", BODY_PX, self, True, "design_score")
+        self.counter = self._label("", SMALL_PX, True, "finding_counter")
+        self.severity = self._label("", BODY_PX, True, "finding_severity")
+        self.finding_title = self._label("", TITLE_PX, True, "finding_title")
+        self.finding_text = self._label("", BODY_PX, name="finding_text")
+        self.finding_where = self._label("", BODY_PX, name="finding_where")
+        self.score = self._label("", BODY_PX, True, "design_score")
         side = QWidget(self)
-        side.setFixedWidth(620)
         column = QVBoxLayout(side)
         column.setContentsMargins(24, 12, 24, 12)
         column.setSpacing(14)
@@ -194,12 +213,15 @@ class ProjectorStage(QWidget):
         figures.setSpacing(12)
         for key in FIGURES:
             tile = ProjectorTile(key, self)
+            tile.type_scale = self.type_scale
+            tile.set_scale(1.0)
             tile.setFocusPolicy(Qt.FocusPolicy.NoFocus)
             tile.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             self.tiles[key] = tile
             figures.addWidget(tile)
         self.basis = _label("", SMALL_PX, self, name="figures_basis")
         self.day = DayStrip(self)
+        self.day.setFont(pixel_font(scaled_px(SMALL_PX, self.type_scale)))
         self.hint.setWordWrap(False)
         head = QHBoxLayout()
         head.setSpacing(24)
@@ -208,7 +230,7 @@ class ProjectorStage(QWidget):
         head.addWidget(self.position)
         middle = QHBoxLayout()
         middle.addWidget(self.view, 1)
-        middle.addWidget(side)
+        middle.addWidget(self._scrolling(side))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(24, 16, 24, 12)
         layout.setSpacing(8)
@@ -217,6 +239,21 @@ class ProjectorStage(QWidget):
         layout.addLayout(figures)
         layout.addWidget(self.basis)
         layout.addWidget(self.day)
+
+    def _scrolling(self, side: QWidget) -> QScrollArea:
+        """The finding's column, its own height whatever the screen's (a long finding on a short
+        screen scrolls rather than its lines running into each other)."""
+        scroll = QScrollArea(self)
+        scroll.setObjectName("finding_column")
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFixedWidth(round(620 * self.type_scale))
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        side.setAutoFillBackground(False)
+        scroll.viewport().setAutoFillBackground(False)
+        return scroll
 
     # ------------------------------------------------------------------ designs
     @property
@@ -475,7 +512,8 @@ class ProjectorMode(QObject):
             slides = slides_from_paths(paths) if paths is not None else [
                 slide_of(design, design.metadata.get("title", "") or w.document.display_name())]
         toolbars = w.findChildren(QToolBar)
-        self._saved = {"state": w.saveState(), "window_state": w.windowState(), "geometry": w.geometry(), "menu": w.menuBar().isVisible(),
+        self._saved = {"state": w.saveState(), "window_state": w.windowState(), "geometry": w.saveGeometry(),
+                       "menu": w.menuBar().isVisible(),
                        "status": w.statusBar().isVisible(),
                        "docks": {name: dock.isVisible() for name, dock in w.docks.items()},
                        "toolbars": {bar: bar.isVisible() for bar in toolbars}}
@@ -492,7 +530,8 @@ class ProjectorMode(QObject):
             dock.hide()
         self._view = w.takeCentralWidget()
         self._view.hide()
-        self.stage = ProjectorStage(slides, w, scenario=scenario, play=play)
+        self.stage = ProjectorStage(slides, w, scenario=scenario, play=play,
+                                    type_scale=screen_type_scale(window_placement.available_area(w)))
         self.stage.leave_requested.connect(self.leave)
         w.setCentralWidget(self.stage)
         w.showFullScreen()
@@ -514,9 +553,7 @@ class ProjectorMode(QObject):
         w.setCentralWidget(self._view)
         self._view.show()
         saved = self._saved
-        w.setWindowState(saved["window_state"])
-        if not saved["window_state"] & (Qt.WindowState.WindowFullScreen | Qt.WindowState.WindowMaximized):
-            w.setGeometry(saved["geometry"])
+        self._back_to_window(saved["window_state"], saved["geometry"])
         w.restoreState(saved["state"])
         w.menuBar().setVisible(saved["menu"])
         w.statusBar().setVisible(saved["status"])
@@ -528,6 +565,22 @@ class ProjectorMode(QObject):
             action.setEnabled(enabled)
         self._view.setFocus()
         self.left.emit()
+
+
+    def _back_to_window(self, state, geometry) -> None:
+        """The window as it was before full screen: its title bar, size and place (the window
+        manager takes the state change a moment later, so the geometry is put back then too)."""
+        w = self.window
+        if state & Qt.WindowState.WindowFullScreen:
+            w.showFullScreen()
+            return
+        if state & Qt.WindowState.WindowMaximized:
+            w.showMaximized()
+            return
+        w.showNormal()
+        w.restoreGeometry(geometry)
+        for ms in REFIT_MS:
+            QTimer.singleShot(ms, w, lambda: self.stage is None and w.restoreGeometry(geometry) and clamp_to_screen(w))
 
 
 def projector_mode(window) -> ProjectorMode:

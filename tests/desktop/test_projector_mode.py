@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QApplication, QToolBar
 
@@ -16,6 +16,7 @@ from inferboard.cli import templates
 from inferboard.practice.grading import score_design
 from inferboard.store import read_design, save_design
 
+from desktop import window_placement
 from desktop.editor.canvas.node_item import card_fonts
 from desktop.workshop.projector_theme import PANEL, PROJECTOR
 from tests.desktop.gestures import demo_design
@@ -112,10 +113,11 @@ def test_components_are_named_as_their_cards_are_titled(make_window, qtbot):
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
 
 
-def test_type_is_large_enough_for_the_back_of_the_room(make_window, qtbot):
+def test_type_is_large_enough_for_the_back_of_the_room(make_window, qtbot, monkeypatch):
+    monkeypatch.setattr(window_placement, "available_area", lambda widget=None: QRect(0, 0, 1920, 1080))
     window = make_window(demo_design())
     stage = enter(window, qtbot)
-    window.showNormal()  # the test screen is 800x800: lay the stage out as on a 1920x1080 projector
+    window.showNormal()  # the test screen is 1600x1000: lay the stage out as on a 1920x1080 projector
     window.resize(1920, 1080)
     qtbot.waitUntil(lambda: stage.width() >= 1800, timeout=5000)
     qtbot.keyClick(stage, Qt.Key.Key_Right)
@@ -134,6 +136,31 @@ def test_type_is_large_enough_for_the_back_of_the_room(make_window, qtbot):
     assert QFontMetrics(card_fonts()["title"]).height() * stage.view.zoom() >= 20
     assert PROJECTOR.line_scale == 2.0
     qtbot.keyClick(stage, Qt.Key.Key_Escape)
+
+
+def test_on_a_laptop_the_stage_fits_and_esc_returns_to_the_window(make_window, qtbot, monkeypatch):
+    """At 1366x768 the type is smaller so the stage fits the screen, the finding's lines stay apart
+    (its column scrolls), and Esc gives back the window as it was, title bar and size."""
+    laptop = QRect(0, 0, 1366, 768)
+    monkeypatch.setattr(window_placement, "available_area", lambda widget=None: QRect(laptop))
+    window = make_window(demo_design())
+    window.showNormal()
+    window.resize(1200, 700)
+    before = window.geometry()
+    stage = enter(window, qtbot)
+    assert stage.minimumSizeHint().width() <= laptop.width() and stage.minimumSizeHint().height() <= laptop.height()
+    window.resize(laptop.size())
+    qtbot.waitUntil(lambda: stage.size() == laptop.size())
+    qtbot.keyClick(stage, Qt.Key.Key_Right)
+    qtbot.waitUntil(lambda: stage.current_finding() is not None)
+    column = [stage.score, stage.counter, stage.severity, stage.finding_title, stage.finding_text, stage.finding_where]
+    shown = [label for label in column if label.isVisible()]
+    for upper, lower in zip(shown, shown[1:]):
+        assert upper.geometry().bottom() < lower.geometry().top(), (upper.objectName(), lower.objectName())
+        assert upper.height() >= upper.heightForWidth(upper.width()) - 1, upper.objectName()
+    qtbot.keyClick(stage, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not window.isFullScreen())
+    assert window.size() == before.size() and window.menuBar().isVisible()
 
 
 def luminance(colour: str) -> float:
