@@ -10,7 +10,6 @@ scenario is reported (file, scenario, field) and left out; everything else keeps
 from __future__ import annotations
 
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -21,10 +20,12 @@ from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.design import Design
 from inferboard.paths import data_dir
 from inferboard.practice import packzip
+from inferboard.practice.pack_install import install_folder, recover_installs, staging_folder
 from inferboard.practice.packzip import PackError
 from inferboard.practice.scenario import ID, SCENARIO_FILE, Scenario, ScenarioError, load_scenario
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
+from inferboard.store.atomic import folder_lock
 from inferboard.store.design_files import MAX_FILE_BYTES, DesignFileError, parse_design
 
 PACK_FILE = "pack.yaml"
@@ -220,6 +221,8 @@ class ScenarioLibrary:
 
     def load(self) -> "ScenarioLibrary":
         self.packs, self.entries, self.problems = {}, {}, []
+        if self.user_packs is not None:
+            recover_installs(self.user_packs)
         rubrics = self.rubric_names()
         for folder, shipped in self.pack_folders():
             try:
@@ -273,9 +276,16 @@ class ScenarioLibrary:
         unsafe or invalid (PackError names the entry or the file and field)."""
         if self.user_packs is None:
             raise PackError("this library has no folder for imported packs")
-        self.load()  # collisions are checked against what is installed now
         self.user_packs.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=".import-", dir=self.user_packs))
+        recover_installs(self.user_packs)
+        with folder_lock(self.user_packs):  # one import at a time; see pack_install
+            self.load()  # collisions are checked against what is installed now
+            pack = self._import_locked(Path(zip_path), replace)
+        self.load()
+        return self.packs[pack.info.id]
+
+    def _import_locked(self, zip_path: Path, replace: bool) -> Pack:
+        staging = staging_folder(self.user_packs)
         try:
             root = packzip.extract_pack_zip(Path(zip_path), staging)
             pack, entries, problems = scan_pack(root, self.rubric_names())
@@ -284,29 +294,14 @@ class ScenarioLibrary:
             if not entries:
                 raise PackError(f"{zip_path}: the pack holds no scenarios")
             self._check_collisions(pack, entries, replace, zip_path)
-            self._install(root, self.user_packs / pack.info.id, staging)
+            install_folder(root, self.user_packs / pack.info.id)
         except PackError:
             raise
         except (ValidationFailed, DesignFileError, OSError) as error:
             raise PackError(f"{zip_path}: the pack was not imported: {error}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
-        self.load()
-        return self.packs[pack.info.id]
-
-    @staticmethod
-    def _install(root: Path, destination: Path, staging: Path) -> None:
-        """Move the checked pack into place; an older copy is kept until the new one is there."""
-        old = destination.with_name(f".replaced-{staging.name}")
-        if destination.exists():
-            destination.rename(old)
-        try:
-            root.rename(destination)
-        except OSError:
-            if old.exists():
-                old.rename(destination)
-            raise
-        shutil.rmtree(old, ignore_errors=True)
+        return pack
 
     def _check_collisions(self, pack: Pack, entries: list[ScenarioEntry], replace: bool, source: Path) -> None:
         existing = self.packs.get(pack.info.id)
@@ -323,5 +318,8 @@ class ScenarioLibrary:
         pack = self.packs.get(pack_id)
         if pack is None or pack.shipped:
             raise PackError(f"pack '{pack_id}' is not an imported pack")
-        shutil.rmtree(pack.folder)
+        with folder_lock(self.user_packs):  # renamed out of sight first: a crash never leaves half a pack
+            doomed = staging_folder(self.user_packs)
+            pack.folder.rename(doomed / pack.folder.name)
+            shutil.rmtree(doomed)
         self.load()

@@ -66,16 +66,20 @@ def is_temporary(name: str) -> bool:
 
 
 @contextmanager
-def folder_lock(folder: Path) -> Iterator[None]:
-    """Hold the exclusive write lock of ``folder`` (shared by every process and thread that saves there)."""
+def folder_lock(folder: Path, wait: bool = True) -> Iterator[None]:
+    """Hold the exclusive write lock of ``folder`` (shared by every process and thread that saves
+    there). Without ``wait``, raise BlockingIOError at once when someone else holds it."""
+    mode = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
     fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, mode)
+        except BlockingIOError:
+            raise
         except OSError:
             os.close(fd)
             fd = os.open(folder / FALLBACK_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            fcntl.flock(fd, fcntl.LOCK_EX)
+            fcntl.flock(fd, mode)
         yield
     finally:
         os.close(fd)
