@@ -16,6 +16,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
 
 from inferboard.model import Design, ops
+from inferboard.practice.basis import candidate_basis, stated_traffic
 from inferboard.practice.interview_link import (CandidateLink, FactRevealed, FollowUpPlayed, InterviewEnded,
                                                 LinkError, PhaseChanged)
 
@@ -165,9 +166,24 @@ class CandidateWindow(MainWindow):
         self.follow_up_banner.setWordWrap(True)
         self.follow_up_banner.setStyleSheet(f"background: {LIGHT_INK.follow_up_bg}; color: {LIGHT_INK.follow_up_fg}; padding: 6px 8px;")
         self.follow_up_banner.hide()
+        self.basis_label = QLabel(candidate_basis(self.document.design.requirements), holder)
+        self.basis_label.setObjectName("numbers_basis")
+        self.basis_label.setAccessibleName("The basis of your figures")
+        self.basis_label.setWordWrap(True)
+        self.basis_label.setContentsMargins(8, 2, 8, 2)
+        self.document.changed.connect(lambda _e: self.show_basis())
+        self.document.replaced.connect(self.show_basis)
+        column.addWidget(self.basis_label)
         column.addWidget(self.follow_up_banner)
         column.addWidget(self.readouts, 1)
         dock.setWidget(holder)
+
+    def show_basis(self) -> None:
+        """Say what the figures run at: the traffic stated in the requirements, or a placeholder."""
+        requirements = self.document.design.requirements
+        self.basis_label.setText(candidate_basis(requirements))
+        colour = LIGHT_INK.caution if stated_traffic(requirements) is None else LIGHT_INK.muted
+        self.basis_label.setStyleSheet(f"color: {colour};")
 
     def save_layout(self) -> None:
         """The interview layout is not the editor's: never store it over the user's layout."""

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
+from inferboard.practice.basis import Basis, interview_basis
 from inferboard.practice.grading import grade_design
 from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, InterviewerLink, MockResult,
                                                 PhaseChanged, QuestionAsked, encode)
@@ -21,6 +22,7 @@ from inferboard.practice.session import OVERTIME, SessionStateError
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
+from desktop.practice.result_tabs import readout_text
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
 from desktop.shell.evaluation import Evaluator
@@ -28,6 +30,18 @@ from desktop.theme import LIGHT, LIGHT_INK
 from desktop.window_placement import fit_window
 
 TICK_MS = 500
+
+
+def basis_html(basis: Basis) -> str:
+    """The candidate's numbers at their stated traffic beside the design at the true traffic, labelled."""
+    if basis.at_stated is None:
+        theirs = "no traffic stated yet (their window says its figures use a placeholder)"
+    else:
+        theirs = f"{esc(basis.stated)}: {esc(readout_text(basis.at_stated.to_dict()))}"
+    truth = f"{esc(basis.true_traffic)}: {esc(readout_text(basis.at_true.to_dict()))}"
+    return (f"<b>Numbers</b> (steady state at the peak rate) · <b>at the candidate's stated traffic</b>, as they "
+            f"see it: {theirs} · <b style='color:{LIGHT_INK.bad}'>at the scenario's true traffic</b>, only you "
+            f"know it: {truth}")
 
 
 class InterviewerConsole(QWidget):
@@ -89,8 +103,9 @@ class InterviewerConsole(QWidget):
         self._layout()
         # ---- live grading on a worker (the editor's evaluator, with one step: grade)
         self.evaluator = Evaluator(self.mirror.document, self, debounce_ms=grade_debounce_ms)
-        self.evaluator.steps = (("grade", self._grade_step),)
+        self.evaluator.steps = (("grade", self._grade_step), ("basis", self._basis_step))
         self.evaluator.evaluated.connect(self._graded)
+        self.evaluator.evaluated.connect(self._show_basis)
         self.tick = QTimer(self)
         self.tick.setInterval(tick_ms)
         self.tick.timeout.connect(self.refresh_status)
@@ -117,10 +132,15 @@ class InterviewerConsole(QWidget):
         splitter.setSizes([360, 770, 470])
         splitter.setStretchFactor(1, 1)
         self.splitter = splitter
+        self.basis = QLabel("<b>Numbers</b>: none yet; they come with the candidate's first design.", self)
+        self.basis.setObjectName("numbers_basis")
+        self.basis.setAccessibleName("The basis of the numbers")
+        self.basis.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addLayout(top)
         layout.addLayout(buttons)
+        layout.addWidget(self.basis)
         layout.addWidget(splitter, 1)
         fit_window(self, 1600, 1000)
 
@@ -223,6 +243,8 @@ class InterviewerConsole(QWidget):
             return
         what_if = self.link.play_follow_up(follow_up_id)
         self.follow_ups.played(follow_up_id, self.session.elapsed(), what_if)
+        if self.mirror.document.design.nodes or self.link.latest is not None:
+            self.evaluator.set_settings()  # the numbers under the follow-up's conditions
 
     def add_note(self, text: str) -> None:
         if not self.running():
@@ -239,6 +261,15 @@ class InterviewerConsole(QWidget):
     def _grade_step(self, design, _settings):
         reference = self.link.entry.reference_design()
         return grade_design(self.scenario, design, reference, list(self._asked), behaviour=True)
+
+    def _basis_step(self, design, _settings):
+        played = [self.scenario.follow_up(i) for i in list(self.session.follow_ups_played)]
+        return interview_basis(self.scenario, design, played)
+
+    def _show_basis(self) -> None:
+        basis = self.evaluator.latest.get("basis")
+        if basis is not None:
+            self.basis.setText(basis_html(basis))
 
     def _graded(self) -> None:
         grade = self.evaluator.latest.get("grade")

@@ -1,0 +1,59 @@
+"""Both interview windows name the basis of their numbers: the candidate's figures run at the
+traffic the candidate stated (a placeholder says so before any is), and the console shows the
+candidate's numbers at that traffic beside the design at the scenario's true traffic, labelled;
+the candidate's window never shows the true traffic."""
+
+from __future__ import annotations
+
+from inferboard import humanize
+from inferboard.model import ops
+from inferboard.practice.whatif import load_rate, readout, with_requirements
+
+from desktop.shell.evaluation import STEPS
+
+
+def test_the_candidate_sees_a_placeholder_until_they_state_the_traffic(interview):
+    candidate = interview("image-embedding-search", evaluate=False).candidate
+    assert "No traffic stated yet" in candidate.basis_label.text()
+    assert "100 req/s" in candidate.basis_label.text() and candidate.basis_label.isVisibleTo(candidate)
+    stated = candidate.document.design.requirements.model_copy(update={"mean_rps": 300.0, "peak_rps": 700.0})
+    candidate.document.execute(ops.SetRequirements(stated), "State the traffic")
+    assert "you stated: 300 req/s mean, 700 req/s peak" in candidate.basis_label.text()
+
+
+def test_both_windows_show_the_same_numbers_for_the_same_basis(interview, qtbot):
+    mock = interview("image-embedding-search")
+    candidate, console = mock.candidate, mock.console
+    candidate.evaluator.steps = tuple(s for s in STEPS if s[0] in ("steady", "steady_peak"))
+    design = console.link.entry.reference_design()
+    design.apply(ops.SetRequirements(design.requirements.model_copy(update={"mean_rps": 200.0, "peak_rps": 400.0})))
+    candidate.document.set_design(design)
+    candidate.send_design()
+    qtbot.waitUntil(lambda: candidate.evaluator.latest.get("steady_peak") is not None
+                    and console.evaluator.latest.get("basis") is not None
+                    and console.evaluator.latest["basis"].stated is not None, timeout=30000)
+    basis = console.evaluator.latest["basis"]
+    # The candidate's own steady state at their stated peak: the console's number at their basis.
+    assert abs(candidate.evaluator.latest["steady_peak"].p99_ms - basis.at_stated.p99_ms) < 1e-6
+    truth = console.scenario.requirements
+    expected = readout(with_requirements(design, truth), load_rate(truth))
+    assert abs(basis.at_true.p99_ms - expected.p99_ms) < 1e-6 and load_rate(truth) > 400.0
+    text = console.basis.text()
+    assert "at the candidate's stated traffic" in text and "at the scenario's true traffic" in text
+    assert humanize.rate(truth.peak_rps) in text and "400 req/s peak" in text
+    assert humanize.rate(truth.peak_rps) not in candidate.basis_label.text()
+
+
+def test_a_fault_follow_up_changes_the_numbers_at_both_bases(interview, qtbot):
+    mock = interview("image-embedding-search", evaluate=False)
+    console = mock.console
+    design = console.link.entry.reference_design()
+    mock.candidate.document.set_design(design)
+    mock.candidate.send_design()
+    qtbot.waitUntil(lambda: console.evaluator.latest.get("basis") is not None, timeout=30000)
+    before = console.evaluator.latest["basis"]
+    follow_up = next(f for f in console.scenario.follow_ups if f.faults and not f.requirement_changes)
+    console.follow_ups.buttons[follow_up.id].click()
+    qtbot.waitUntil(lambda: console.evaluator.latest.get("basis") is not before, timeout=30000)
+    after = console.evaluator.latest["basis"]
+    assert after.at_true.to_dict() != before.at_true.to_dict()
