@@ -268,7 +268,8 @@ class HistoryWindow(QWidget):
         if record is None:
             return None
         title = record.attempt.get("scenario_title") or record.attempt.get("scenario_id", "")
-        return self._remember(ReplayWindow(Replay.from_rows(record.snapshots), title, None, self.theme))
+        replay = Replay.from_rows(record.snapshots, record.questions, record.events)
+        return self._remember(ReplayWindow(replay, title, None, self.theme))
 
     def export_report(self, path: str | Path | None = None, attempt_id: int | None = None) -> Path | None:
         attempt_id, record = self._chosen(attempt_id)

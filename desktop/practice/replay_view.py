@@ -1,9 +1,11 @@
 """Replay a session: a slider over the session's time shows the design as it was at time t in a
-read-only canvas; the list of edits jumps to each one, with what it changed."""
+read-only canvas; the list of edits jumps to each one, with what it changed, and the list of what
+was said (questions, answers, phase changes, follow-ups) jumps to each moment."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSlider, QSplitter,
                                QVBoxLayout, QWidget)
 
@@ -11,10 +13,14 @@ from inferboard.practice.replay import Replay
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import ReadOnlyCanvas, mmss, phase_name
+from desktop.theme import LIGHT_INK
 from desktop.window_placement import fit_window
 
 TICKS_PER_S = 10
 FRAME_ROLE = Qt.ItemDataRole.UserRole
+#: The colour each kind of moment is listed in.
+MOMENT_INK = {"question": LIGHT_INK.info, "answer": LIGHT_INK.answer, "phase": LIGHT_INK.caution,
+              "follow_up": LIGHT_INK.follow_up}
 
 
 class ReplayView(QWidget):
@@ -42,6 +48,10 @@ class ReplayView(QWidget):
         self.change_label = QLabel("", self)
         self.change_label.setAccessibleName("What changed")
         self.change_label.setWordWrap(True)
+        self.said_label = QLabel("", self)
+        self.said_label.setObjectName("replay_last_said")
+        self.said_label.setAccessibleName("Last thing said")
+        self.said_label.setWordWrap(True)
         self.previous_button = QPushButton("◀ &Previous edit", self)
         self.previous_button.setAccessibleName("Previous edit")
         self.previous_button.clicked.connect(lambda: self.step(-1))
@@ -58,6 +68,16 @@ class ReplayView(QWidget):
             item.setToolTip(text)
             self.frames.addItem(item)
         self.frames.currentRowChanged.connect(self._frame_chosen)
+        self.said = QListWidget(self)
+        self.said.setObjectName("replay_said")
+        self.said.setAccessibleName("Questions, answers, phases and follow-ups in order")
+        self.said.setWordWrap(True)
+        for moment in replay.moments:
+            item = QListWidgetItem(f"{mmss(moment.t_s)}  {moment.title()}\n{moment.text}")
+            item.setData(FRAME_ROLE, moment.t_s)
+            item.setForeground(QBrush(QColor(MOMENT_INK.get(moment.kind, LIGHT_INK.muted))))
+            self.said.addItem(item)
+        self.said.itemClicked.connect(lambda item: self.set_time(float(item.data(FRAME_ROLE))))
         controls = QHBoxLayout()
         controls.addWidget(self.previous_button)
         controls.addWidget(self.slider, 1)
@@ -69,9 +89,18 @@ class ReplayView(QWidget):
         column.addWidget(self.canvas, 1)
         column.addLayout(controls)
         column.addWidget(self.change_label)
+        column.addWidget(self.said_label)
+        side = QSplitter(Qt.Orientation.Vertical, self)
+        for title, widget in (("Edits", self.frames), ("Questions, answers, phases, follow-ups", self.said)):
+            box = QWidget(side)
+            box_column = QVBoxLayout(box)
+            box_column.setContentsMargins(0, 0, 0, 0)
+            box_column.addWidget(QLabel(f"<b>{title}</b>", box))
+            box_column.addWidget(widget, 1)
+            side.addWidget(box)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(left)
-        splitter.addWidget(self.frames)
+        splitter.addWidget(side)
         splitter.setStretchFactor(0, 4)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([1100, 320])
@@ -98,6 +127,10 @@ class ReplayView(QWidget):
 
     def _display(self, index: int | None, t_s: float) -> None:
         self.time_label.setText(f"{mmss(t_s)} / {mmss(self.replay.duration)}")
+        said = self.replay.said_until(t_s + 1e-6)
+        self.said.setCurrentRow(len(said) - 1)
+        self.said_label.setText("" if not said else f"Last said, at {mmss(said[-1].t_s)} ({said[-1].title()}): "
+                                                    f"{said[-1].text}")
         if index == self.current_index:
             return
         self.current_index = index

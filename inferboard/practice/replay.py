@@ -1,7 +1,9 @@
-"""Replay: the design snapshots of a session in time order, to scrub through the edits.
+"""Replay: the design snapshots of a session in time order, to scrub through the edits, and what
+was said on the way: the questions, their answers, the phase changes and the follow-ups.
 
 A frame is the whole design (file bytes) at a moment, so scrubbing to any time is a lookup, not a
 re-application of edits. ``changes(i)`` says what frame ``i`` changed against the one before it.
+A moment is one thing said, at its time; ``said_until(t)`` is what had been said by then.
 """
 
 from __future__ import annotations
@@ -21,6 +23,40 @@ class Frame:
     phase: str
     label: str
     design_bytes: bytes
+
+
+#: What each kind of moment is called on the timeline.
+MOMENT_TITLES = {"question": "Question", "answer": "Answer", "phase": "Phase", "follow_up": "Follow-up",
+                 "note": "Note"}
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One thing said during the session: ``kind`` one of ``MOMENT_TITLES``."""
+
+    t_s: float
+    kind: str
+    text: str
+
+    def title(self) -> str:
+        return MOMENT_TITLES.get(self.kind, self.kind.replace("_", " ").capitalize())
+
+
+def _worded(identifier: str) -> str:
+    """An id from the history (a phase, a fact, a follow-up) as words."""
+    return identifier.replace("_", " ").replace("-", " ").capitalize()
+
+
+def moments_from_rows(questions: Iterable[Mapping[str, Any]], events: Iterable[Mapping[str, Any]]) -> list[Moment]:
+    """Moments from history ``questions`` and ``events`` rows (facts and follow-ups by their id)."""
+    kinds = {"phase": "phase", "fact": "answer", "follow_up": "follow_up", "note": "note"}
+    out = [Moment(float(q["t_s"]), "question", str(q.get("text") or q.get("question_id") or "")) for q in questions]
+    for event in events:
+        kind = kinds.get(str(event.get("kind")))
+        if kind is not None:
+            detail = str(event.get("detail") or "")
+            out.append(Moment(float(event["t_s"]), kind, detail if kind == "note" else _worded(detail)))
+    return sorted(out, key=lambda m: m.t_s)
 
 
 @dataclass
@@ -86,17 +122,32 @@ def diff_designs(before: Mapping[str, Any], after: Mapping[str, Any]) -> EditSum
 class Replay:
     """Frames in time order; identical consecutive designs are kept once."""
 
-    def __init__(self, frames: Iterable[Frame] = ()):
+    def __init__(self, frames: Iterable[Frame] = (), moments: Iterable[Moment] = ()):
         self.frames: list[Frame] = []
+        self.moments: list[Moment] = []
         for frame in sorted(frames, key=lambda f: f.t_s):
             self.add(frame.t_s, frame.design_bytes, frame.phase, frame.label)
+        for moment in moments:
+            self.mark(moment.t_s, moment.kind, moment.text)
 
     @classmethod
-    def from_rows(cls, rows: Iterable[Mapping[str, Any]]) -> "Replay":
-        """From history ``snapshots`` rows (t_s, phase, label, design)."""
-        return cls(Frame(float(r["t_s"]), r.get("phase") or "", r.get("label") or "",
-                         r["design"].encode("utf-8") if isinstance(r["design"], str) else r["design"])
-                   for r in rows)
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]], questions: Iterable[Mapping[str, Any]] = (),
+                  events: Iterable[Mapping[str, Any]] = ()) -> "Replay":
+        """From history ``snapshots`` rows (t_s, phase, label, design), with what was said from its
+        ``questions`` and ``events`` rows."""
+        return cls((Frame(float(r["t_s"]), r.get("phase") or "", r.get("label") or "",
+                          r["design"].encode("utf-8") if isinstance(r["design"], str) else r["design"])
+                    for r in rows), moments_from_rows(questions, events))
+
+    def mark(self, t_s: float, kind: str, text: str) -> Moment:
+        """Keep one thing said at ``t_s`` (in time order, after any said at the same time)."""
+        moment = Moment(float(t_s), kind, text)
+        self.moments.insert(bisect.bisect_right([m.t_s for m in self.moments], moment.t_s), moment)
+        return moment
+
+    def said_until(self, t_s: float) -> list[Moment]:
+        """The moments at or before ``t_s``."""
+        return [m for m in self.moments if m.t_s <= t_s]
 
     def add(self, t_s: float, design_bytes: bytes, phase: str = "", label: str = "edit") -> bool:
         """Append a frame; False (and nothing kept) when the design did not change."""
@@ -116,7 +167,8 @@ class Replay:
 
     @property
     def duration(self) -> float:
-        return self.frames[-1].t_s if self.frames else 0.0
+        """The last frame's or moment's time."""
+        return max([f.t_s for f in self.frames[-1:]] + [m.t_s for m in self.moments[-1:]], default=0.0)
 
     def index_at(self, t_s: float) -> int | None:
         """The frame in force at ``t_s`` (the last one at or before it); None before the first."""

@@ -183,6 +183,7 @@ class PracticeSession:
         self.state = "running"
         self._t0 = self.clock()
         self.started_at = self.wall()
+        self.replay.mark(0.0, "phase", self.scenario.phases[0].title)
         if self.history is not None:
             self.attempt_id = self.history.start_attempt(self.scenario.id, self.scenario.title, self.mode,
                                                          self.started_at)
@@ -231,6 +232,7 @@ class PracticeSession:
             raise SessionStateError("this is the last phase; submit when you are done")
         self._manual_starts[index + 1] = now
         name = self.scenario.phases[index + 1].name
+        self.replay.mark(now, "phase", self.scenario.phases[index + 1].title)
         if self.history is not None:
             self.history.add_event(self.attempt_id, now, "phase", name)
         return name
@@ -290,6 +292,7 @@ class PracticeSession:
         first = all(a.question_id != question_id for a in self.asked)
         asked = AskedQuestion(question_id, now, phase, self._building)
         self.asked.append(asked)
+        self.replay.mark(now, "question", question.text)
         facts = [self.reveal_fact(fact_id, record=False) for fact_id in question.reveals]
         credit = question_credit(phase, self._building) if question.key else 0.0
         if self.history is not None:
@@ -306,6 +309,7 @@ class PracticeSession:
             raise SessionStateError(str(error.args[0])) from None
         if record and self.history is not None:
             self.history.add_event(self.attempt_id, self.elapsed(), "fact", fact.id)
+        self.replay.mark(self.elapsed(), "answer", fact.text)
         truth = self.scenario.requirements
         values = {name: getattr(truth, name) for name in fact.sets}
         revealed = RevealedFact(fact.id, fact.category, fact.text, values)
@@ -343,6 +347,7 @@ class PracticeSession:
         self._require_running()
         follow_up = self.scenario.follow_up(follow_up_id)
         self.follow_ups_played.append(follow_up.id)
+        self.replay.mark(self.elapsed(), "follow_up", f"{follow_up.title}: {follow_up.prompt}")
         if self.history is not None:
             self.history.add_event(self.attempt_id, self.elapsed(), "follow_up", follow_up.id)
         return follow_up
@@ -362,6 +367,7 @@ class PracticeSession:
         """Grade ``design``, replay the follow-ups against it, store everything; returns the Result."""
         self._require_running()
         self.record_design(design, "final")
+        self._mark_scheduled_phases()
         self._stopped_at = self.clock()
         self.state = "submitted"
         reference = self.entry.reference_design()
@@ -375,6 +381,14 @@ class PracticeSession:
         if self.history is not None:
             self.history.finish_attempt(self.attempt_id, "submitted", ended_at, grade, self.result.to_dict())
         return self.result
+
+    def _mark_scheduled_phases(self) -> None:
+        """The phases the schedule moved on to by itself, on the replay's timeline too."""
+        marked = {m.text for m in self.replay.moments if m.kind == "phase"}
+        now = self.elapsed()
+        for slot in self.schedule()[1:]:
+            if slot.start_s <= now and slot.title not in marked:
+                self.replay.mark(slot.start_s, "phase", slot.title)
 
     def report_html(self, diagram_png: bytes | None = None) -> str:
         """The self-contained HTML report of the submitted attempt."""

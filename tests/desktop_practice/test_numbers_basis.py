@@ -57,3 +57,31 @@ def test_a_fault_follow_up_changes_the_numbers_at_both_bases(interview, qtbot):
     qtbot.waitUntil(lambda: console.evaluator.latest.get("basis") is not before, timeout=30000)
     after = console.evaluator.latest["basis"]
     assert after.at_true.to_dict() != before.at_true.to_dict()
+
+
+def test_the_replay_lists_questions_answers_phases_and_follow_ups(interview, qtbot, clock):
+    mock = interview("image-embedding-search", evaluate=False)
+    candidate, console = mock.candidate, mock.console
+    scenario = console.scenario
+    question = scenario.questions[0]
+    clock.t += 30
+    candidate.ask(question.id)
+    qtbot.waitUntil(lambda: console.questions.inbox.count() == 1)
+    console.answer(question.id)
+    clock.t += 60
+    console.advance_phase()
+    candidate.document.set_design(console.link.entry.reference_design())
+    candidate.send_design()
+    follow_up = scenario.follow_ups[0]
+    clock.t += 60
+    console.play_follow_up(follow_up.id)
+    console.end_interview(confirm=False)
+    replay = console.open_replay()
+    said = [replay.view.said.item(i).text() for i in range(replay.view.said.count())]
+    kinds = [line.split("\n")[0].split("  ")[1] for line in said]
+    assert {"Question", "Answer", "Phase", "Follow-up"} <= set(kinds), kinds
+    assert any(question.text in line for line in said) and any(follow_up.title in line for line in said)
+    assert scenario.phases[1].title in "".join(said)
+    replay.view.set_time(31.0)
+    assert scenario.fact(question.reveals[0]).text in replay.view.said_label.text()
+    replay.close()
