@@ -30,6 +30,7 @@ from desktop.readouts.loadtest import LoadTestRunner
 from desktop.settings import RecentFiles, app_settings, data_dir
 from desktop.shell.actions import build_actions, menu_order
 from desktop.shell.autosave import INTERVAL_MS, Autosaver
+from desktop.shell.canvas_commands import CanvasCommands
 from desktop.shell.evaluation import Evaluator
 from desktop.shell.fault_plan import FaultPlan
 from desktop.shell.features import Feature
@@ -51,7 +52,7 @@ TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edi
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
 
-class MainWindow(WindowCommands, QMainWindow):
+class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
     def __init__(self, data_folder: str | Path | None = None, theme_mode: str | None = None,
                  autosave_ms: int = INTERVAL_MS, evaluate: bool = True, restore_layout: bool = True,
                  features: Iterable[Feature] = ()):
@@ -83,6 +84,7 @@ class MainWindow(WindowCommands, QMainWindow):
         self._build_status()
         self.presenter = Presenter(self)
         self.fault_plan = FaultPlan(self)
+        self.install_canvas_tools()
         self._connect()
         self._restore_settings(restore_layout)
         self.apply_theme(self.theme_manager.theme)

@@ -134,6 +134,14 @@ class CanvasView(QGraphicsView):
         if ids:
             self.fit_rect(self.design_scene().nodes_rect(ids))
 
+    def centre_on_rect(self, rect: QRectF) -> None:
+        """Centre ``rect`` in the view; zoom out (never in) if it does not fit at the current zoom."""
+        visible = self.mapToScene(self.viewport().rect()).boundingRect()
+        if rect.width() < visible.width() and rect.height() < visible.height():
+            self.centerOn(rect.center())
+        else:
+            self.fit_rect(rect, max_zoom=self.zoom())
+
     def update_scene_rect(self) -> None:
         scene = self.design_scene()
         rect = scene.nodes_rect().adjusted(-3000, -3000, 3000, 3000)
