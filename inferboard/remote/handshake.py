@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from cryptography.hazmat.primitives import hashes, hmac
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
-from spake2 import SPAKE2_A, SPAKE2_B, SPAKEError
+from spake2 import SPAKE2_A, SPAKE2_B
 
 from inferboard.remote import wire
 from inferboard.remote.channel import SealedChannel
@@ -108,6 +108,15 @@ def _load(adapter, data: bytes, what: str):
         raise HandshakeFailed(f"malformed {what}: {error}") from None
 
 
+def _finish(pake: SPAKE2_A | SPAKE2_B, message_hex: str) -> bytes:
+    """The SPAKE2 key from the other side's message; HandshakeFailed when that message is not a
+    valid group element (or not even hex), so it goes down the same refusal path as a bad code."""
+    try:
+        return pake.finish(bytes.fromhex(message_hex))
+    except Exception as error:  # SPAKEError, ValueError, or the point decoder's NotOnCurve
+        raise HandshakeFailed(f"key exchange failed: {type(error).__name__}") from None
+
+
 # ------------------------------------------------------------------------------ interviewer
 class JoinerHandshake:
     """The interviewer's side. With ``keys`` it resumes that session instead of joining with a code."""
@@ -136,10 +145,7 @@ class JoinerHandshake:
         if self.pake is not None:
             if reply.pake is None:
                 raise HandshakeFailed("the reply has no key-exchange message")
-            try:
-                self.keys = SessionKeys.from_master(self.pake.finish(bytes.fromhex(reply.pake)))
-            except SPAKEError as error:
-                raise HandshakeFailed(f"key exchange failed: {type(error).__name__}") from None
+            self.keys = SessionKeys.from_master(_finish(self.pake, reply.pake))
         elif reply.pake is not None:
             raise HandshakeFailed("a key-exchange message in a resumed connection")
         self.connection = ConnectionKeys.derive(self.keys.master, self.nonce, bytes.fromhex(reply.nonce))
@@ -185,10 +191,7 @@ class HostHandshake:
                 raise HandshakeFailed("the join code was already used or has expired")
             pake = SPAKE2_B(self.code.encode("utf-8"), idA=INTERVIEWER_ID, idB=CANDIDATE_ID)
             pake_out = pake.start().hex()
-            try:
-                keys = SessionKeys.from_master(pake.finish(bytes.fromhex(hello.pake)))
-            except SPAKEError as error:
-                raise HandshakeFailed(f"key exchange failed: {type(error).__name__}") from None
+            keys = SessionKeys.from_master(_finish(pake, hello.pake))
         self.new_keys = keys
         self.connection = ConnectionKeys.derive(keys.master, bytes.fromhex(hello.nonce), self.nonce)
         return wire.dump(wire.HostReply(kind="reply", pake=pake_out, nonce=self.nonce.hex()))

@@ -11,7 +11,9 @@ What the host promises:
   may issue a new code (``new_code``) with which they join again, under new session keys;
 - a wrong code ends that attempt; each further attempt waits longer (``AttemptLimiter``), and
   after ``max_failures`` wrong codes the code is replaced by a new one;
-- one key exchange at a time; a connection that does not finish its handshake in time is closed;
+- key exchanges run side by side (at most ``MAX_JOINS_AT_ONCE``), each closed when it does not
+  finish within ``HOST_HANDSHAKE_S``, so a stalled one never holds up a real join; the first to
+  complete with the right code takes the session, and any other finishing later is refused;
 - a frame that is too big, fails authentication, is out of sequence, does not parse, or is not a
   message this side takes closes that connection with the reason logged (``refusals``); the
   session itself carries on, and the interviewer's machine reconnects and resumes.
@@ -39,6 +41,10 @@ log = logging.getLogger("inferboard.remote")
 
 DEFAULT_PORT = 47800
 HANDSHAKE_TIMEOUT_S = 10.0
+#: How long the candidate's machine gives one incoming connection to finish its handshake.
+HOST_HANDSHAKE_S = 4.0
+#: Key exchanges with a join code the candidate's machine runs at the same time.
+MAX_JOINS_AT_ONCE = 4
 PING_S = 1.0
 LOST_AFTER_S = 6.0
 RECONNECT_DELAYS_S = (0.1, 0.3, 0.6, 1.0, 2.0, 3.0)
@@ -335,7 +341,7 @@ class HostPeer(Peer):
         self.port = port
         self.code: str | None = code or make_code()
         self.limiter = limiter or AttemptLimiter()
-        self.pake_busy = False
+        self.joins_in_flight = 0
         self.tasks: set[asyncio.Task] = set()
         self.session = session.model_dump(mode="json")
         self.log.add(dict(self.session))  # always the interviewer's first message
@@ -364,7 +370,7 @@ class HostPeer(Peer):
             if self.ended:
                 return
             try:
-                channel = await asyncio.wait_for(self._handshake(link), HANDSHAKE_TIMEOUT_S)
+                channel = await asyncio.wait_for(self._handshake(link), HOST_HANDSHAKE_S)
             except asyncio.TimeoutError:
                 self._refuse(link.name, "the handshake took too long")
                 return
@@ -382,7 +388,7 @@ class HostPeer(Peer):
             self.tasks.discard(task)
 
     async def _handshake(self, link: Link) -> SealedChannel:
-        hello_bytes = await link.read(HANDSHAKE_TIMEOUT_S)
+        hello_bytes = await link.read(HOST_HANDSHAKE_S)
         try:
             hello = wire.load(wire.HELLO, hello_bytes)
         except wire.WireError as error:
@@ -391,18 +397,19 @@ class HostPeer(Peer):
         if joining:
             reason = ("the join code was already used" if self.code is None
                       else "the interviewer is still connected" if self.link is not None
-                      else "another join is in progress" if self.pake_busy
+                      else "too many joins at once: try again in a moment"
+                      if self.joins_in_flight >= MAX_JOINS_AT_ONCE
                       else f"too many wrong codes: try again in {self.limiter.wait_left():.0f} s"
                       if self.limiter.wait_left() > 0 else "")
             if reason:
                 await link.write(refusal(reason))
                 raise HandshakeFailed(reason)
-            self.pake_busy = True
+            self.joins_in_flight += 1
         try:
             return await self._exchange(link, hello_bytes, joining)
         finally:
             if joining:
-                self.pake_busy = False
+                self.joins_in_flight -= 1
 
     async def _exchange(self, link: Link, hello_bytes: bytes, joining: bool) -> SealedChannel:
         handshake = HostHandshake(self.code, self.keys)
@@ -415,7 +422,7 @@ class HostPeer(Peer):
             self._set_status(Status("handshake", link.name))
         await link.write(reply)
         try:
-            confirm = await link.read(HANDSHAKE_TIMEOUT_S)
+            confirm = await link.read(HOST_HANDSHAKE_S)
             mine, channel, keys = handshake.on_confirm(confirm)
         except (HandshakeFailed, ConnectionClosed, asyncio.TimeoutError, OSError) as error:
             if joining:
@@ -423,6 +430,10 @@ class HostPeer(Peer):
             if isinstance(error, HandshakeFailed):
                 await link.write(refusal(str(error)))
             raise
+        if joining and (handshake.code != self.code or self.link is not None):
+            reason = "another interviewer joined first" if self.code is None else "the join code was replaced"
+            await link.write(refusal(reason))
+            raise HandshakeFailed(reason)
         if not joining:
             self.code = None  # the interviewer came back by themselves: a new code is withdrawn
         else:
@@ -496,11 +507,14 @@ class JoinPeer(Peer):
     async def _main(self) -> None:
         self.ready.set()
         self._set_status(Status("handshake", f"{self.address}:{self.port}"))
+        link: Link | None = None
         try:
             link = await self._open()
             handshake = JoinerHandshake(code=self.code)
             channel = await asyncio.wait_for(self._handshake(link, handshake), HANDSHAKE_TIMEOUT_S)
         except (HandshakeFailed, FrameRefused, ConnectionClosed, OSError, asyncio.TimeoutError) as error:
+            if link is not None:
+                link.writer.transport.abort()
             detail = str(error) or type(error).__name__
             if isinstance(error, OSError) and not isinstance(error, ConnectionClosed):
                 detail = f"could not reach {self.address}:{self.port} ({detail})"
