@@ -189,3 +189,6 @@ def _keep_backup(path: Path, folder: Path) -> None:
     except OSError:
         staged.write_bytes(path.read_bytes())
     os.replace(staged, backup_path(path))
+    # When the backup already was a link to the current file (a crash between the two renames),
+    # rename leaves both names in place.
+    staged.unlink(missing_ok=True)

@@ -127,3 +127,12 @@ def test_temporary_files_left_by_a_crash_go_at_the_next_save_or_sweep(tmp_path):
     keep.write_bytes(b"x")
     assert sweep_temporaries(tmp_path) == [crashed.name]
     assert not crashed.exists() and keep.exists()
+
+
+def test_a_backup_already_linked_to_the_file_leaves_no_staging_file(tmp_path):
+    path = tmp_path / "d.json"
+    path.write_bytes(b"one")
+    os.link(path, backup_path(path))  # a kill after the backup was made, before the rename
+    atomic_write(path, b"two")
+    assert path.read_bytes() == b"two" and backup_path(path).read_bytes() == b"one"
+    assert sorted(os.listdir(tmp_path)) == ["d.json", "d.json.bak"]
