@@ -33,7 +33,9 @@ def plot_widget(parent: QWidget, title: str, accessible: str, dark: bool, min_he
     """A ``pg.PlotWidget`` (one per plot, never a ``GraphicsLayoutWidget``) and its PlotItem."""
     import pyqtgraph as pg
 
-    widget = pg.PlotWidget(parent, background=PLOT_BACKGROUND[bool(dark)])
+    from desktop.readouts.plots import TidyAxis
+
+    widget = pg.PlotWidget(parent, background=PLOT_BACKGROUND[bool(dark)], axisItems={"left": TidyAxis("left")})
     widget.setAccessibleName(accessible)
     widget.setMinimumHeight(min_height)
     plot = widget.getPlotItem()

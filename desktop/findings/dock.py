@@ -136,7 +136,9 @@ class FindingsPanel(QWidget):
                 self._add_findings(top, findings)
                 restore = restore or self._find(top, current_key)
         self.tree.setUpdatesEnabled(True)
-        if restore is not None:
+        if restore is None:
+            self.detail.clear()  # the finding it explained is gone (a new design, or fixed)
+        else:
             self.tree.blockSignals(True)
             self.tree.setCurrentItem(restore)
             self.tree.blockSignals(False)

@@ -258,11 +258,26 @@ class FaultEditor(QDialog):
             remove.clicked.connect(lambda _c=False, r=row: self.remove(r))
             for column, widget in enumerate((kind, target, start, duration, magnitude, remove)):
                 self.table.setCellWidget(row, column, widget)
+        self._fit_columns()
         self.empty.setVisible(not self.faults)
         self.clear_button.setEnabled(bool(self.faults))
         if 0 <= selected < len(self.faults):
             self.table.selectRow(selected)
         self.strip.set_faults(self.faults, self.current_row())
+
+    def _fit_columns(self) -> None:
+        """Each column as wide as its widest control (the header sizes columns by their text only,
+        so a row's spin boxes and buttons were cut: "R▾", "03", "emov")."""
+        header = self.table.horizontalHeader()
+        for column in range(self.table.columnCount()):
+            widths = [header.sectionSizeHint(column)]
+            widths += [self.table.cellWidget(row, column).sizeHint().width() for row in range(self.table.rowCount())
+                       if self.table.cellWidget(row, column) is not None]
+            header.setMinimumSectionSize(min(header.minimumSectionSize(), 40))
+            if column != 1:  # the target column stretches
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+                self.table.setColumnWidth(column, max(widths))
+        self.table.resizeRowsToContents()
 
     # ------------------------------------------------------------------ editing
     def _change(self, row: int, **changes) -> bool:

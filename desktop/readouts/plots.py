@@ -27,6 +27,16 @@ TIME_AXIS = "Simulated time of day"
 TICK_GAP_PX = 16
 
 
+class TidyAxis(pg.AxisItem):
+    """Tick labels with no more decimals than the tick spacing needs, at most two (a flat series
+    reads "97.5", not "97.5000000000002"), and thousands grouped."""
+
+    def tickStrings(self, values, scale, spacing):
+        step = abs(spacing * scale) or 1.0
+        decimals = int(min(2, max(0, np.ceil(-np.log10(step)))))
+        return [f"{value * scale:,.{decimals}f}" for value in values]
+
+
 class ClassroomViewBox(pg.ViewBox):
     """Wheel zoom only with Ctrl held; otherwise the wheel is left to the widgets around."""
 
@@ -39,7 +49,7 @@ class ClassroomViewBox(pg.ViewBox):
 
 class Plot(pg.PlotWidget):
     def __init__(self, name: str, y_title: str, x_title: str = TIME_AXIS, parent: QWidget | None = None):
-        super().__init__(parent, viewBox=ClassroomViewBox())
+        super().__init__(parent, viewBox=ClassroomViewBox(), axisItems={"left": TidyAxis("left")})
         self.setObjectName(f"plot:{name}")
         self.setAccessibleName(f"{name} plot")
         item = self.getPlotItem()
@@ -117,7 +127,7 @@ class TimelinePlots(QObject):
         self.latency = self._add("Latency", "Latency (ms)")
         self.throughput = self._add("Throughput", "Requests per second")
         self.utilisation = self._add("Utilisation", "Utilisation per pool (%)")
-        self.shed = self._add("Shed and errors", "Share of offered requests (%)")
+        self.shed = self._add("Shed and errors", "Lost requests (%)")
         self.cost = self._add("Cost", "Cost ($ per hour)")
         self.histogram = self._add("Load test", "Requests", x_title="Latency of one request (ms)")
         self.timeline_plots = [self.latency, self.throughput, self.utilisation, self.shed, self.cost]
@@ -242,6 +252,8 @@ class TimelinePlots(QObject):
                 curve.colour = colour
                 self.pool_curves[node_id] = curve
             curve.setData(times_h, np.asarray(series[f"utilisation:{node_id}"], dtype=float) * 100.0)
+        # Many pools: the legend in rows across the top, not a column down a third of the plot.
+        self.utilisation.legend.setColumnCount(max(1, min(4, (len(pools) + 1) // 2)))
         events = list(result.events)
         if events and "throughput_rps" in series and len(times_h):
             served = np.asarray(series["throughput_rps"], dtype=float)

@@ -88,11 +88,11 @@ def steady_reading(result: Any, at_peak: bool = False) -> Reading:
     replicas = _configured_replicas(result)
     if at_peak:
         basis = (f"Steady state at peak, {humanize.rate(offered)} (the requirements' peak rate){replicas}: the "
-                 "analytic answer, without autoscaling, traffic pattern or timed faults, as `inferboard simulate "
-                 "--peak` prints it.")
+                 "analytic answer, without autoscaling, traffic pattern or timed faults, as “inferboard simulate "
+                 "--peak” prints it.")
         return Reading(PEAK, values, offered, "steady, peak", basis)
     basis = (f"Steady state at {humanize.rate(offered)} (the mean rate){replicas}: the analytic answer, "
-             "without autoscaling, traffic pattern or timed faults, as `inferboard simulate` prints it.")
+             "without autoscaling, traffic pattern or timed faults, as “inferboard simulate” prints it.")
     return Reading(STEADY, values, offered, "steady, mean", basis)
 
 

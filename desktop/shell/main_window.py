@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QM
 from inferboard.model import events as ev
 
 from desktop import compat, icons  # noqa: F401  (compat: see desktop/compat.py)
-from desktop.editor.canvas.editing import CanvasEditor
+from desktop.editor.canvas.editing import FRAGMENT_MIME, CanvasEditor
 from desktop.editor.canvas.scene import DesignScene
 from desktop.editor.canvas.view import CanvasView
 from desktop.editor.document import DesignDocument
@@ -90,6 +90,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.apply_theme(self.theme_manager.theme)
         self.update_title()
         self.update_edit_actions()
+        QApplication.clipboard().dataChanged.connect(self.update_edit_actions)  # Paste: only with something copied
 
     # ------------------------------------------------------------------ building
     def _dock(self, name: str, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
@@ -361,6 +362,8 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         for action_id in ("edit.copy", "edit.cut", "edit.duplicate", "view.fit_selection"):
             self.actions_by_id[action_id].setEnabled(has_nodes)
         self.actions_by_id["edit.delete"].setEnabled(has_any)
+        mime = QApplication.clipboard().mimeData()
+        self.actions_by_id["edit.paste"].setEnabled(mime is not None and mime.hasFormat(FRAGMENT_MIME))
 
     def _select_from_outline(self, nodes: list, edges: list) -> None:
         self.scene.select_ids(nodes, edges)

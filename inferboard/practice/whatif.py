@@ -22,6 +22,7 @@ from inferboard.catalog.roles import kinds_with
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
+from inferboard.sim.plain_words import fault_words
 
 SERVING_KINDS = kinds_with("serving_pool")
 REPLICA_KINDS = kinds_with("replica_pool")
@@ -304,7 +305,7 @@ def verdict(result: WhatIf, requirements: Requirements) -> str:
         return "Fails: " + "; ".join([*result.missing, *result.retargeted, *parts]) + "."
     parts = [*result.retargeted, *parts]
     if result.unmatched:
-        parts.append("no part of the design is in reach of " + ", ".join(result.unmatched))
+        parts.append("no part of the design is in reach of " + ", ".join(fault_words(u) for u in result.unmatched))
     if not parts:
         return "No measurable change: the design absorbs this follow-up."
     held = b.lost_rate < 0.01 and (b.p99_ms is None or slo is None or b.p99_ms <= slo)

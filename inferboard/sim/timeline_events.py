@@ -43,7 +43,16 @@ def rolling_mean(values: np.ndarray, window_s: float, tick_s: float) -> np.ndarr
 
 
 def _duration(seconds: float) -> str:
+    """A span in words: seconds, minutes, or hours from two hours on."""
+    if seconds >= 7200:
+        return f"{seconds / 3600:g} h"
     return f"{seconds:g} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _shed_reason(design, node_id: str) -> str:
+    """Why a router turns traffic away: nothing wired after it, else its limits."""
+    wired = any(edge.source == node_id for edge in design.edges.values())
+    return "rate limit or admission control" if wired else "nothing is wired after it to take the traffic"
 
 
 def stretch_events(state, k0: int, k1: int) -> None:
@@ -89,7 +98,8 @@ def stretch_events(state, k0: int, k1: int) -> None:
             continue
         title, target = FAULT_KINDS[f.kind][0], "" if f.target == "*" else f.target
         amount = "" if f.magnitude is None else f" ({f.magnitude:g})"
-        emit(start, "fault_started", target, f"{title}{amount} on {f.target} for {f.duration_s:g} s")
+        where = "everywhere" if f.target == "*" else f"on {f.target}"
+        emit(start, "fault_started", target, f"{title}{amount} {where} for {_duration(f.duration_s)}")
         if end < count:
             emit(end, "fault_ended", target, f"{title} on {f.target} is over")
             memo = state.recovery.get(id(f))
@@ -128,9 +138,9 @@ def stretch_events(state, k0: int, k1: int) -> None:
                   lambda i, x=loss: f"{x[i]:.2%} of its arrivals shed (timeouts, full queue or no ready replica)",
                   f"shedding below {SHED_OFF:.2%}")
         elif name.startswith("router_shed:"):
+            why = _shed_reason(state.design, name[12:])
             flags(name[12:], hysteresis(loss, SHED_ON, SHED_OFF), kinds,
-                  lambda i, x=loss: f"sheds {x[i]:.2%} of all traffic (rate limit or admission control)",
-                  "no longer shedding")
+                  lambda i, x=loss, why=why: f"sheds {x[i]:.2%} of all traffic ({why})", "no longer shedding")
     for name, backlog in series.items():
         if not name.startswith("backlog:"):
             continue
