@@ -20,7 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
-from inferboard.store.local_db import open_database, open_or_recover
+from inferboard.store.local_db import open_database, open_or_recover, write_transaction
 from inferboard.workshop.grading import GradingRun, SubmissionResult
 from inferboard.workshop.reports import common_findings
 
@@ -79,7 +79,7 @@ class CohortStore:
     def save(self, run: GradingRun, name: str = "") -> int:
         """Store a graded room as a new cohort; return its id."""
         graded = [r.overall for r in run.graded if r.overall is not None]
-        with self.lock, self.db.conn:
+        with self.lock, write_transaction(self.db.conn):
             cohorts = self.db.table("cohorts")
             cohorts.insert({"name": name or f"{run.scenario_title} {run.started_at[:16].replace('T', ' ')}",
                             "scenario_id": run.scenario_id, "scenario_title": run.scenario_title,
@@ -112,11 +112,11 @@ class CohortStore:
                                         "message": item.get("message", "")} for item in row.findings)
 
     def rename(self, cohort_id: int, name: str) -> None:
-        with self.lock, self.db.conn:
+        with self.lock, write_transaction(self.db.conn):
             self.db["cohorts"].update(cohort_id, {"name": name})
 
     def delete(self, cohort_id: int) -> None:
-        with self.lock, self.db.conn:
+        with self.lock, write_transaction(self.db.conn):
             for table in ("submissions", "rubric_scores", "findings"):
                 self.db[table].delete_where("cohort_id = ?", [cohort_id])
             self.db["cohorts"].delete_where("id = ?", [cohort_id])

@@ -46,6 +46,19 @@ def test_a_cohort_round_trips_through_the_store(entry, tmp_path):
         assert store.cohorts() == []
 
 
+def test_a_cohort_is_saved_whole_or_not_at_all(entry, tmp_path, monkeypatch):
+    run = _room(entry, [GOOD, WEAK])
+    def disk_full(self, cohort_id, row):
+        raise OSError("disk full")
+
+    with CohortStore(tmp_path) as store:
+        monkeypatch.setattr(CohortStore, "_insert_submission", disk_full)
+        with pytest.raises(OSError):
+            store.save(run, "half")
+        assert store.cohorts() == []
+        assert store.db.execute("select count(*) from submissions").fetchone()[0] == 0
+
+
 def test_a_corrupt_cohort_database_is_moved_aside(tmp_path):
     (tmp_path / "cohorts.db").write_bytes(b"this is not sqlite" * 100)
     with CohortStore(tmp_path) as store:
