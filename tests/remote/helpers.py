@@ -169,3 +169,18 @@ def chain(n: int, prefix: str = "n") -> Design:
     for i in range(1, n):
         design.add_node("cpu_pool", 120 * i, 0, {}, node_id=f"{prefix}{i}")
     return design
+
+
+def recv_all(sock: socket.socket) -> bytes:
+    """Everything the other side sends until it closes (or 5 s of silence)."""
+    sock.settimeout(5)
+    chunks = []
+    while True:
+        try:
+            data = sock.recv(65536)
+        except (ConnectionResetError, socket.timeout):
+            break
+        if not data:
+            break
+        chunks.append(data)
+    return b"".join(chunks)

@@ -18,7 +18,7 @@ from inferboard.remote.channel import FrameReader, frame
 from inferboard.remote.handshake import HandshakeFailed, HostHandshake, JoinerHandshake
 from inferboard.remote.peer import AttemptLimiter
 from inferboard.store import design_to_bytes
-from tests.remote.helpers import LOOPBACK, TO_HOST, TO_JOINER, RemotePair, chain
+from tests.remote.helpers import LOOPBACK, TO_HOST, TO_JOINER, RemotePair, chain, recv_all
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,20 +130,6 @@ def raw_join(pair: RemotePair, code: str) -> str:
     with socket.create_connection((LOOPBACK, pair.host.port), timeout=5) as sock:
         sock.sendall(frame(JoinerHandshake(code=code).hello()))
         return recv_all(sock).decode("utf-8", "replace")
-
-
-def recv_all(sock: socket.socket) -> bytes:
-    sock.settimeout(5)
-    chunks = []
-    while True:
-        try:
-            data = sock.recv(65536)
-        except (ConnectionResetError, socket.timeout):
-            break
-        if not data:
-            break
-        chunks.append(data)
-    return b"".join(chunks)
 
 
 def test_too_many_wrong_codes_retire_the_code(make_pair):

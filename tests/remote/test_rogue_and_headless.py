@@ -3,7 +3,6 @@ only; every wait is bounded)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
@@ -20,7 +19,7 @@ from inferboard.remote.channel import FrameReader, frame
 from inferboard.remote.handshake import HandshakeFailed, HostHandshake, JoinerHandshake
 from inferboard.remote.peer import JoinPeer
 from tests.practice.conftest import copy_pack
-from tests.remote.helpers import LOOPBACK, RemotePair
+from tests.remote.helpers import LOOPBACK, RemotePair, recv_all
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A SPAKE2 message of the right length whose point is not in the group, and one not on the curve.
@@ -54,25 +53,11 @@ def test_a_value_outside_the_group_is_a_failed_handshake_on_both_sides(value):
         joiner.on_reply(reply)
 
 
-def _frames_from(sock: socket.socket) -> list[bytes]:
-    sock.settimeout(5)
-    reader, got = FrameReader(1 << 20), []
-    while True:
-        try:
-            data = sock.recv(65536)
-        except (ConnectionResetError, socket.timeout):
-            break
-        if not data:
-            break
-        got += reader.feed(data)
-    return got
-
-
 @pytest.mark.parametrize("value", ROGUE_VALUES)
 def test_the_host_refuses_a_rogue_value_cleanly_and_a_real_join_still_works(pair, value):
     with socket.create_connection((LOOPBACK, pair.host.port), timeout=5) as sock:
         sock.sendall(frame(rogue_hello(value)))
-        answers = _frames_from(sock)
+        answers = FrameReader(1 << 20).feed(recv_all(sock))
     assert [json.loads(a)["kind"] for a in answers] == ["refused"]
     assert "key exchange failed" in json.loads(answers[0])["reason"]
     assert any("key exchange failed" in r for r in pair.host.refusals)
