@@ -161,8 +161,10 @@ class WindowPair(QObject):
         return shiboken6.isValid(self.first) and shiboken6.isValid(self.second)
 
     def show(self) -> None:
-        """Show both (or, when they take turns, the first) and place them; again once framed."""
-        self.first.show()
+        """Show both (or, when they take turns, the second only) and place them; again once framed."""
+        self.toggled = self._targets() is None
+        if not self.toggled:
+            self.first.show()
         self.second.show()
         self.place()
         self.placements_pending += len(REFIT_MS)
@@ -177,10 +179,8 @@ class WindowPair(QObject):
         """Tile the two windows on their screens, or give each the whole screen in turn."""
         if not self.alive() or not (self.first.isVisible() or self.second.isVisible()):
             return
-        primary = self.first.screen() or QGuiApplication.primaryScreen()
-        others = [s for s in QGuiApplication.screens() if s is not primary]
-        areas = [available_area(self.first), *[s.availableGeometry() for s in others[:1]]]
-        targets = pair_layout(areas, minimum_frame(self.first), minimum_frame(self.second))
+        areas = self._areas()
+        targets = self._targets()
         was_toggled, self.toggled = self.toggled, targets is None
         for window, button in self.buttons.items():
             button.setVisible(self.toggled)
@@ -196,6 +196,15 @@ class WindowPair(QObject):
                 _apply_frame(window, target)
         if self.after_place is not None:
             self.after_place()
+
+    def _areas(self) -> list[QRect]:
+        """The available areas: the first window's screen, then another one if there is one."""
+        primary = self.first.screen() or QGuiApplication.primaryScreen()
+        others = [s for s in QGuiApplication.screens() if s is not primary]
+        return [available_area(self.first), *[s.availableGeometry() for s in others[:1]]]
+
+    def _targets(self) -> tuple[QRect, QRect] | None:
+        return pair_layout(self._areas(), minimum_frame(self.first), minimum_frame(self.second))
 
     def switch_from(self, window: QWidget) -> None:
         """Hide ``window`` and show the other one in its place."""

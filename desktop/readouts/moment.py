@@ -69,11 +69,22 @@ def _timeline_badges(design: Any, reading: Reading) -> dict:
             continue
         queue = _at(timeline, f"queue:{node_id}", index) or 0.0
         replicas = _at(timeline, f"replicas:{node_id}", index)
+        ready = _at(timeline, f"ready:{node_id}", index)
         text = f"{humanize.share(u)} busy" + (f" · q {humanize.compact(queue)}" if queue >= 0.5 else "")
+        text += _ready_words(design.nodes[node_id], ready)
         tip = (f"At {humanize.clock(reading.time_s)}: {humanize.share(u)} busy, {queue:,.1f} requests queued"
-               + (f", {replicas:.0f} replicas" if replicas is not None else ""))
+               + (f", {replicas:.0f} replicas" if replicas is not None else "")
+               + (f", {ready:.0f} ready" if ready is not None else ""))
         badges[node_id] = ((text, level_for_utilisation(u, u >= 0.999)), tip)
     return badges
+
+
+def _ready_words(node: Any, ready: float | None) -> str:
+    """" · 4 of 6 ready" when fewer replicas are ready at the moment than the card's configured count."""
+    configured = number(node.params.get("replicas"))
+    if ready is None or configured is None or round(ready) >= round(configured):
+        return ""
+    return f" · {ready:.0f} of {configured:.0f} ready"
 
 
 def _at(timeline: Any, key: str, index: int) -> float | None:

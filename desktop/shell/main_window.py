@@ -148,7 +148,8 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.resizeDocks([self.docks["palette"], inspector], [min(240, round(0.16 * width)),
                                                              min(360, round(0.25 * width))], Qt.Orientation.Horizontal)
         self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
-        self.resizeDocks([inspector, self.docks["findings"]], [380, 470], Qt.Orientation.Vertical)
+        # The inspector's form gets the larger share of its column (its fields scroll less).
+        self.resizeDocks([inspector, self.docks["findings"]], [580, 420], Qt.Orientation.Vertical)
         self.resizeDocks([self.docks["readouts"]], [max(270, min(380, round(0.36 * self.height())))],
                          Qt.Orientation.Vertical)
 

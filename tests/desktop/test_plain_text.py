@@ -73,3 +73,23 @@ def test_the_fault_tables_controls_are_whole(window):
         widget = table.cellWidget(0, column)
         assert table.columnWidth(column) >= widget.sizeHint().width(), column
     editor.close()
+
+
+def test_a_cards_badge_says_how_many_replicas_are_ready_at_the_playhead():
+    from types import SimpleNamespace
+
+    from desktop.readouts.moment import build_moment
+    from desktop.readouts.readings import PLAYHEAD, Reading
+    from tests.desktop.gestures import demo_design
+
+    design = demo_design()
+    configured = design.nodes["gpus"].params["replicas"]
+    series = {"utilisation:gpus": [0.5, 0.8], "replicas:gpus": [configured] * 2, "ready:gpus": [configured, 1]}
+    timeline = SimpleNamespace(series=series)
+
+    def badge(index):
+        reading = Reading(PLAYHEAD, {}, None, "at 00:00", "", time_s=0.0, index=index, source=timeline)
+        return build_moment(design, reading).badges["gpus"][0][0]
+
+    assert "ready" not in badge(0)
+    assert badge(1).endswith(f"1 of {configured:g} ready")
