@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 from inferboard import __version__
 from inferboard.model import Edge, ops
 from inferboard.store import DesignFileError, SaveFailed, design_to_bytes, parse_design
+from inferboard.store.atomic import sweep_temporaries
 
 from desktop.editor.connect_dialog import ConnectDialog
 from desktop.editor.export import export_png as write_png
@@ -277,7 +278,10 @@ class WindowCommands:
         return "recover" if clicked is recover else "discard" if clicked is discard else "later"
 
     def offer_recovery(self) -> bool:
-        """Offer each autosave left by a session that did not exit cleanly. True if one was recovered."""
+        """At start: remove the temporary files crashed saves left beside the recent files, then
+        offer each autosave left by a session that did not exit cleanly. True if one was recovered."""
+        for folder in {Path(path).parent for path in self.recent.paths()}:
+            sweep_temporaries(folder)
         for entry in find_recoverable(self.data_dir):
             answer = self.ask_recover(entry)
             if answer == "discard":

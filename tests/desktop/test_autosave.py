@@ -180,3 +180,18 @@ def test_a_live_owner_is_told_from_a_reused_pid(data_folder):
     finally:
         os.close(held)
     assert {entry.design_file.name for entry in find_recoverable(data_folder)} == {"live.json", "reused.json"}
+
+
+def test_the_start_removes_temporary_files_crashed_saves_left_beside_recent_files(make_window, tmp_path):
+    from inferboard.store.atomic import TEMP_SUFFIX
+
+    folder = tmp_path / "designs"
+    folder.mkdir()
+    (folder / "mine.json").write_bytes(b"{}")
+    left = folder / f".mine.json.dead{TEMP_SUFFIX}"
+    left.write_bytes(b"half a des")
+    window = make_window()
+    window.recent.add(folder / "mine.json")
+    window.ask_recover = lambda entry: "later"
+    window.offer_recovery()
+    assert sorted(p.name for p in folder.iterdir()) == ["mine.json"]
