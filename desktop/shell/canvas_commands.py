@@ -3,6 +3,10 @@ ungroup. One method per handler named in the action table; ``self`` is the windo
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
+from desktop.editor.canvas.minimap import Minimap
+from desktop.editor.canvas.overlay import CornerPin
 from desktop.shell.canvas_find import CanvasFinder
 
 
@@ -12,6 +16,25 @@ class CanvasCommands:
     def install_canvas_tools(self) -> None:
         """Create the canvas's overlays (called once the window's parts exist)."""
         self.finder = CanvasFinder(self)
+        self.minimap = Minimap(self.view, lambda: self.document.design)
+        self.minimap_pin = CornerPin(self.minimap, self.view, Qt.Corner.BottomRightCorner)
+        self.document.changed.connect(self.minimap.invalidate)
+        self.document.replaced.connect(self.minimap.invalidate)
+        self.view.zoom_changed.connect(self.minimap.update)
+        self.theme_manager.changed.connect(self.minimap.set_theme)
+        self.minimap.set_theme(self.theme_manager.theme)
+        shown = str(self.settings.value("view/minimap", "false")).lower() == "true"
+        self.actions_by_id["view.minimap"].setChecked(shown)
+        self.set_minimap(shown)
+
+    # ------------------------------------------------------------------ minimap
+    def set_minimap(self, on: bool) -> None:
+        """Show or hide the minimap (remembered between runs)."""
+        self.minimap.setVisible(bool(on))
+        if on:
+            self.minimap_pin.place()
+            self.minimap.raise_()
+        self.settings.setValue("view/minimap", "true" if on else "false")
 
     # ------------------------------------------------------------------ find
     def find_on_canvas(self) -> None:

@@ -82,7 +82,7 @@ class CanvasFinder(QObject):
         super().__init__(window)
         self.window = window
         self.report_findings = report_findings or self._findings_shown
-        self.bar = FindBar(window.view)
+        self.bar = FindBar(window.view.viewport())
         self.pin = CornerPin(self.bar, window.view, Qt.Corner.TopRightCorner)
         self.matches: list[Match] = []
         self.index = -1
