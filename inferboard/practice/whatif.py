@@ -177,6 +177,22 @@ def _whole_design_outage(design: Design, spec: FaultSpec) -> tuple[list[str], st
     return serving, note
 
 
+def _regionless_retarget(design: Design, spec: FaultSpec) -> tuple[list[str], str] | None:
+    """A fault aimed at one component in a named location ("a GPU pool in us-east") on a design
+    drawn without regions: it hits the first such component, all of them being in that one place."""
+    selector = dict(spec.selector)
+    if "location" not in selector or any(n.kind == "region" for n in design.nodes.values()):
+        return None
+    wanted = {k: v for k, v in selector.items() if k != "location"}
+    if not wanted:
+        return None
+    hits = resolve_targets(design, parse_fault_spec(f"{spec.kind}:" + ",".join(f"{k}={v}" for k, v in wanted.items())))
+    if not hits:
+        return None
+    return hits[:1], (f"the design has no regions, so {hits[0]!r} stands for the one in "
+                      f"{selector['location']}")
+
+
 def faults_for(design: Design, follow_up: FollowUp) -> tuple[list, list[str], list[str]]:
     """The simulator Faults a follow-up amounts to on ``design``, their text, and unmatched targets."""
     faults, texts, unmatched, _, _ = plan_faults(design, follow_up)
@@ -199,6 +215,11 @@ def plan_faults(design: Design, follow_up: FollowUp):
                     faults.append(Fault("failing_replica", node_id, 1.0))
                     texts.append(f"failing_replica*1:{node_id}")
                 continue
+            stand_in = _regionless_retarget(design, spec)
+            if stand_in is not None:
+                targets, note = stand_in
+                retargeted.append(note)
+        if not targets:
             unmatched.append(text)
             reason = _missing(design, spec)
             if reason is not None:

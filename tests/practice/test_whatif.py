@@ -135,3 +135,19 @@ def test_the_reference_designs_hold_their_region_and_feature_follow_ups(library)
                                                           ["region-down", "feature-store-errors"])}
     assert all(w.missing == [] and w.unmatched == [] for w in results.values())
     assert results["region-down"].held, results["region-down"].verdict
+
+
+def test_one_slow_pool_in_a_named_region_reaches_a_design_without_regions(library):
+    """'One GPU pool in us-east is slow' on a design drawn without regions: every pool is in that
+    one place, so the first GPU pool stands in for it and the follow-up changes the numbers."""
+    from inferboard.model import Design
+
+    scenario = library.get("p99-latency-spike").scenario
+    follow_up = scenario.follow_up("slow-pool")
+    design = Design()
+    design.add_node("traffic_source", 0, 0, node_id="users")
+    design.add_node("gpu_pool", 300, 0, node_id="gpus")
+    design.add_node("gpu_pool", 300, 200, node_id="more-gpus")
+    faults, texts, unmatched = faults_for(design, follow_up)
+    assert [(f.kind, f.target, f.magnitude) for f in faults] == [("slow_replica", "gpus", 3.0)] and unmatched == []
+    assert texts == ["slow_replica*3:gpus"]
