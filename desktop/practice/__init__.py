@@ -66,6 +66,8 @@ def open_practice(main_window=None, scenario_id: str | None = None, *, library=N
         return open_mock_interview(window, entry.id, library=library, history=history, clock=clock,
                                    data_folder=data_folder)
     history = history if history is not None else default_history(data_folder)
+    if history.notice:  # a damaged history was moved aside: say where it went, until the next message
+        window.show_message(history.notice, 0)
     controller = SoloPractice(window, entry, history, clock, library)
     if not controller.start(check_unsaved=check_unsaved):
         return None
@@ -93,6 +95,8 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
         return open_practice(main_window, entry.id, library=library, history=history, clock=clock,
                              data_folder=data_folder)
     history = history if history is not None else default_history(data_folder)
+    if history.notice and main_window is not None:
+        main_window.show_message(history.notice, 0)
     theme_mode = main_window.theme_manager.mode if main_window is not None else None
     interview = MockInterview(entry, history, clock=clock, data_folder=data_folder, theme_mode=theme_mode)
     if show:

@@ -278,3 +278,21 @@ def test_a_practice_panel_opened_in_projector_view_is_large_from_the_start(make_
         window.actions_by_id["view.projector"].setChecked(False)
         controller.panel.abandon(confirm=False)
         practice.forget(controller)
+
+
+def test_a_damaged_history_is_moved_aside_and_the_window_says_where(make_window, library, clock, data_folder):
+    from desktop import practice
+
+    data_folder.mkdir(parents=True, exist_ok=True)
+    (data_folder / "history.db").write_bytes(b"not a database at all " * 200)
+    window = make_window()
+    controller = practice.open_practice(window, "fraud-scoring-cpu", library=library, clock=clock,
+                                        check_unsaved=False)
+    try:
+        moved = controller.history.recovered_from
+        assert moved is not None and moved.exists()
+        assert str(moved) in window.statusBar().currentMessage()
+    finally:
+        controller.panel.abandon(confirm=False)
+        practice.forget(controller)
+        controller.history.close()
