@@ -1,6 +1,6 @@
 """The ``inferboard`` command line (Qt-free): validate, catalog, new, and the subcommands that the
 simulator, rules and practice packages register (each module imports its heavy parts only when its
-command runs)."""
+command runs, so ``inferboard --help`` loads neither the catalog nor the simulator)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Sequence
 
 from inferboard import __version__
-from inferboard.catalog import CatalogError, default_catalog
 from inferboard.errors import InferboardError
 from inferboard.paths import data_dir
 from inferboard.drills import cli as drills_cli
@@ -20,8 +19,6 @@ from inferboard.practice import cli as practice_cli
 from inferboard.rules import cli as rules_cli
 from inferboard.sim import cli as sim_cli
 from inferboard.workshop import cli as workshop_cli
-from inferboard.store import DesignFileError, read_design, save_design
-from inferboard.store.atomic import SaveFailed
 
 
 BLANK_TEMPLATE = "blank"
@@ -39,6 +36,8 @@ def first_sentence(text: str) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from inferboard.store import DesignFileError, read_design
+
     ok = True
     for name in args.files:
         try:
@@ -52,6 +51,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
+    from inferboard.catalog import default_catalog
+
     catalog = default_catalog()
     if args.json:
         out = {
@@ -74,6 +75,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from inferboard.model import Design
+    from inferboard.store import read_design, save_design
 
     output = Path(args.output)
     if output.exists() and not args.force:
@@ -135,15 +137,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`
         sys.stdout = open(os.devnull, "w")
         return 0
-    except (CatalogError, SaveFailed) as error:
+    except InferboardError as error:  # a broken catalog or a failed save is 2, the rest 1
         print(str(error), file=sys.stderr)
-        return 2
-    except DesignFileError as error:
-        print(str(error), file=sys.stderr)
-        return 1
-    except InferboardError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        return error.exit_code
 
 
 if __name__ == "__main__":

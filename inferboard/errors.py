@@ -22,6 +22,9 @@ class Problem:
 class InferboardError(Exception):
     """Base class of every error the core raises on purpose."""
 
+    #: the command line's exit status when this error ends a command
+    exit_code = 1
+
 
 class ValidationFailed(InferboardError):
     """An input failed validation; ``problems`` lists every fault found."""

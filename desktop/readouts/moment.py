@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inferboard import humanize
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 
 from desktop.readouts.readings import PLAYHEAD, Reading, number
 
-ENTRY_KINDS = kinds_with("traffic_entry")
-POOL_KINDS = kinds_with("serving_pool")
+ENTRY_KINDS = kind_group("traffic_entry")
+POOL_KINDS = kind_group("serving_pool")
 
 
 @dataclass

@@ -21,6 +21,8 @@ GPU_TABLE_FILE = "gpu_types.yaml"
 class CatalogError(InferboardError):
     """A catalog file is missing, malformed or inconsistent."""
 
+    exit_code = 2
+
 
 class ParamValueError(ValueError):
     """A parameter value is of the wrong type or out of range."""

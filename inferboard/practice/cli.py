@@ -8,15 +8,16 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from inferboard.practice.grading import grade_design, score_design
-from inferboard.practice.library import ScenarioLibrary, user_packs_dir
-from inferboard.practice.packzip import PackError
-from inferboard.store import read_design
+if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
+    from inferboard.practice.library import ScenarioLibrary
 
 
 def load_library(args: argparse.Namespace) -> ScenarioLibrary:
     """The shipped scenarios and the user's packs (under ``--data-dir`` when given)."""
+    from inferboard.practice.library import ScenarioLibrary, user_packs_dir
+
     user_data = Path(args.data_dir) if getattr(args, "data_dir", None) else None
     return ScenarioLibrary(user_packs=user_packs_dir(user_data)).load()
 
@@ -46,6 +47,9 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """One design file (``args.file``) against ``args.scenario``."""
+    from inferboard.practice.grading import grade_design
+    from inferboard.store import read_design
+
     library = load_library(args)
     try:
         entry = library.get(args.scenario)
@@ -76,6 +80,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_export(args: argparse.Namespace) -> int:
+    from inferboard.practice.packzip import PackError
+
     library = load_library(args)
     try:
         path = library.export(args.id, Path(args.output))
@@ -87,6 +93,8 @@ def cmd_pack_export(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_import(args: argparse.Namespace) -> int:
+    from inferboard.practice.packzip import PackError
+
     library = load_library(args)
     try:
         pack = library.import_pack(Path(args.file), replace=args.replace)
@@ -100,6 +108,8 @@ def cmd_pack_import(args: argparse.Namespace) -> int:
 def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     """``inferboard check FILE --scenario ID``: the rule report of the design as that scenario scores it
     (the same figures as the findings dock during that scenario and ``inferboard grade``)."""
+    from inferboard.practice.grading import score_design
+    from inferboard.store import read_design
     from inferboard.rules.cli import EXIT_BLOCKER, EXIT_OK, EXIT_UNREADABLE, cmd_check, format_report
 
     if not args.scenario:

@@ -18,14 +18,14 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
 from inferboard.sim.plain_words import fault_words
 
-SERVING_KINDS = kinds_with("serving_pool")
-REPLICA_KINDS = kinds_with("replica_pool")
+SERVING_KINDS = kind_group("serving_pool")
+REPLICA_KINDS = kind_group("replica_pool")
 
 
 @dataclass

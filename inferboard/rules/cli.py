@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
-from inferboard.rules.engine import CheckReport, check_design, default_rules, explain_rule
-from inferboard.rules.loader import RuleFileError, UnknownRule
-from inferboard.store import DesignFileError, read_design
+if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
+    from inferboard.rules.engine import CheckReport
+
 
 EXIT_OK, EXIT_BLOCKER, EXIT_UNREADABLE = 0, 1, 2
 
@@ -31,6 +32,10 @@ def register(subparsers) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from inferboard.rules.engine import check_design, default_rules
+    from inferboard.rules.loader import RuleFileError
+    from inferboard.store import DesignFileError, read_design
+
     try:
         design, _ = read_design(args.file)
     except DesignFileError as error:
@@ -75,6 +80,9 @@ def format_report(report: CheckReport, source: str) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    from inferboard.rules.engine import explain_rule
+    from inferboard.rules.loader import UnknownRule
+
     try:
         print(explain_rule(args.rule_id), end="")
     except UnknownRule as error:
@@ -84,6 +92,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    from inferboard.rules.engine import default_rules
+
     rules = default_rules()
     if args.json:
         out = [{"id": r.id, "rubric": r.rubric, "severity": r.severity, "points": r.points, "title": r.title,

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 from inferboard.schema_base import StrictModel, problem_message
 
 Scalar = Union[bool, int, float, str]
@@ -201,7 +201,7 @@ class Requirement(StrictModel):
 
 # ------------------------------------------------------------------------------- behaviour leaves
 Load = Literal["peak", "mean"]
-POOL_KINDS = list(kinds_with("replica_pool"))
+POOL_KINDS = kind_group("replica_pool")
 
 
 class LatencyWithinSlo(StrictModel):
@@ -217,7 +217,7 @@ class Headroom(StrictModel):
 
     type: Literal["headroom"] = "headroom"
     min_pct: float = Field(default=20.0, gt=0, lt=100)
-    kind: NameList = POOL_KINDS
+    kind: NameList = Field(default_factory=lambda: list(POOL_KINDS))
 
 
 class Idle(StrictModel):
@@ -226,7 +226,7 @@ class Idle(StrictModel):
     type: Literal["idle"] = "idle"
     max_utilisation: float = Field(default=0.25, gt=0, lt=1)
     load: Load = "mean"
-    kind: NameList = POOL_KINDS
+    kind: NameList = Field(default_factory=lambda: list(POOL_KINDS))
     #: Leave out pools fed only through a canary router's canary port: they are small on purpose.
     skip_canary: bool = True
 

@@ -7,12 +7,12 @@ import weakref
 from collections import deque
 from typing import Any, Callable
 
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.elements import Node
 
-POOL_KINDS = kinds_with("replica_pool")
-GPU_KINDS = kinds_with("gpu_pool")
+POOL_KINDS = kind_group("replica_pool")
+GPU_KINDS = kind_group("gpu_pool")
 #: Weight memory against FP16, and the share of GPU memory usable for weights; the same figures as
 #: the simulator's (inferboard/sim/hardware.py), restated so structural checks never import it.
 PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "int8": 0.5}

@@ -70,7 +70,7 @@ def _fields(model: type) -> str:
         if name == "type":
             continue
         shown = info.alias or name
-        default = "required" if info.is_required() else f"default `{info.default!r}`"
+        default = "required" if info.is_required() else f"default `{info.get_default(call_default_factory=True)!r}`"
         out.append(f"`{shown}` ({default})")
     return ", ".join(out) if out else "none"
 

@@ -6,8 +6,6 @@ import argparse
 import json
 import sys
 
-from inferboard.store import read_design
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("simulate", help="simulate a design: latency, throughput, utilisation, cost")
@@ -40,6 +38,7 @@ def _num(value, digits=1) -> str:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from inferboard.sim.design_sim import evaluate
     from inferboard.sim.faults import parse_fault, timed_faults
+    from inferboard.store import read_design
 
     design, _ = read_design(args.file)
     try:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from inferboard.catalog import Catalog
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 from inferboard.model.elements import Node
 from inferboard.model.requirements import Requirements
 from inferboard.sim import llm
@@ -34,7 +34,7 @@ DEFAULT_OUTPUT_TOKENS = 256
 #: Coefficient of variation of a generation's service time (output lengths vary).
 GENERATION_CV = 0.7
 
-POOL_KINDS = kinds_with("serving_pool")
+POOL_KINDS = kind_group("serving_pool")
 
 
 @dataclass

@@ -32,6 +32,8 @@ class SaveConflict(InferboardError):
 class SaveFailed(InferboardError):
     """The file could not be written; the previous version is intact."""
 
+    exit_code = 2
+
 
 @dataclass(frozen=True)
 class FileStamp:

@@ -7,11 +7,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from inferboard.practice import cli as practice_cli
-from inferboard.workshop.grading import GradingRun, SubmissionResult, grade_submissions
-from inferboard.workshop.submissions import ZIP_SUFFIX, collect
+
+if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
+    from inferboard.workshop.grading import GradingRun, SubmissionResult
 
 EXIT_OK, EXIT_SOME_ERRORS = 0, 1
 
@@ -42,6 +43,8 @@ class ProgressBar:
 
 def _single_file(args: argparse.Namespace) -> bool:
     """One plain design file and no report: the original one-file output."""
+    from inferboard.workshop.submissions import ZIP_SUFFIX
+
     if len(args.submissions) != 1 or args.csv or args.html:
         return False
     path = Path(args.submissions[0])
@@ -49,6 +52,9 @@ def _single_file(args: argparse.Namespace) -> bool:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    from inferboard.workshop.grading import grade_submissions
+    from inferboard.workshop.submissions import collect
+
     if _single_file(args):
         args.file = args.submissions[0]
         return practice_cli.cmd_grade(args)
