@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 DOCK_NAME = "practice_dock"
 #: The practice panel scrolls below this height, so the window still fits a 1000 px screen.
 MIN_PANEL_HEIGHT = 240
-#: Below this available height the practice panel is a tab beside the inspector, not under it.
-SHORT_SCREEN = 900
+#: Below this available height (1366x768 and 1600x1000 included) the practice panel is a tab beside
+#: the inspector, with the whole column for its questions, not a strip under the inspector.
+SHORT_SCREEN = 1100
 
 
 class SoloPractice(QObject):
@@ -67,7 +68,7 @@ class SoloPractice(QObject):
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.panel)
-        scroll.setMinimumHeight(MIN_PANEL_HEIGHT)
+        scroll.setMinimumHeight(MIN_PANEL_HEIGHT if not self.short_screen() else MIN_PANEL_HEIGHT // 2)
         self.dock.setWidget(scroll)
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetFloatable)

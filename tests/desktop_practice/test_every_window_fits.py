@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
+from desktop.window_placement import fit_window
 from tests.layout_check import assert_fits, screen  # noqa: F401  (screen: a fixture)
 
 
@@ -64,3 +65,22 @@ def test_the_mock_interview_tiles_or_takes_turns_and_its_dialogs_fit(screen, qtb
         mock.close(discard=True)
         for window in console.windows:
             window.close()
+
+
+def test_a_solo_round_fits_and_shows_its_questions(screen, solo, qtbot):
+    """The practice panel has room for its questions without scrolling the panel: at least five
+    rows of the question list are in view, and nothing is off the screen."""
+    from tests.layout_check import visible_rect
+
+    controller = solo()
+    window = controller.window
+    window.showNormal()
+    fit_window(window, 5000, 5000)  # as large as the screen allows
+    qtbot.waitUntil(lambda: window.frameGeometry().size() == screen.size())
+    controller.dock.raise_()
+    tree = controller.panel.questions.tree
+    qtbot.waitUntil(lambda: tree.isVisible())
+    controller.dock.widget().ensureWidgetVisible(tree, 0, 0)
+    row = tree.sizeHintForRow(0) if tree.topLevelItemCount() else 20
+    qtbot.waitUntil(lambda: visible_rect(tree.viewport()).height() >= 5 * row)
+    assert_fits(screen, window)
