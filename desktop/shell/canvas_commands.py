@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
+from inferboard.model import EditRefused, ops
+
+from desktop.editor.canvas import arrange
 from desktop.editor.canvas.minimap import Minimap
 from desktop.editor.canvas.overlay import CornerPin
 from desktop.shell.canvas_find import CanvasFinder
@@ -51,3 +54,48 @@ class CanvasCommands:
         if not self.finder.is_open():
             self.finder.open()
         self.finder.step(direction)
+
+    # ------------------------------------------------------------------ arrange
+    def align_selection(self, edge: str) -> bool:
+        """Line the selected components up on one edge or centre (one undo step)."""
+        op = arrange.align_op(self.document.design, self.scene.selected_node_ids(), edge)
+        return self._arrange(op, "Select two or more components to align them.")
+
+    def distribute_selection(self, axis: str) -> bool:
+        """Equal gaps between the selected components across ("x") or down ("y")."""
+        op = arrange.distribute_op(self.document.design, self.scene.selected_node_ids(), axis)
+        return self._arrange(op, "Select three or more components to distribute them.")
+
+    def _arrange(self, op: ops.Compound | None, hint: str) -> bool:
+        if op is None:
+            self.show_message(hint)
+            return False
+        return self.document.execute(op, op.title)
+
+    def group_selection(self) -> bool:
+        """Put the selected cards in a new region fitted round them (one undo step)."""
+        design = self.document.design
+        region_id = design.new_node_id("region")
+        try:
+            op = arrange.group_op(design, self.scene.selected_node_ids(), region_id)
+        except EditRefused as refused:
+            self.show_message(f"Cannot group: {refused}")
+            return False
+        if not self.document.execute(op, op.title):
+            return False
+        self.scene.select_ids([region_id])
+        return True
+
+    def ungroup_selection(self) -> bool:
+        """Remove the selected region (or the selected cards' region); its members stay put."""
+        design = self.document.design
+        try:
+            op = arrange.ungroup_op(design, self.scene.selected_node_ids())
+        except EditRefused as refused:
+            self.show_message(f"Cannot ungroup: {refused}")
+            return False
+        members = [step.node_id for step in op.ops if isinstance(step, ops.SetRegion)]
+        if not self.document.execute(op, op.title):
+            return False
+        self.scene.select_ids(members)
+        return True

@@ -37,8 +37,8 @@ class Minimap(QWidget):
         self.scale = 1.0
         self._offset = QPointF()
         self._grab: QPointF | None = None
-        #: node id -> (its params, its card's size): a card's size follows from its parameters
-        #: only, and working it out is most of a redraw; a move keeps the same params object.
+        #: node id -> ((kind, params), its card's size): a card's size follows from those only, and
+        #: working it out is most of a redraw of a large design.
         self._sizes: dict[str, tuple[object, tuple[float, float]]] = {}
         self.view.horizontalScrollBar().valueChanged.connect(self.update)
         self.view.verticalScrollBar().valueChanged.connect(self.update)
@@ -73,9 +73,9 @@ class Minimap(QWidget):
         for node in design.nodes.values():
             container = design.catalog.kind(node.kind).container
             known = self._sizes.get(node.id)
-            if container or known is None or known[0] is not node.params:
+            if container or known is None or known[0] != (node.kind, node.params):
                 x, y, w, h = placement.node_rect(design, node)
-                known = (node.params, (w, h))
+                known = ((node.kind, node.params), (w, h))
                 self._sizes[node.id] = known
             boxes.append((container, QRectF(node.x, node.y, *known[1])))
         world = QRectF()
