@@ -32,8 +32,11 @@ def install_folder(root: Path, destination: Path) -> None:
     """Move the checked pack at ``root`` to ``destination``, replacing what is there. The caller
     holds the lock of ``destination.parent``."""
     old = destination.with_name(REPLACED_PREFIX + destination.name)
-    if old.exists():
-        shutil.rmtree(old)
+    if old.exists():  # left by a crash: put back if it is the only copy, else drop it
+        if destination.exists():
+            shutil.rmtree(old)
+        else:
+            old.rename(destination)
     _fsync_tree(root)
     if destination.exists():
         destination.rename(old)
