@@ -84,3 +84,36 @@ def test_a_solo_round_fits_and_shows_its_questions(screen, solo, qtbot):
     row = tree.sizeHintForRow(0) if tree.topLevelItemCount() else 20
     qtbot.waitUntil(lambda: visible_rect(tree.viewport()).height() >= 5 * row)
     assert_fits(screen, window)
+
+
+@pytest.mark.slow
+def test_the_other_dialogs_fit(screen, qtbot, library, history, data_folder):
+    """Welcome, help, command palette, shortcuts, scenario authoring, grading, the cohort window,
+    the remote host and join dialogs, the drill picker and the drill history."""
+    from inferboard.workshop.cohorts import CohortStore
+
+    from desktop.drills.history import DrillHistoryWindow
+    from desktop.drills.picker import DrillPicker
+    from desktop.practice.remote_dialogs import HostInterviewDialog, JoinInterviewDialog
+    from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
+    from desktop.shell.help_view import GettingStarted
+    from desktop.shell.welcome import WelcomeDialog
+    from desktop.workshop.authoring import ScenarioAuthoringDialog
+    from desktop.workshop.cohort_view import CohortWindow
+    from desktop.workshop.grading_dialog import GradeSubmissionsDialog
+    from tests.desktop.gestures import demo_design
+
+    data_folder.mkdir(parents=True, exist_ok=True)
+    with CohortStore(data_folder) as store:
+        host = HostInterviewDialog(library, None, data_folder)
+        makers = [lambda: WelcomeDialog([], True), GettingStarted, lambda: ShortcutsDialog(), lambda: CommandPalette({}),
+                  lambda: ScenarioAuthoringDialog(demo_design(), library), lambda: GradeSubmissionsDialog(library, store),
+                  lambda: CohortWindow(store), lambda: host, lambda: JoinInterviewDialog(library, history),
+                  lambda: DrillPicker(demo_design()), lambda: DrillHistoryWindow(history)]
+        for make in makers:
+            dialog = make()
+            dialog.show()
+            qtbot.waitExposed(dialog)
+            assert_fits(screen, dialog)
+            dialog.close()
+        host.close()
