@@ -120,6 +120,48 @@ def projector(app, window) -> None:
     window.readouts.show_working("p99_ms")
 
 
+def find_gpu_pools(app, window) -> None:
+    """Find on Canvas for "gpu", stepped to the second match."""
+    window.find_on_canvas()
+    window.finder.bar.field.setText("gpu")
+    window.finder.step(1)
+    window.view.set_zoom(0.9)
+    window.finder.step(0)
+
+
+def minimap_on_a_large_design(app, window) -> None:
+    """The bench's 300-card design at a reading zoom, its minimap showing where the view is."""
+    from bench.bench_gui import big_design
+
+    window.document.set_design(big_design(300))
+    settle(app, window)
+    window.actions_by_id["view.minimap"].setChecked(True)
+    window.view.set_zoom(0.8)
+    window.view.centerOn(window.scene.nodes["gpus5"].sceneBoundingRect().center())
+
+
+def aligned_and_grouped(app, window) -> None:
+    """Four wired cards dropped unevenly, then lined up on their top edges, spaced evenly and grouped
+    in a new region: the history lists the three steps."""
+    from inferboard.model import Design
+
+    design = Design(requirements=window.document.design.requirements)
+    chain = [("traffic_source", "users", 0, 40), ("regional_load_balancer", "gateway", 260, 130),
+             ("dynamic_batcher", "batcher", 470, 10), ("gpu_pool", "gpus", 820, 90)]
+    for kind, node_id, x, y in chain:
+        design.add_node(kind, x, y, node_id=node_id)
+    for (_k, source, *_), (_k2, target, *_) in zip(chain, chain[1:]):
+        design.connect(source, "requests", target, "requests")
+    window.document.set_design(design)
+    window.actions_by_id["view.minimap"].setChecked(False)
+    window.scene.select_ids([node_id for _k, node_id, *_ in chain])
+    window.align_selection("top")
+    window.distribute_selection("x")
+    window.group_selection()
+    window.docks["history"].raise_()
+    settle(app, window)
+
+
 #: name -> (example, theme, size, set-up after the first evaluation)
 SHOTS = {
     "starter.png": ("starter.json", "light", (1600, 1000), lambda app, w: select_busiest_pool(w)),
@@ -130,7 +172,12 @@ SHOTS = {
     "overloaded-1366-dark.png": (None, "dark", (1366, 768),
                                  lambda app, w: w.readouts.show_working("shed_rate")),
     "projector.png": ("starter.json", "light", (1920, 1080), projector),
+    "find-on-canvas.png": ("multi-region.json", "light", (1600, 1000), find_gpu_pools),
+    "minimap.png": ("starter.json", "light", (1600, 1000), minimap_on_a_large_design),
+    "arrange-group.png": ("starter.json", "light", (1600, 1000), aligned_and_grouped),
 }
+#: Shots whose set-up places the view itself (no fit to the whole design before the shot).
+KEEP_VIEW = {"find-on-canvas.png", "minimap.png"}
 
 
 def main(names: list[str]) -> int:
@@ -140,7 +187,8 @@ def main(names: list[str]) -> int:
         window = window_on(app, example or str(overloaded_cpu_pool()), theme, size)
         set_up(app, window)
         settle(app, window, 300)
-        window.view.fit_all()
+        if name not in KEEP_VIEW:
+            window.view.fit_all()
         settle(app, window, 500)
         shoot(window, name)
         close(window)
