@@ -62,6 +62,7 @@ def find_scenario(scenarios: ScenarioLibrary, scenario_id: str) -> ScenarioEntry
 
 
 def on_status(pump: MessagePump):
+    """A status callback that prints each status and hands it to ``pump``."""
     def report(status: Status) -> None:
         say(event="status", state=status.state, detail=status.detail, verification=status.verification)
         pump.status(status)
@@ -127,6 +128,7 @@ class JoinCheck:
 
     @property
     def done(self) -> bool:
+        """True once a design was mirrored and a question answered (or the session was refused)."""
         return bool(self.problem) or (self.designs > 0 and self.answered > 0)
 
     def finish(self) -> None:
@@ -195,6 +197,7 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one end; returns the exit status."""
     args = parser().parse_args(argv)
     try:
         check_arguments(args)
