@@ -71,20 +71,36 @@ def is_temporary(name: str) -> bool:
 def folder_lock(folder: Path, wait: bool = True) -> Iterator[None]:
     """Hold the exclusive write lock of ``folder`` (shared by every process and thread that saves
     there). Without ``wait``, raise BlockingIOError at once when someone else holds it."""
-    mode = fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB
-    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    fd = _locked_fd(Path(folder), fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
     try:
-        try:
-            fcntl.flock(fd, mode)
-        except BlockingIOError:
-            raise
-        except OSError:
-            os.close(fd)
-            fd = os.open(folder / FALLBACK_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
-            fcntl.flock(fd, mode)
         yield
     finally:
         os.close(fd)
+
+
+def _locked_fd(folder: Path, mode: int) -> int:
+    """A descriptor holding the lock: on the folder itself, or on a lock file in it where the
+    folder cannot be opened or locked (some network file systems)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | os.O_CLOEXEC)
+    except PermissionError:
+        fd = -1
+    if fd >= 0:
+        try:
+            fcntl.flock(fd, mode)
+            return fd
+        except BlockingIOError:
+            os.close(fd)
+            raise
+        except OSError:
+            os.close(fd)
+    fd = os.open(folder / FALLBACK_LOCK, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        fcntl.flock(fd, mode)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def sweep_temporaries(folder: Path) -> list[str]:

@@ -136,3 +136,21 @@ def test_a_backup_already_linked_to_the_file_leaves_no_staging_file(tmp_path):
     atomic_write(path, b"two")
     assert path.read_bytes() == b"two" and backup_path(path).read_bytes() == b"one"
     assert sorted(os.listdir(tmp_path)) == ["d.json", "d.json.bak"]
+
+
+def test_a_folder_that_cannot_be_locked_itself_uses_a_lock_file(tmp_path, monkeypatch):
+    from inferboard.store import atomic
+
+    real_flock = atomic.fcntl.flock
+
+    def no_folder_locks(fd, mode):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(37, "No locks available")
+        return real_flock(fd, mode)
+
+    monkeypatch.setattr(atomic.fcntl, "flock", no_folder_locks)
+    stamp = atomic_write(tmp_path / "d.json", b"one")
+    with pytest.raises(SaveConflict):
+        atomic_write(tmp_path / "d.json", b"two", expected=FileStamp.of_bytes(tmp_path / "d.json", b"other"))
+    atomic_write(tmp_path / "d.json", b"three", expected=stamp)
+    assert (tmp_path / "d.json").read_bytes() == b"three" and (tmp_path / atomic.FALLBACK_LOCK).exists()
