@@ -28,8 +28,16 @@ class DatabaseDamaged(sqlite3.DatabaseError):
     """The database failed SQLite's integrity check."""
 
 
-class DatabaseBusy(InferboardError):
+class DatabaseUnavailable(InferboardError):
+    """The database cannot be opened (read-only, no space...) although it is not damaged."""
+
+
+class DatabaseBusy(DatabaseUnavailable):
     """Another process kept the database locked for longer than the busy timeout."""
+
+
+#: SQLite's primary result codes for "another connection holds the lock".
+_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
 
 
 def is_damaged(error: sqlite3.Error) -> bool:
@@ -99,7 +107,8 @@ def open_or_recover(path: Path, connect: Callable[[], sqlite_utils.Database],
                     what: str) -> tuple[sqlite_utils.Database, Path | None, str]:
     """``connect()``; when the database is damaged, move it aside and start a fresh one. Returns the
     database, where a damaged one went (or None) and the notice for the user. Raises DatabaseBusy
-    when another process keeps it locked past the busy timeout."""
+    when another process keeps it locked past the busy timeout, DatabaseUnavailable when it cannot
+    be written for another reason (a read-only folder, say); neither moves anything aside."""
     try:
         try:
             return connect(), None, ""
@@ -112,8 +121,10 @@ def open_or_recover(path: Path, connect: Callable[[], sqlite_utils.Database],
                                            f"{moved} and a new, empty one was started.")
         return connect(), moved, notice
     except sqlite3.OperationalError as error:
-        raise DatabaseBusy(f"{path}: the {what} is in use by another process and stayed locked for "
-                           f"{BUSY_TIMEOUT_S:g} s ({error}); close the other program and try again") from None
+        if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in _BUSY_CODES:
+            raise DatabaseBusy(f"{path}: the {what} is in use by another process and stayed locked for "
+                               f"{BUSY_TIMEOUT_S:g} s ({error}); close the other program and try again") from None
+        raise DatabaseUnavailable(f"{path}: the {what} cannot be opened ({error})") from None
 
 
 def move_aside_if_damaged(path: Path) -> Path | None:

@@ -110,3 +110,20 @@ def test_a_damaged_history_is_moved_aside_and_the_notice_says_where(tmp_path):
     with History(tmp_path) as history:
         assert history.recovered_from is not None and history.recovered_from.exists()
         assert str(history.recovered_from) in history.notice
+
+
+def test_a_history_that_cannot_be_written_is_one_clear_error_and_is_not_moved(tmp_path):
+    with History(tmp_path) as history:
+        history.start_attempt("s", "Scenario")
+    path = tmp_path / DB_NAME
+
+    def read_only():  # what a read-only folder or medium gives
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            conn.execute("create table t (x)")
+        finally:
+            conn.close()
+
+    with pytest.raises(local_db.DatabaseUnavailable, match="cannot be opened"):
+        local_db.open_or_recover(path, read_only, "practice history")
+    assert [p.name for p in tmp_path.iterdir() if ".corrupt-" in p.name] == []
