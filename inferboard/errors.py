@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from inferboard.printable import shown
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -14,9 +16,10 @@ class Problem:
     message: str
 
     def text(self, source: str = "") -> str:
+        """One line: file, item, field and message, with control and bidi characters escaped."""
         where = " ".join(part for part in (self.item, f"field '{self.field}'" if self.field else "") if part)
         prefix = f"{source}: " if source else ""
-        return f"{prefix}{where}: {self.message}" if where else f"{prefix}{self.message}"
+        return shown(f"{prefix}{where}: {self.message}" if where else f"{prefix}{self.message}")
 
 
 class InferboardError(Exception):
@@ -34,5 +37,5 @@ class ValidationFailed(InferboardError):
         self.problems = list(problems)
         lines = [p.text(source) for p in self.problems[:50]]
         if len(self.problems) > 50:
-            lines.append(f"{source}: ... and {len(self.problems) - 50} more problems")
-        super().__init__("\n".join(lines) if lines else f"{source}: invalid")
+            lines.append(f"{shown(source)}: ... and {len(self.problems) - 50} more problems")
+        super().__init__("\n".join(lines) if lines else f"{shown(source)}: invalid")

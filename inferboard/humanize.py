@@ -152,7 +152,7 @@ def figure(key: str, value: float | None) -> str:
     return FORMATS.get(key, lambda v: DASH if _finite(v) is None else compact(float(v)))(value)
 
 
-_MS = re.compile(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?) ?ms\b")
+_MS = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?) ?ms\b")
 _PERCENT = re.compile(r"(?<![\w.])(\d+\.\d{2,})%")
 
 

@@ -28,21 +28,36 @@ class ParamValueError(ValueError):
     """A parameter value is of the wrong type or out of range."""
 
 
+#: the largest whole number a parameter may hold (beyond it a float loses whole numbers, or overflows)
+MAX_PARAM_INT = 2 ** 53
+
+
+def _brief(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole_number_in_range(value: Any) -> None:
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_PARAM_INT:
+        raise ParamValueError(f"a number of {len(str(abs(value)))} digits is too large to use")
+
+
 def coerce_param(spec: ParamSpec, value: Any) -> Any:
     """Check ``value`` against ``spec`` and return it in canonical form, or raise ParamValueError."""
+    _whole_number_in_range(value)
     if spec.type == "bool":
         if not isinstance(value, bool):
-            raise ParamValueError(f"must be true or false, not {value!r}")
+            raise ParamValueError(f"must be true or false, not {_brief(value)}")
         return value
     if spec.type in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ParamValueError(f"must be a number, not {value!r}")
+            raise ParamValueError(f"must be a number, not {_brief(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             raise ParamValueError("must be a finite number")
         if spec.type == "int":
             if isinstance(value, float):
                 if not value.is_integer():
-                    raise ParamValueError(f"must be a whole number, not {value!r}")
+                    raise ParamValueError(f"must be a whole number, not {_brief(value)}")
                 value = int(value)
         else:
             value = float(value)
@@ -54,11 +69,11 @@ def coerce_param(spec: ParamSpec, value: Any) -> Any:
         return value
     if spec.type == "choice":
         if value not in spec.choices:
-            raise ParamValueError(f"{value!r} is not one of {', '.join(spec.choices)}")
+            raise ParamValueError(f"{_brief(value)} is not one of {', '.join(spec.choices)}")
         return value
     if spec.type == "text":
         if not isinstance(value, str):
-            raise ParamValueError(f"must be text, not {value!r}")
+            raise ParamValueError(f"must be text, not {_brief(value)}")
         if len(value) > 2000:
             raise ParamValueError("is longer than 2000 characters")
         return value
@@ -69,10 +84,12 @@ def coerce_param(spec: ParamSpec, value: Any) -> Any:
     for entry in value:
         if (not isinstance(entry, (list, tuple)) or len(entry) != 2
                 or any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in entry)):
-            raise ParamValueError(f"entry {entry!r} is not an [hour, replicas] pair")
+            raise ParamValueError(f"entry {_brief(entry)} is not an [hour, replicas] pair")
         hour, replicas = entry
+        _whole_number_in_range(hour)
+        _whole_number_in_range(replicas)
         if not 0 <= hour < 24 or not 0 <= replicas <= 100_000 or float(replicas) != int(replicas):
-            raise ParamValueError(f"entry {entry!r}: hour must be in [0, 24) and replicas a whole number >= 0")
+            raise ParamValueError(f"entry {_brief(entry)}: hour must be in [0, 24) and replicas a whole number >= 0")
         pairs.append([float(hour) if not float(hour).is_integer() else int(hour), int(replicas)])
     return pairs
 

@@ -15,18 +15,23 @@ from inferboard.model.requirements import Requirements
 
 
 def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]],
-                    requirements: Requirements, metadata: Mapping[str, str]) -> tuple[Design, list[Problem]]:
+                    requirements: Requirements, metadata: Mapping[str, str],
+                    refused: set[str] | None = None) -> tuple[Design, list[Problem]]:
     """Return the design built from plain node and edge dicts, and the problems found.
 
     Items with problems are left out of the design, so a caller that accepts problems (a
-    recovery dialog, say) still gets every sound part.
+    recovery dialog, say) still gets every sound part. The ids of the nodes left out are added to
+    ``refused``; an edge naming one of them is left out without a second message of its own.
     """
     design = Design(catalog, requirements, metadata)
     problems: list[Problem] = []
     regions: list[tuple[str, str]] = []
+    refused = set() if refused is None else refused
     for raw in nodes:
         node_id = raw["id"]
         item = f"node '{node_id}'"
+        if node_id not in design.nodes:
+            refused.add(node_id)  # until it is loaded below
         if not ID_PATTERN.match(node_id):
             problems.append(Problem(item, "id", "must be 1-64 letters, digits, '-', '_', '.' or ':'"))
             continue
@@ -57,6 +62,7 @@ def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges:
         node = Node(node_id, kind.id, params, raw.get("x", 0.0), raw.get("y", 0.0), raw.get("region"),
                     raw.get("label", ""), width, height)
         design.load_node(node)
+        refused.discard(node_id)
         if node.region is not None:
             regions.append((node_id, node.region))
     for node_id, region in regions:
@@ -65,11 +71,11 @@ def assemble_design(catalog: Catalog, nodes: Iterable[Mapping[str, Any]], edges:
         except RegionRefused as error:
             problems.append(Problem(f"node '{node_id}'", "region", str(error).split("field 'region': ", 1)[-1]))
             design.load_node(design.nodes[node_id].with_changes(region=None))
-    problems.extend(_assemble_edges(design, edges))
+    problems.extend(_assemble_edges(design, edges, refused))
     return design, problems
 
 
-def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[Problem]:
+def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]], refused: set[str]) -> list[Problem]:
     problems: list[Problem] = []
     seen_endpoints: set[tuple[str, str, str, str]] = set()
     used_out: Counter = Counter()
@@ -84,6 +90,8 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]]) -> list[
         if edge.id in design.edges:
             problems.append(Problem(item, "id", "is used by another edge too"))
             continue
+        if edge.source in refused or edge.target in refused:
+            continue  # its node's own problem is the one root cause reported
         for end in ("source", "target"):
             if getattr(edge, end) not in design.nodes:
                 problems.append(Problem(item, end, f"names node '{getattr(edge, end)}', which does not exist"))

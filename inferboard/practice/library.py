@@ -19,10 +19,12 @@ from pydantic import Field, ValidationError
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.design import Design
 from inferboard.paths import data_dir
+from inferboard.printable import shown
 from inferboard.practice import packzip
 from inferboard.practice.pack_install import install_folder, recover_installs, staging_folder
 from inferboard.practice.packzip import PackError
 from inferboard.practice.scenario import ID, SCENARIO_FILE, Scenario, ScenarioError, load_scenario
+from inferboard.safe_read import FileRefused, read_bounded
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
 from inferboard.store.atomic import folder_lock
@@ -128,14 +130,11 @@ def load_entry(folder: Path, pack_id: str, rubrics: set[str] | None) -> Scenario
     reference = folder / scenario.reference.file
     try:
         if reference.is_symlink():
-            raise OSError("a symbolic link is not allowed in a pack")
-        size = reference.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise OSError(f"{size} bytes is larger than the {MAX_FILE_BYTES}-byte limit")
-        data = reference.read_bytes()
-    except OSError as error:
+            raise FileRefused(str(reference), "a symbolic link is not allowed in a pack")
+        data = read_bounded(reference, MAX_FILE_BYTES)
+    except FileRefused as refusal:
         raise ScenarioError(str(path), [Problem(item, "reference.file",
-                                                f"cannot read {reference.name}: {error.strerror or error}")]) from None
+                                                f"cannot read {reference.name}: {refusal.message}")]) from None
     parse_design(data, str(reference))  # raises DesignFileError naming the node and field
     return ScenarioEntry(scenario, folder, pack_id, data)
 
@@ -155,8 +154,12 @@ def scan_pack(folder: Path, rubrics: set[str] | None) -> tuple[Pack, list[Scenar
             continue
         try:
             entry = load_entry(child, info.id, rubrics)
-        except ValidationFailed as error:
+        except (ValidationFailed, FileRefused, OSError) as error:
             problems.append(str(error))
+            continue
+        except Exception as error:  # noqa: BLE001 - one bad scenario must not hide the others
+            problems.append(f"{shown(child / SCENARIO_FILE)}: could not be loaded ({type(error).__name__}: "
+                            f"{shown(error)}); skipped")
             continue
         entries.append(entry)
         pack.scenario_ids.append(entry.id)
@@ -227,8 +230,12 @@ class ScenarioLibrary:
         for folder, shipped in self.pack_folders():
             try:
                 pack, entries, problems = scan_pack(folder, rubrics)
-            except (PackError, OSError) as error:
-                self.problems.append(str(error))
+            except (PackError, FileRefused, OSError) as error:
+                self.problems.append(f"{error}; pack skipped")
+                continue
+            except Exception as error:  # noqa: BLE001 - one broken pack must not hide the other packs
+                self.problems.append(f"{shown(folder)}: the pack could not be loaded ({type(error).__name__}: "
+                                     f"{shown(error)}); skipped")
                 continue
             if pack.info.id in self.packs:
                 self.problems.append(f"{folder / PACK_FILE}: pack '{pack.info.id}' field 'id': "

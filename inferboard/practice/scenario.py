@@ -300,5 +300,5 @@ def load_scenario(path: Path | str) -> Scenario:
     try:
         raw = load_yaml_file(path)
     except YamlFileError as error:
-        raise ScenarioError(str(path), [Problem("", "", str(error).split(": ", 1)[-1])]) from None
+        raise ScenarioError(str(path), [Problem("", "", error.message)]) from None
     return scenario_from_data(raw, str(path))

@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from inferboard import safe_read
 from inferboard.catalog import Catalog, default_catalog
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.assemble import assemble_design
 from inferboard.model.design import Design
 from inferboard.model.faults import PlannedFault
 from inferboard.model.ops import SetFaults
+from inferboard.safe_read import FileRefused, read_bounded
 from inferboard.schema_base import problem_message
 from inferboard.store.atomic import FileStamp, atomic_write
 from inferboard.store.migrations import MigrationError, migrate
@@ -36,43 +36,16 @@ def _fail(source: str, message: str, item: str = "", field: str = "") -> DesignF
     return DesignFileError(source, [Problem(item, field, message)])
 
 
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_BRACKETS = re.compile(r"[\[\]{}]")
-_DEPTH_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-def _max_depth(text: str) -> int:
-    """Deepest nesting of arrays and objects, ignoring brackets inside strings (runs at C speed)."""
-    brackets = _BRACKETS.findall(_STRING.sub("", text))
-    return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0)
-
-
 def parse_json(data: bytes, source: str) -> dict[str, Any]:
-    """Decode and parse a design file's bytes into a dict, or raise DesignFileError."""
+    """Decode and strictly parse a design file's bytes into a dict, or raise DesignFileError."""
     if len(data) > MAX_FILE_BYTES:
         raise _fail(source, f"{len(data)} bytes is larger than the {MAX_FILE_BYTES}-byte limit for design files")
     if not data.strip():
         raise _fail(source, "the file is empty")
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise _fail(source, f"not UTF-8 text (invalid byte at offset {error.start})") from None
-    if _max_depth(text) > MAX_DEPTH:
-        raise _fail(source, f"nested deeper than {MAX_DEPTH} levels")
-    try:
-        raw = json.loads(text, parse_constant=_reject_constant)
-    except RecursionError:
-        raise _fail(source, f"nested deeper than {MAX_DEPTH} levels") from None
-    except json.JSONDecodeError as error:
-        truncated = error.msg.startswith("Expecting") and error.pos >= len(text.rstrip())
-        hint = " - the file may be truncated" if truncated else ""
-        raise _fail(source, f"not valid JSON (line {error.lineno}, column {error.colno}): {error.msg}{hint}") from None
-    except ValueError as error:  # a NaN or Infinity constant, refused by _reject_constant
-        raise _fail(source, f"not valid JSON: {error}") from None
+        raw = safe_read.parse_json(data, source, MAX_DEPTH)
+    except FileRefused as refusal:
+        raise _fail(source, refusal.message) from None
     if not isinstance(raw, dict):
         raise _fail(source, "a design file must hold a JSON object")
     return raw
@@ -103,7 +76,7 @@ def record_from_dict(raw: dict[str, Any], source: str) -> DesignRecord:
     try:
         raw = migrate(raw)
     except MigrationError as error:
-        raise _fail(source, str(error).split(": ", 1)[-1], field="version") from None
+        raise _fail(source, error.message, error.item, error.field) from None
     for key, limit in (("nodes", MAX_NODES), ("edges", MAX_EDGES)):
         entries = raw.get(key)
         if isinstance(entries, list) and len(entries) > limit:
@@ -125,16 +98,21 @@ def record_from_dict(raw: dict[str, Any], source: str) -> DesignRecord:
 
 
 def design_from_record(record: DesignRecord, source: str, catalog: Catalog | None = None) -> Design:
+    """Assemble a validated record into a Design, or raise DesignFileError with one line per root cause."""
+    refused: set[str] = set()
     design, problems = assemble_design(
         catalog or default_catalog(),
         (n.model_dump() for n in record.nodes),
         (e.model_dump() for e in record.edges),
         record.requirements,
         record.metadata.model_dump(),
+        refused,
     )
     faults = []
     for number, raw in enumerate(record.faults, 1):
         fault = PlannedFault(raw.kind, raw.target, raw.start_s, raw.duration_s, raw.magnitude)
+        if fault.target in refused:
+            continue  # the node's own problem is already reported
         if fault.target != "*" and fault.target not in design.nodes:
             problems.append(Problem(f"fault #{number}", "target", f"names node '{fault.target}', which does not exist"))
         else:
@@ -156,12 +134,9 @@ def read_design(path: Path | str, catalog: Catalog | None = None) -> tuple[Desig
     path = Path(path)
     source = str(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise _fail(source, f"{size} bytes is larger than the {MAX_FILE_BYTES}-byte limit for design files")
-        data = path.read_bytes()
-    except OSError as error:
-        raise _fail(source, f"cannot be read: {error.strerror or error}") from None
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except FileRefused as refusal:
+        raise _fail(source, refusal.message) from None
     return parse_design(data, source, catalog), FileStamp.of_bytes(path, data)
 
 

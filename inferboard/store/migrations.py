@@ -21,28 +21,51 @@ Migration = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class MigrationError(ValueError):
-    """A file could not be brought up to the current version."""
+    """A file could not be brought up to the current version; ``item`` and ``field`` say where."""
+
+    def __init__(self, message: str, field: str = "version", item: str = ""):
+        super().__init__(message)
+        self.message, self.field, self.item = message, field, item
+
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "text", bool: "true/false", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def _v0_entries(data: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    """A version-0 file's ``nodes`` or ``edges``, checked to be a list of objects before use."""
+    entries = data.get(key, [])
+    if not isinstance(entries, list):
+        raise MigrationError(f"expected a list of objects, not {_JSON_TYPES.get(type(entries), 'a value')}", key)
+    for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            raise MigrationError(f"entry #{number} is {_JSON_TYPES.get(type(entry), 'a value')}, not an object", key)
+    return entries
+
+
+def _v0_item(label: str, entry: dict[str, Any]) -> str:
+    return f"{label} '{str(entry.get('id', '?'))[:64]}'"
 
 
 def _v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
     out = dict(data)
     nodes = []
-    for node in data.get("nodes", []):
+    for node in _v0_entries(data, "nodes"):
         node = dict(node)
         if "pos" in node:
             pos = node.pop("pos")
             if not (isinstance(pos, list) and len(pos) == 2):
-                raise MigrationError(f"node '{node.get('id', '?')}' field 'pos': expected [x, y]")
+                raise MigrationError("expected [x, y]", "pos", _v0_item("node", node))
             node["x"], node["y"] = pos
         nodes.append(node)
     edges = []
-    for edge in data.get("edges", []):
+    for edge in _v0_entries(data, "edges"):
         edge = dict(edge)
         for end, (node_key, port_key) in (("from", ("source", "source_port")), ("to", ("target", "target_port"))):
             if end in edge:
                 value = edge.pop(end)
                 if not isinstance(value, str) or "." not in value:
-                    raise MigrationError(f"edge '{edge.get('id', '?')}' field '{end}': expected 'node.port'")
+                    raise MigrationError("expected 'node.port'", end, _v0_item("edge", edge))
                 edge[node_key], edge[port_key] = value.rsplit(".", 1)
         edges.append(edge)
     out["nodes"], out["edges"], out["version"] = nodes, edges, 1
@@ -104,14 +127,14 @@ def migrate(data: dict[str, Any], migrations: dict[int, Migration] | None = None
     steps = MIGRATIONS if migrations is None else migrations
     version = data.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise MigrationError("field 'version': must be a whole number")
+        raise MigrationError("must be a whole number")
     if version > current:
-        raise MigrationError(f"field 'version': version {version} was written by a newer Inferboard "
+        raise MigrationError(f"version {version} was written by a newer Inferboard "
                              f"(this one reads up to {current})")
     while version < current:
         step = steps.get(version)
         if step is None:
-            raise MigrationError(f"field 'version': no migration from version {version}")
+            raise MigrationError(f"no migration from version {version}")
         data = step(data)
         if data.get("version") != version + 1:
             raise MigrationError(f"migration from version {version} did not produce version {version + 1}")

@@ -214,3 +214,24 @@ def test_a_zip_with_the_pack_at_its_root_imports_and_replaces_cleanly(extra_pack
     assert sorted(p.name for p in user.iterdir()) == ["extra"]
     assert sorted(p.name for p in (user / "extra").iterdir()) == ["extra-bursty-speech", "extra-fraud-scoring-cpu",
                                                                   "pack.yaml"]
+
+
+@pytest.mark.parametrize("bad_yaml, message", [
+    ("[" * 200 + "]" * 200, "nested deeper than 64 levels"),
+    ("n: " + "7" * 5000, "5000 digits"),
+    ("d: 2024-02-31", "day is out of range"),
+    ("f: !!float nope", "nope is not a valid float"),
+    ("a: &x [1]\nb: *x", "aliases (*name) are not allowed"),
+])
+def test_an_installed_pack_with_hostile_yaml_is_skipped_and_the_rest_work(tmp_path, bad_yaml, message):
+    user_packs = tmp_path / "scenarios"
+    copy_pack(user_packs / "good", ["fraud-scoring-cpu"], pack_id="good", title="Good pack")
+    bad = copy_pack(user_packs / "bad", ["bursty-speech"], pack_id="bad", title="Bad pack")
+    (bad / "bad-bursty-speech" / "scenario.yaml").write_text(bad_yaml)
+    broken_info = copy_pack(user_packs / "worse", ["global-llm-chat"], pack_id="worse", title="Worse pack")
+    (broken_info / "pack.yaml").write_text(bad_yaml)
+    lib = library_with(user_packs)
+    assert "good-fraud-scoring-cpu" in lib.entries and "global-llm-chat" in lib.entries
+    assert "bad-bursty-speech" not in lib.entries and "worse-global-llm-chat" not in lib.entries
+    assert any("bad-bursty-speech/scenario.yaml" in p and message in p for p in lib.problems)
+    assert any("worse/pack.yaml" in p and message in p and "skipped" in p for p in lib.problems)
