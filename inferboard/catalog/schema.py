@@ -100,9 +100,10 @@ class CostModel(StrictModel):
 #: ``serving_pool`` serves requests on replicas (every pool the simulator sizes);
 #: ``replica_pool`` is a primary model pool whose replica count the design sizes and scales;
 #: ``gpu_pool`` runs on GPUs; ``traffic_entry`` starts requests; ``cache``; ``canary``;
-#: ``region`` contains other nodes; ``can_fail`` is a node whose dependency can return errors.
+#: ``region`` contains other nodes; ``can_fail`` is a node whose dependency can return errors;
+#: ``fallback`` serves what the primary cannot; ``work_queue`` holds work drained offline.
 Role = Literal["serving_pool", "replica_pool", "gpu_pool", "traffic_entry", "cache", "canary", "region",
-               "can_fail"]
+               "can_fail", "fallback", "work_queue"]
 
 
 class ComponentKind(StrictModel):

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.elements import Node
+from inferboard.rules.roles import POOL_ROLES, SERVING_KINDS, pool_roles
 
 POOL_KINDS = kind_group("replica_pool")
 GPU_KINDS = kind_group("gpu_pool")
@@ -120,6 +121,21 @@ class DesignIndex:
         self.sim_error: str | None = None
         #: the design's rate-independent compile, shared by this check's simulations
         self.sim_structure: Any = None
+        self._roles: dict[str, str] | None = None
+        #: the pool roles the running rule judges; pools of other roles are left out of every selection
+        self.scope: frozenset[str] = frozenset(POOL_ROLES)
+        self._scoped: dict[tuple[tuple[str, ...], frozenset[str]], list[Node]] = {}
+
+    @property
+    def roles(self) -> dict[str, str]:
+        """Serving pool id -> its role in this design (see :mod:`inferboard.rules.roles`)."""
+        if self._roles is None:
+            self._roles = pool_roles(self)
+        return self._roles
+
+    def role_of(self, node: Node) -> str | None:
+        """The pool role of ``node``, or None when it is not a serving pool."""
+        return self.roles.get(node.id) if node.kind in SERVING_KINDS else None
 
     def _signal_table(self) -> dict[tuple[str, str], str]:
         catalog = self.design.catalog
@@ -131,11 +147,26 @@ class DesignIndex:
 
     # ----------------------------------------------------------------------------- selection
     def of_kinds(self, kinds: tuple[str, ...]) -> list[Node]:
-        if len(kinds) == 1:
-            return self.by_kind.get(kinds[0], [])
+        """The nodes of ``kinds`` in design order; serving pools only when their role is in scope."""
+        key = (kinds, self.scope)
+        cached = self._scoped.get(key)
+        if cached is not None:
+            return cached
         out = [n for kind in kinds for n in self.by_kind.get(kind, [])]
-        out.sort(key=lambda n: self.order[n.id])
+        if len(kinds) > 1:
+            out.sort(key=lambda n: self.order[n.id])
+        if len(self.scope) < len(POOL_ROLES) and any(kind in SERVING_KINDS for kind in kinds):
+            out = [n for n in out if n.kind not in SERVING_KINDS or self.roles.get(n.id, "main") in self.scope]
+        self._scoped[key] = out
         return out
+
+    def all_of_kinds(self, kinds: tuple[str, ...]) -> list[Node]:
+        """The nodes of ``kinds`` whatever their role (graph walks that must see every pool)."""
+        scope, self.scope = self.scope, frozenset(POOL_ROLES)
+        try:
+            return self.of_kinds(kinds)
+        finally:
+            self.scope = scope
 
     def attr(self, node: Node, name: str) -> Any:
         """A parameter of the node, or a derived attribute; None when it has neither."""

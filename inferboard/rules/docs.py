@@ -114,7 +114,8 @@ def _rule_section(rules: RuleSet, rule) -> list[str]:
     implied = f" Capability, required when {rule.implied_by}." if rule.implied_by else (
         " Guard: counts only when it fires." if rule.guard else "")
     lines = [f"### {rule.id}: {rule.title}{tag}", "",
-             f"**{rule.severity}**, {rule.points:g} points. Topics: {topics}.{implied}", "",
+             f"**{rule.severity}**, {rule.points:g} points. Judges pools of role: {', '.join(rule.roles)}. "
+             f"Topics: {topics}.{implied}", "",
              f"Message: `{rule.message}`", ""]
     for key, heading in SECTIONS.items():
         lines += [f"*{heading}.* " + " ".join(getattr(rule.explanation, key).split()), ""]
@@ -176,6 +177,27 @@ def _scoring(rules: RuleSet) -> list[str]:
     return lines + [""]
 
 
+def _roles() -> list[str]:
+    return ["## Pool roles", "",
+            "Every serving pool (a kind with the catalog role `serving_pool`) gets one role, derived from the "
+            "graph and the catalog's kind roles (`inferboard/rules/roles.py`):", "",
+            "| Role | Which pools |", "|---|---|",
+            "| `fallback` | kinds with the catalog role `fallback` (the fallback model) |",
+            "| `canary` | pools that user traffic reaches only through the `canary` port of a kind with the "
+            "catalog role `canary` (a canary router splitting traffic) |",
+            "| `shadow` | the same, behind a canary router in shadow mode (mirrored traffic, answers discarded) |",
+            "| `batch` | pools no user traffic reaches, fed from a kind with the catalog role `work_queue` |",
+            "| `main` | every other pool, including a pool drawn but not wired: it is judged as the main pool it "
+            "should be, so leaving it unwired earns nothing |", "",
+            "Each rule states the roles it judges (`roles:` in its file, required). While a rule runs, pools of "
+            "other roles are invisible to its selectors, so a one-replica 5% canary never draws \"no "
+            "autoscaler\" or \"floor below 2\", which are expectations of the main pool. The canary, shadow "
+            "and fallback pools have their own rules: a canary needs automatic rollback with error and latency "
+            "thresholds and a bounded share (ROLL-002, ROLL-003), a fallback needs the capacity to take over "
+            "what it exists for. A rule whose fault is real in any pool (a model that does not fit its GPU, "
+            "requests crossing a residency border) lists every role.", ""]
+
+
 def render(rules: RuleSet | None = None) -> str:
     rules = rules or default_rules()
     lines = ["# Rules and rubrics", "",
@@ -184,7 +206,7 @@ def render(rules: RuleSet | None = None) -> str:
              "`rubrics/<rubric>/<RULE-ID>.yaml` validated by `inferboard/rules/schema.py` (unknown fields are "
              "errors), with pass and fail example designs in `rubrics/<rubric>/examples/<RULE-ID>/` and the "
              "expected offending ids in `expected.yaml` beside them. `inferboard explain RULE-ID` shows the same "
-             "explanation as the desktop app.", "", *_scoring(rules),
+             "explanation as the desktop app.", "", *_scoring(rules), *_roles(),
              "Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in MESSAGE_FIELDS.items()) + ".", "",
              "| Rubric | Prefix | Weight | Rules | Points |", "|---|---|---|---|---|"]
     for rubric in rules.rubrics.values():

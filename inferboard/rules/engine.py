@@ -31,8 +31,10 @@ from inferboard.paths import data_dir
 from inferboard.rules.context import DesignIndex
 from inferboard.rules.leaves import evaluate
 from inferboard.rules.loader import RuleSet, load_rules
+from inferboard.rules.roles import POOL_ROLES
 from inferboard.rules.schema import SECTIONS, SEVERITIES, Rule
 
+ALL_ROLES = frozenset(POOL_ROLES)
 GRADES = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
 #: A design with a blocker (it cannot work as drawn) gets at most this grade, whatever its score.
 BLOCKER_GRADE_CAP = "D"
@@ -210,12 +212,15 @@ def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Fi
     behaviour leaf cannot be answered."""
     from inferboard.rules.behaviour import NotEvaluable  # light module; the simulator stays unloaded
 
+    index.scope = rule.scope
     try:
         if rule.applies_when is not None and not evaluate(rule.applies_when, index).holds:
             return None
         result = evaluate(rule.when, index)
     except NotEvaluable as error:
         raise RuleSkipped(str(error)) from None
+    finally:
+        index.scope = ALL_ROLES
     if not result.holds:
         return True
     nodes = index.sort_nodes(n for n in result.pos.nodes if n in index.nodes)

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import Field, PrivateAttr, field_validator
 
 from inferboard.rules.conditions import Condition, uses_behaviour
+from inferboard.rules.roles import PoolRole
 from inferboard.schema_base import StrictModel
 
 Severity = Literal["blocker", "major", "minor", "advice"]
@@ -51,6 +52,9 @@ class Rule(StrictModel):
     id: str = Field(pattern=RULE_ID)
     rubric: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     severity: Severity
+    #: The pool roles this rule judges (docs/rules.md, "Pool roles"); pools of other roles are not
+    #: selected by any of its conditions.
+    roles: list[PoolRole] = Field(min_length=1)
     points: float = Field(ge=0, le=50)
     title: str = Field(min_length=5, max_length=90)
     message: str = Field(min_length=5, max_length=300)
@@ -63,9 +67,23 @@ class Rule(StrictModel):
     applies_when: Condition | None = None
     when: Condition
     _behaviour: bool = PrivateAttr(default=False)
+    _scope: frozenset = PrivateAttr(default=frozenset())
 
     def model_post_init(self, context: Any) -> None:
         self._behaviour = uses_behaviour(self.when) or uses_behaviour(self.applies_when)
+        self._scope = frozenset(self.roles)
+
+    @field_validator("roles")
+    @classmethod
+    def _distinct_roles(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("a role is listed twice")
+        return value
+
+    @property
+    def scope(self) -> frozenset[str]:
+        """The pool roles this rule judges, as a set."""
+        return self._scope
 
     @field_validator("message")
     @classmethod

@@ -25,6 +25,8 @@ Builder = Callable[[], object]
 EXAMPLES: dict[str, dict[str, tuple[Builder, list[str] | None, list[str] | None]]] = {}
 POOLS_USE1 = ["gpu-use1", "next-use1"]
 ALL_GPU = ["gpu-use1", "next-use1", "gpu-usw2", "next-usw2"]
+#: The main pools of the reference; next-* are the canary pools behind each canary router.
+MAIN_GPU = ["gpu-use1", "gpu-usw2"]
 
 
 def ex(rule_id: str, name: str, build: Builder, nodes: list[str] | None = None, edges: list[str] | None = None):
@@ -93,10 +95,11 @@ ex("REQ-007", "fail-1", then(params("users", origin="eu-west"),
 
 # -------------------------------------------------------------------------------- autoscaling
 ex("SCALE-001", "pass-1", reference)
-ex("SCALE-001", "fail-1", removed("scaler-use1"), POOLS_USE1)
+ex("SCALE-001", "fail-1", removed("scaler-use1"), ["gpu-use1"])
 # Steady traffic still needs capacity that follows the load; traffic with nothing serving it too.
 ex("SCALE-001", "fail-2", removed("scaler-use1", design_factory=lambda: reference(traffic_pattern="steady")),
-   POOLS_USE1)
+   ["gpu-use1"])
+ex("SCALE-001", "pass-2", without("scaler-use1:next-use1"))  # a canary pool needs no autoscaler
 ex("SCALE-001", "fail-3", lambda: reference(()), [])
 ex("SCALE-002", "pass-1", reference)
 ex("SCALE-002", "pass-2", params("scaler-use1", metric="gpu_utilisation"))
@@ -106,6 +109,7 @@ ex("SCALE-003", "pass-2", params("scaler-use1", metric="gpu_utilisation"))
 ex("SCALE-003", "fail-1", params("scaler", llm, metric="gpu_utilisation"), ["llm"])
 ex("SCALE-004", "pass-1", reference)
 ex("SCALE-004", "pass-2", then(params("gpu-use1", min_replicas=1), lambda d: set_requirements(d, availability_slo=99.5)))
+ex("SCALE-004", "pass-3", params("next-use1", min_replicas=1))  # nor a floor of two
 ex("SCALE-004", "fail-1", params("gpu-use1", min_replicas=1), ["gpu-use1"])
 ex("SCALE-005", "pass-1", reference)
 ex("SCALE-005", "fail-1", params("gpu-use1", max_replicas=2), ["gpu-use1"])
@@ -127,13 +131,13 @@ def _cpu_scaled_to_zero(provisioning_s: float):
 
 
 ex("SCALE-006", "pass-2", _cpu_scaled_to_zero(0.2))
-ex("SCALE-006", "fail-1", params("scaler-use1", scale_to_zero=True, min_replicas=0), POOLS_USE1)
+ex("SCALE-006", "fail-1", params("scaler-use1", scale_to_zero=True, min_replicas=0), ["gpu-use1"])
 ex("SCALE-006", "fail-2", _cpu_scaled_to_zero(20.0), ["cpus"])
 ex("SCALE-007", "pass-1", reference)
 ex("SCALE-007", "pass-2", then(params("scaler-use1", predictive=False, predictive_schedule=[]),
                                lambda d: set_requirements(d, traffic_pattern="bursty")))
-ex("SCALE-007", "fail-1", params("scaler-use1", predictive=False, predictive_schedule=[]), POOLS_USE1)
-ex("SCALE-007", "fail-2", removed("scaler-usw2"), ["gpu-usw2", "next-usw2"])
+ex("SCALE-007", "fail-1", params("scaler-use1", predictive=False, predictive_schedule=[]), ["gpu-use1"])
+ex("SCALE-007", "fail-2", removed("scaler-usw2"), ["gpu-usw2"])
 ex("SCALE-008", "pass-1", reference)
 ex("SCALE-008", "fail-1", without("metrics:scaler-use1"), ["scaler-use1"])
 
@@ -159,7 +163,7 @@ ex("HW-005", "fail-1", params("gpu-use1", partitioning="mig", partitions=2), ["g
 ex("HW-005", "fail-2", params("next-usw2", partitioning="mig", partitions=1), ["next-usw2"])
 ex("HW-006", "pass-1", reference)
 ex("HW-006", "pass-2", llm)
-ex("HW-006", "fail-1", lambda: reference(fallback=False), ALL_GPU)
+ex("HW-006", "fail-1", lambda: reference(fallback=False), MAIN_GPU)
 ex("HW-007", "pass-1", lambda: simple("cpu_pool", {"service_ms": 20}))
 ex("HW-007", "fail-1", lambda: simple("cpu_pool", {"service_ms": 200}), ["cpus"])
 ex("HW-008", "pass-1", reference)
@@ -201,7 +205,7 @@ def _passive(min_replicas: int):
 
 
 ex("REGION-004", "pass-1", _passive(2))
-ex("REGION-004", "fail-1", _passive(0), ["gpu-usw2", "next-usw2"])
+ex("REGION-004", "fail-1", _passive(0), ["gpu-usw2"])
 ex("REGION-005", "pass-1", reference)
 ex("REGION-005", "fail-1", params("glb", failover=False), ["glb"])
 ex("REGION-005", "fail-2", params("glb", health_check_interval_s=30.0, unhealthy_threshold=5), ["glb"])
@@ -281,7 +285,7 @@ ex("LAT-004", "pass-2", reference)
 ex("LAT-004", "fail-1", _batcher_before_llm, ["batch"])
 ex("LAT-005", "pass-1", reference)
 ex("LAT-005", "pass-2", lambda: simple("cpu_pool"))
-ex("LAT-005", "fail-1", lambda: reference(cache=False), ALL_GPU)
+ex("LAT-005", "fail-1", lambda: reference(cache=False), MAIN_GPU)
 ex("LAT-006", "pass-1", reference)
 ex("LAT-006", "pass-2", params("gpu-use1", precision="int8"))
 ex("LAT-006", "fail-1", then(params("gpu-use1", precision="int8"),
@@ -296,9 +300,9 @@ def _spiky_without_admission():
 ex("LAT-007", "pass-1", lambda: reference(traffic_pattern="spike"))
 ex("LAT-007", "pass-2", lambda: reference((("use1", "us-east"),), admission=False, fallback=False))
 ex("LAT-007", "fail-2", lambda: reference((), traffic_pattern="spike"), [])
-ex("LAT-007", "fail-1", _spiky_without_admission, ["gpu-use1", "next-use1"],
+ex("LAT-007", "fail-1", _spiky_without_admission, ["gpu-use1"],
    ["users:glb", "glb:lb-use1", "lb-use1:cache-use1", "batch-use1:gpu-use1", "cache-use1:canary-use1",
-    "canary-use1:batch-use1", "canary-use1:batchn-use1", "batchn-use1:next-use1"])
+    "canary-use1:batch-use1"])
 ex("LAT-008", "pass-1", llm)
 ex("LAT-008", "pass-2", params("adm-use1", degrade_mode="none"))
 ex("LAT-008", "fail-1", params("adm", llm, degrade_mode="none"), ["adm"])

@@ -13,7 +13,7 @@ from inferboard.rules import RuleFileError, load_rules
 
 EXPLANATION = {key: f"Some teaching text about {key} that is long enough to pass."
                for key in ("checks", "why", "trade_off", "example", "fix")}
-GOOD = {"id": "DEMO-001", "rubric": "demo", "severity": "minor", "points": 2, "title": "A demo rule",
+GOOD = {"id": "DEMO-001", "rubric": "demo", "severity": "minor", "roles": ["main"], "points": 2, "title": "A demo rule",
         "message": "{nodes}: demo finding.", "topics": ["demo.topic"], "explanation": EXPLANATION,
         "when": {"kind_count": {"kind": "gpu_pool", "min": 1}}}
 
@@ -43,6 +43,8 @@ def test_a_well_formed_folder_loads(tmp_path):
 @pytest.mark.parametrize("changes,field,words", [
     ({"colour": "red"}, "colour", "unknown field"),
     ({"severity": "critical"}, "severity", "blocker"),
+    ({"roles": ["primary"]}, "roles.0", "main"),
+    ({"roles": []}, "roles", "at least 1"),
     ({"points": -1}, "points", "greater than or equal"),
     ({"when": {"kind_cuont": {"kind": "gpu_pool"}}}, "when.kind_cuont", "unknown condition 'kind_cuont'"),
     ({"when": {"all": [{"kind_count": {"kind": "gpu_pool", "mni": 1}}]}}, "when.all.0.kind_count.mni",
