@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import QByteArray, QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
@@ -52,6 +52,43 @@ TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edi
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
 
+class FitWhileUntouched(QObject):
+    """Fits the opened design again when the canvas is resized before anyone zoomed, scrolled or
+    edited it (the window manager and the docks settle the canvas's size after the first paint,
+    which left the design fitted to a size the canvas no longer has, cards cut at its edge)."""
+
+    def __init__(self, view: CanvasView, document: DesignDocument):
+        super().__init__(view)
+        self.view = view
+        self.shown: tuple | None = None  #: zoom and scroll the design was opened at (None: nothing to keep)
+        document.changed.connect(self.forget)  # an edit: the view is the user's now
+
+    def forget(self, *_args) -> None:
+        self.shown = None
+
+    def state(self) -> tuple:
+        view = self.view
+        return round(view.zoom(), 9), view.horizontalScrollBar().value(), view.verticalScrollBar().value()
+
+    def opened(self) -> None:
+        self.shown = self.state()
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Resize and self.untouched():
+            before, self.shown = self.shown, None  # a second resize before the refit needs no second one
+            QTimer.singleShot(0, self.view, lambda: self._refit(before))
+        return False
+
+    def untouched(self) -> bool:
+        """Nobody zoomed or scrolled since the design was opened (or fitted again)."""
+        return self.shown is not None and self.state() == self.shown
+
+    def _refit(self, before: tuple) -> None:
+        if self.state()[0] == before[0]:  # not zoomed in the meantime (a resize may move the scroll bars)
+            self.view.fit_for_reading()
+            self.opened()
+
+
 class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
     def __init__(self, data_folder: str | Path | None = None, theme_mode: str | None = None,
                  autosave_ms: int = INTERVAL_MS, evaluate: bool = True, restore_layout: bool = True,
@@ -68,6 +105,8 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.document = DesignDocument(parent=self)
         self.scene = DesignScene(self.document, self.theme_manager.theme, self)
         self.view = CanvasView(self.scene, self)
+        self.refit = FitWhileUntouched(self.view, self.document)
+        self.view.viewport().installEventFilter(self.refit)
         self.editor = CanvasEditor(self.document, self.scene, self)
         self.setCentralWidget(self.view)
         self.files = FileController(self.document, self, self.recent)
@@ -322,7 +361,9 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.on_selection_changed()
 
     def fit_opened_design(self) -> None:
-        if not self.view.fit_for_reading():
+        fitted = self.view.fit_for_reading()
+        self.refit.opened()
+        if not fitted:
             # No figure in the message: the zoom indicator beside it is the one place the zoom is given.
             self.show_message(READABLE_ZOOM_NOTE, 15000)
 

@@ -93,3 +93,24 @@ def test_a_cards_badge_says_how_many_replicas_are_ready_at_the_playhead():
 
     assert "ready" not in badge(0)
     assert badge(1).endswith(f"1 of {configured:g} ready")
+
+
+def test_an_opened_design_is_fitted_again_when_the_canvas_settles(window, qtbot):
+    """The window manager and the docks resize the canvas after the first paint: the design opened
+    is fitted to the canvas's new size, until someone zooms, scrolls or edits."""
+    from tests.desktop.gestures import demo_design
+
+    window.document.set_design(demo_design())
+    view = window.view
+    fits = []
+    fit = view.fit_for_reading
+    view.fit_for_reading = lambda: fits.append(view.viewport().size()) or fit()
+    window.resize(window.width() - 400, window.height())  # as the window manager settling it would
+    qtbot.waitUntil(lambda: bool(fits) and fits[-1] == view.viewport().size())
+    view.scale(2, 2)
+    zoomed = view.zoom()
+    window.resize(window.width() + 300, window.height())
+    before = len(fits)
+    for _ in range(3):
+        QApplication.processEvents()
+    assert view.zoom() == zoomed and len(fits) == before  # the user's zoom is kept

@@ -112,6 +112,18 @@ def blind(history) -> None:
     window.close()
 
 
+def mitigate_at(run, minutes: float, dashboard: str, action: str, target: str, check_changes: bool = False) -> None:
+    """``minutes`` after the notice in a drill interview: (check the changes,) open ``dashboard``
+    and apply the mitigation ``action`` on ``target``."""
+    session = run.session
+    session.advance_to(session.notice_s + minutes * 60)
+    if check_changes:
+        run.candidate.check_changes()
+    run.candidate.open_dashboard(dashboard)
+    run.candidate.notebook.picker.choose(action, target)
+    run.candidate.notebook.apply_mitigation()
+
+
 def interview(history) -> None:
     from desktop import drills
 
@@ -121,15 +133,8 @@ def interview(history) -> None:
     run.candidate.showMaximized()
     wait(600)
     session = run.session
-    session.advance_to(session.notice_s + 3 * 60)
-    run.candidate.check_changes()
-    run.candidate.open_dashboard("system")
-    run.candidate.notebook.picker.choose("flush_cache", "eu-west-cache")
-    run.candidate.notebook.apply_mitigation()
-    session.advance_to(session.notice_s + 9 * 60)
-    run.candidate.open_dashboard("breakdown")
-    run.candidate.notebook.picker.choose("rollback_canary", "eu-west-canary")
-    run.candidate.notebook.apply_mitigation()
+    mitigate_at(run, 3, "system", "flush_cache", "eu-west-cache", check_changes=True)
+    mitigate_at(run, 9, "breakdown", "rollback_canary", "eu-west-canary")
     session.advance_to(session.notice_s + 20 * 60)
     run.candidate.open_dashboard("system")
     run.candidate.notebook.setCurrentIndex(5)  # the log

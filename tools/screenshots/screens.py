@@ -143,17 +143,13 @@ def mock_interview(library, history, clock):
 
 def drill_interview(history):
     from desktop import drills
-    from tools.screenshots.drills import design
+    from tools.screenshots.drills import design, mitigate_at
 
     run = drills.open_drill_interview(None, DRILL, design=design(), history=history)
     run.clock.stop()
     settle(800, lambda: run.pair.placements_pending == 0)
     session = run.session
-    session.advance_to(session.notice_s + 3 * 60)
-    run.candidate.check_changes()
-    run.candidate.open_dashboard("system")
-    run.candidate.notebook.picker.choose("rollback_canary", "eu-west-canary")
-    run.candidate.notebook.apply_mitigation()
+    mitigate_at(run, 3, "system", "rollback_canary", "eu-west-canary", check_changes=True)
     session.advance_to(session.notice_s + 12 * 60)
     run.candidate.refresh()
     run.console.refresh()
