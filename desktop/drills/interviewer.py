@@ -274,6 +274,8 @@ class DrillInterview(QObject):
     def show(self) -> None:
         """Both windows tiled on the screen (or taking turns on a small one), the console in front."""
         self.pair.show()
+        if self.pair.toggled:  # the windows take turns: the candidate never sees the console
+            self.console.reveal.setChecked(True)
         self.console.raise_()
 
     def place(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, QPushButton, QTabWidget,
                                QTextBrowser, QVBoxLayout, QWidget)
 
@@ -32,13 +33,15 @@ from desktop.window_placement import fit_window
 TICK_MS = 500
 
 
-def basis_html(basis: Basis) -> str:
-    """The candidate's numbers at their stated traffic beside the design at the true traffic, labelled."""
+def basis_html(basis: Basis, private: bool = True) -> str:
+    """The candidate's numbers at their stated traffic beside the design at the true traffic, labelled
+    (``private``: the true traffic may be shown; else it is said to be folded away)."""
     if basis.at_stated is None:
         theirs = "no traffic stated yet (their window says its figures use a placeholder)"
     else:
         theirs = f"{esc(basis.stated)}: {esc(readout_text(basis.at_stated.to_dict()))}"
-    truth = f"{esc(basis.true_traffic)}: {esc(readout_text(basis.at_true.to_dict()))}"
+    truth = (f"{esc(basis.true_traffic)}: {esc(readout_text(basis.at_true.to_dict()))}" if private
+             else "folded away with the hidden facts")
     return (f"<b>Numbers</b> (steady state at the peak rate) · <b>at the candidate's stated traffic</b>, as they "
             f"see it: {theirs} · <b style='color:{LIGHT_INK.bad}'>at the scenario's true traffic</b>, only you "
             f"know it: {truth}")
@@ -100,6 +103,12 @@ class InterviewerConsole(QWidget):
         for widget, title in ((self.checklist, "Ru&bric"), (self.follow_ups, "F&ollow-ups"),
                               (self.notes, "&Notes"), (self.score_sheet, "S&core sheet"), (self.script, "Scrip&t")):
             self.tabs.addTab(widget, title)
+        self.private = QPushButton("Show what only you see", self)
+        self.private.setObjectName("show_private")
+        self.private.setCheckable(True)
+        self.private.setToolTip("The hidden facts, the follow-ups, the script and the true traffic: folded away "
+                                "while the candidate can see this screen")
+        self.private.toggled.connect(self.show_private)
         self._layout()
         # ---- live grading on a worker (the editor's evaluator, with one step: grade)
         self.evaluator = Evaluator(self.mirror.document, self, debounce_ms=grade_debounce_ms)
@@ -111,6 +120,8 @@ class InterviewerConsole(QWidget):
         self.tick.timeout.connect(self.refresh_status)
         link.on_message(self.on_message)
         self._update_buttons()
+        self.private.setChecked(len(QGuiApplication.screens()) > 1)
+        self.show_private(self.private.isChecked())
 
     def _layout(self) -> None:
         """Title and timer above the buttons; the three panels side by side on a wide screen and one
@@ -120,7 +131,7 @@ class InterviewerConsole(QWidget):
         top.addWidget(self.title)
         top.addWidget(self.timer_widget, 1)
         buttons = self.top_bar = QHBoxLayout()
-        for button in (self.start_button, self.next_phase_button, self.end_button):
+        for button in (self.start_button, self.next_phase_button, self.end_button, self.private):
             buttons.addWidget(button)
         buttons.addStretch(1)
         for button in (self.report_button, self.replay_button, self.result_button):
@@ -269,7 +280,16 @@ class InterviewerConsole(QWidget):
     def _show_basis(self) -> None:
         basis = self.evaluator.latest.get("basis")
         if basis is not None:
-            self.basis.setText(basis_html(basis))
+            self.basis.setText(basis_html(basis, self.private.isChecked()))
+
+    def show_private(self, shown: bool) -> None:
+        """Show or fold away what only the interviewer may see (the hidden facts, the follow-ups to
+        come, the script and the true traffic's numbers): folded while the candidate shares the screen."""
+        self.questions.facts.setVisible(shown)
+        for widget in (self.follow_ups, self.script):
+            self.tabs.setTabVisible(self.tabs.indexOf(widget), shown)
+        self.private.setText("Hide what only you see" if shown else "Show what only you see")
+        self._show_basis()
 
     def _graded(self) -> None:
         grade = self.evaluator.latest.get("grade")

@@ -44,6 +44,8 @@ class MockInterview(QObject):
         else beside (or below) the candidate; never on top of it, never off the screen; on a screen
         too small for both, they take turns."""
         self.pair.show()
+        if self.pair.toggled:  # the windows take turns: the candidate never sees the console
+            self.console.private.setChecked(True)
         self.console.raise_()
 
     def place(self) -> None:

@@ -43,6 +43,9 @@ def test_the_mock_interview_tiles_or_takes_turns_and_its_dialogs_fit(screen, qtb
     try:
         assert_fits(screen, candidate, console)
         assert console.isVisible()
+        # What only the interviewer may see shows only while the candidate cannot see the console.
+        assert console.private.isChecked() == mock.pair.toggled
+        assert console.questions.facts.isVisibleTo(console) == mock.pair.toggled
         if mock.pair.toggled:  # the laptop: one window at a time, the console first
             assert not candidate.isVisible()
             qtbot.mouseClick(mock.pair.buttons[console], Qt.MouseButton.LeftButton)

@@ -40,7 +40,12 @@ def test_both_windows_show_the_same_numbers_for_the_same_basis(interview, qtbot)
     assert abs(basis.at_true.p99_ms - expected.p99_ms) < 1e-6 and load_rate(truth) > 400.0
     text = console.basis.text()
     assert "at the candidate's stated traffic" in text and "at the scenario's true traffic" in text
-    assert humanize.rate(truth.peak_rps) in text and "400 req/s peak" in text
+    # One screen: the true traffic is folded away until the interviewer shows it.
+    assert humanize.rate(truth.peak_rps) not in text and "400 req/s peak" in text
+    assert not console.questions.facts.isVisibleTo(console)
+    console.private.click()
+    text = console.basis.text()
+    assert humanize.rate(truth.peak_rps) in text and console.questions.facts.isVisibleTo(console)
     assert humanize.rate(truth.peak_rps) not in candidate.basis_label.text()
 
 
