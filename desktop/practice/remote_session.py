@@ -191,6 +191,7 @@ class RemoteConsole(InterviewerConsole):
         self.evaluator.leading = False
         self.evaluator.debounce_ms = REMOTE_GRADE_DEBOUNCE_MS
         self.setWindowTitle(f"Interviewer (remote) — {self.scenario.title} — Inferboard")
+        self.private.setChecked(True)  # the candidate is on another machine
 
     def on_message(self, message) -> None:
         """A new design redraws only what changed in the mirror (a whole redraw of 100 components
