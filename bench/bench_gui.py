@@ -9,10 +9,11 @@
 3. A parameter edit on a 100-node design updates findings and readouts: from the edit (an undo
    command) until the structural findings and the steady-state readouts for the new revision are
    on screen (the behaviour rules and the 24 h timeline follow on the worker; their times are
-   reported too). Budget 100 ms. Measured twice: to replica counts never met before with nothing
-   built ahead (each edit's evaluation builds its batching table, about a second), and one replica
-   more each time after a pause long enough for the tables the app builds ahead once an evaluation
-   is done.
+   reported too). Budget 100 ms. Measured three times: to replica counts never met before with
+   nothing built ahead (the readouts come from an estimated batching table at once, and the exact
+   ones once the table is built, budget 2 s), to batcher windows never met before (the same), and
+   one replica more each time after a pause long enough for the tables the app builds ahead once
+   an evaluation is done.
 4. Dragging 50 selected nodes: one mouse move, the gesture's update and the repaint of what it
    dirtied, per frame. Budget 16 ms.
 5. Resident memory with the 300-node design open and evaluated. Budget 400 MB.
@@ -36,11 +37,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+from baseline import figures_by_title, run_at  # noqa: E402
 os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-bench-"))
 
-BUDGETS = {"start_s": 1.5, "open_300_s": 1.0, "edit_100_ms": 100.0, "edit_100_pause_ms": 100.0, "drag_50_ms": 16.0,
+BUDGETS = {"start_s": 1.5, "open_300_s": 1.0, "edit_100_ms": 100.0, "edit_100_exact_s": 2.0, "edit_100_batcher_ms": 100.0,
+           "edit_100_batcher_exact_s": 2.0, "edit_100_pause_ms": 100.0, "drag_50_ms": 16.0,
            "rss_mb": 400.0, "pan_300_minimap_ms": 16.0, "minimap_adds_ms": 2.0}
 
 START_PROBE = """
@@ -137,14 +141,26 @@ def bench_open(app, window, path: Path, runs: int) -> float:
     return statistics.median(times)
 
 
-def bench_edit(app, window, runs: int, after_pause: bool = False) -> tuple[float, float, float]:
-    """Replica edits on a batched pool. Without ``after_pause``: to counts not met before, nothing
-    built ahead (2, 3, 4, ...: each new count's batching table is built by the edit's evaluation).
-    With it: one replica more each time, after the tables the app builds ahead once an evaluation is
-    done are ready (a user pausing a moment between edits)."""
+def replica_edit(i: int, start_at: int, after_pause: bool) -> tuple[str, dict]:
+    """Without ``after_pause``: replica counts not met before (2, 3, 4, ...); with it one more each time."""
+    return "gpus3", {"replicas": start_at + 1 + i if after_pause else 2 + i % 5}
+
+
+def batcher_edit(i: int, _start_at: int, _after_pause: bool) -> tuple[str, dict]:
+    """The batcher's window, to a value not met before at each edit."""
+    return "batch3", {"max_queue_delay_ms": 3.0 + 1.5 * i}
+
+
+def bench_edit(app, window, runs: int, after_pause: bool = False, edit=replica_edit) -> tuple[float, ...]:
+    """Edits on a batched pool (``edit``: which node and parameters, per run). Without
+    ``after_pause`` nothing is built ahead: each edit's station has no batching table, so its
+    readouts come from an estimated table at once and the exact ones follow once the table is built
+    (both timed). With it: after the tables the app builds ahead once an evaluation is done are
+    ready (a user pausing a moment between edits). Medians (ms): first readouts, behaviour rules,
+    timeline, exact readouts."""
     from inferboard.model import ops
 
-    first, full, timeline = [], [], []
+    first, full, timeline, exact = [], [], [], []
     evaluator = window.evaluator
     evaluator.prefetch_tables = after_pause
     start_at = int(window.document.design.nodes["gpus3"].params["replicas"])
@@ -153,7 +169,7 @@ def bench_edit(app, window, runs: int, after_pause: bool = False) -> tuple[float
         app.processEvents()
     for i in range(runs):
         settle(app, window, prefetch=after_pause)
-        replicas = start_at + 1 + i if after_pause else 2 + i % 5
+        node_id, params = edit(i, start_at, after_pause)
         seen: dict[str, float] = {}
         hooks = [(evaluator.structural_ready, "structural"), (evaluator.steady_ready, "steady"),
                  (evaluator.report_ready, "report"), (evaluator.timeline_ready, "timeline")]
@@ -163,10 +179,17 @@ def bench_edit(app, window, runs: int, after_pause: bool = False) -> tuple[float
                 seen.setdefault(n, time.perf_counter())
             signal.connect(slot)
             slots.append((signal, slot))
+
+        def exact_slot(_value):
+            if "steady" not in evaluator.estimated_steps:
+                seen.setdefault("exact", time.perf_counter())
+        evaluator.steady_ready.connect(exact_slot)
+        slots.append((evaluator.steady_ready, exact_slot))
         start = time.perf_counter()
-        window.document.execute(ops.SetParams("gpus3", {"replicas": replicas}), "bench edit")
+        window.document.execute(ops.SetParams(node_id, params), "bench edit")
         end = time.perf_counter() + 60
-        while not {"structural", "steady", "report", "timeline"} <= set(seen) and time.perf_counter() < end:
+        while (not {"structural", "steady", "report", "timeline", "exact"} <= set(seen)
+               and time.perf_counter() < end):
             app.processEvents()
             time.sleep(0.0005)
         for signal, slot in slots:
@@ -174,7 +197,8 @@ def bench_edit(app, window, runs: int, after_pause: bool = False) -> tuple[float
         first.append(max(seen.get("structural", end), seen.get("steady", end)) - start)
         full.append(seen.get("report", end) - start)
         timeline.append(seen.get("timeline", end) - start)
-    return median_ms(first), median_ms(full), median_ms(timeline)
+        exact.append(seen.get("exact", end) - start)
+    return median_ms(first), median_ms(full), median_ms(timeline), median_ms(exact)
 
 
 def bench_drag(app, window, frames: int, clock=time.perf_counter) -> float:
@@ -264,7 +288,10 @@ def rss_mb() -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline", metavar="REV", help="also run this bench as it was at git revision REV, "
+                        "side by side, and print the ratio of each figure to it")
     args = parser.parse_args()
+    baseline = run_at(args.baseline, "bench_gui.py", ("--runs", str(args.runs))) if args.baseline else None
     start_wall, start_cpu = bench_start(args.runs)
     results = {"start_s": start_wall}
 
@@ -289,22 +316,31 @@ def main() -> int:
     window.files.ask_unsaved = lambda: "discard"
     window.files.open(str(mid))
     settle(app, window)
-    first, full, timeline = bench_edit(app, window, args.runs)
-    results["edit_100_ms"] = first
+    first, full, timeline, exact = bench_edit(app, window, args.runs)
+    results["edit_100_ms"], results["edit_100_exact_s"] = first, exact / 1000.0
+    batcher = bench_edit(app, window, args.runs, edit=batcher_edit)
+    results["edit_100_batcher_ms"], results["edit_100_batcher_exact_s"] = batcher[0], batcher[3] / 1000.0
     results["edit_100_pause_ms"] = bench_edit(app, window, args.runs, after_pause=True)[0]
     window.files.ask_unsaved = lambda: "discard"
     window.close()
 
     rows = [("App start to first window", "start_s", "s"), ("Open and render 300 nodes", "open_300_s", "s"),
             ("Edit on 100 nodes: findings + readouts", "edit_100_ms", "ms"),
+            ("  the same, exact readouts", "edit_100_exact_s", "s"),
+            ("Batcher edit on 100 nodes: readouts", "edit_100_batcher_ms", "ms"),
+            ("  the same, exact readouts", "edit_100_batcher_exact_s", "s"),
             ("  the same, tables built ahead (a pause)", "edit_100_pause_ms", "ms"),
             ("Drag 50 nodes, per frame", "drag_50_ms", "ms"), ("Resident memory, 300 nodes", "rss_mb", "MB"),
             ("Pan 300 nodes, minimap shown, per frame", "pan_300_minimap_ms", "ms"),
             ("Minimap adds to a frame (worse of two)", "minimap_adds_ms", "ms")]
-    print(f"{'measure':<42} {'median':>10} {'budget':>10}  ok")
+    old = figures_by_title(baseline, [title for title, _, _ in rows]) if baseline else {}
+    print(f"{'measure':<42} {'median':>10} {'budget':>10}  ok" + (f"  {'at ' + args.baseline:>12}  ratio" if old else ""))
     for title, key, unit in rows:
         value, budget = results[key], BUDGETS[key]
-        print(f"{title:<42} {value:>8.3g} {unit:<2}{budget:>8.3g} {unit:<2} {'yes' if value <= budget else 'NO'}")
+        line = f"{title:<42} {value:>8.3g} {unit:<2}{budget:>8.3g} {unit:<2} {'yes' if value <= budget else 'NO '}"
+        if title in old:
+            line += f"  {old[title]:>9.3g} {unit:<2}  {value / old[title]:.2f}x" if old[title] > 0 else ""
+        print(line)
     print(f"{'  start, CPU time of the new process':<42} {start_cpu:>8.3g} s")
     print(f"{'  then behaviour rules (worker)':<42} {full:>8.3g} ms")
     print(f"{'  then 24 h timeline (worker)':<42} {timeline:>8.3g} ms")

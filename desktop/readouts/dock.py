@@ -156,6 +156,11 @@ class ReadoutsPanel(QWidget):
         self.status.setAccessibleName("Simulation notes")
         _cut_not_widen(self.status)
         self.status.hide()
+        self.estimate_label = QLabel("<i>≈ Estimate: exact figures in a moment</i>", self)
+        self.estimate_label.setAccessibleName("The figures are an estimate")
+        self.estimate_label.setToolTip("A batching table this design needs is being built (about a second); until it "
+                                       "is, the figures come from the nearest table at hand.")
+        self.estimate_label.hide()
         self.load_label = QLabel(NO_LOAD_TEST, self)
         self.load_label.setObjectName("load_test_line")
         self.load_label.setAccessibleName("Load test")
@@ -182,6 +187,7 @@ class ReadoutsPanel(QWidget):
         for widget in (self.pattern, self.fault_button, self.clear_faults_button):
             controls.addWidget(widget)
         controls.addWidget(self.fault_label, 1)
+        controls.addWidget(self.estimate_label)
         controls.addWidget(self.status, 2)
         timeline_row = QHBoxLayout()
         timeline_row.setSpacing(6)
@@ -336,6 +342,10 @@ class ReadoutsPanel(QWidget):
         if req is not None and self.plots is not None:
             self.plots.set_slos({k: getattr(req, f"slo_{k}") for k in ("p50_ms", "p95_ms", "p99_ms")},
                                 req.budget_per_hour)
+
+    def set_estimate(self, estimated: bool) -> None:
+        """Say whether the figures shown are an estimate (their exact batching tables are being built)."""
+        self.estimate_label.setVisible(estimated)
 
     def show_steady_peak(self, result) -> None:
         self.steady_peak = result

@@ -4,13 +4,18 @@ Edits are debounced (the first edit after a quiet spell is evaluated at once, a 
 once at its end). The structural rule check runs on the GUI thread while it stays under a frame
 (16 ms); the behaviour rules, the steady-state simulation and the timeline run on a worker thread
 against an immutable snapshot of the design (the design's file bytes, parsed on the worker).
-Results are tagged with the document revision and dropped if the design changed meanwhile."""
+Results are tagged with the document revision and dropped if the design changed meanwhile.
+
+A batching station whose table is not built yet (about a second of CPU) is answered at once from an
+estimated table (inferboard.sim.batch_estimate): the steady readouts say they are an estimate, the
+missing tables are built on a thread of their own, and the design is evaluated again, exactly."""
 
 from __future__ import annotations
 
 import json
 import time
 import traceback
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
@@ -81,10 +86,15 @@ def _sim_timeline(design, settings: EvalSettings):
 #: The worker's steps, in the order their results reach the window.
 STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("steady_peak", _sim_steady_peak),
                                            ("report", _rules_full), ("timeline", _sim_timeline))
+#: Steps that may solve a batching station on an estimated table (the timeline keeps per-process
+#: caches of its stations' figures, so it always waits for the exact table).
+ESTIMATING_STEPS = frozenset({"structural", "steady", "steady_peak", "report"})
 
 
 class _JobSignals(QObject):
     result = Signal(str, object, object)
+    #: (step, token): the step's result, emitted next, was worked out on estimated batching tables
+    estimated = Signal(str, object)
     failed = Signal(str, object, str)
     finished = Signal(object, object)
 
@@ -99,9 +109,13 @@ class EvalJob(QRunnable):
         self.is_current = is_current
         self.steps = steps if steps is not None else STEPS
         self.signals = _JobSignals()
+        #: (servers, params) of the batching stations solved on an estimated table
+        self.estimated: set = set()
+        #: False: every table is built before a station is solved (the evaluation after a build)
+        self.allow_estimates = True
 
     def run(self) -> None:
-        from inferboard.sim.batching import recording
+        from inferboard.sim.batching import estimating, recording
 
         timings: dict[str, float] = {}
         try:
@@ -116,11 +130,16 @@ class EvalJob(QRunnable):
                     break
                 start = time.perf_counter()
                 try:
-                    value = step(design, self.settings)
+                    exact = name not in ESTIMATING_STEPS or not self.allow_estimates
+                    with nullcontext(set()) if exact else estimating() as estimated:
+                        value = step(design, self.settings)
                 except Exception:
                     self.signals.failed.emit(name, self.token, traceback.format_exc(limit=4))
                     continue
                 timings[name] = time.perf_counter() - start
+                if estimated:
+                    self.estimated |= estimated
+                    self.signals.estimated.emit(name, self.token)
                 self.signals.result.emit(name, self.token, value)
         self.signals.finished.emit(self.token, timings)
 
@@ -151,6 +170,26 @@ class TablePrefetch(QRunnable):
         except Exception:  # only a head start: the evaluation that needs a table builds it anyway
             pass
         self.signals.finished.emit(self.token, None)
+
+
+class TableBuild(QRunnable):
+    """Builds the batching tables an evaluation estimated, so that it can be evaluated exactly."""
+
+    def __init__(self, keys: set, token: tuple):
+        super().__init__()
+        self.keys, self.token = set(keys), token
+        self.signals = _JobSignals()
+
+    def run(self) -> None:
+        from inferboard.sim.batching import prepare_table
+
+        built = True
+        for key in sorted(self.keys, key=repr):
+            try:
+                prepare_table(*key)
+            except Exception:  # the exact evaluation then builds (or reports) it itself
+                built = False
+        self.signals.finished.emit(self.token, built)
 
 
 class _Warmup(QRunnable):
@@ -185,6 +224,8 @@ class Evaluator(QObject):
     busy_changed = Signal(bool)
     #: Every step for the current design and settings has reported.
     evaluated = Signal()
+    #: Whether the steady figures shown are an estimate (their exact batching tables are being built).
+    estimate_changed = Signal(bool)
 
     def __init__(self, document: DesignDocument, parent: QObject | None = None, debounce_ms: int = 150,
                  auto: bool = True):
@@ -220,6 +261,12 @@ class Evaluator(QObject):
         self.prefetch_pool = QThreadPool(self)
         self.prefetch_pool.setMaxThreadCount(1)
         self._prefetch: TablePrefetch | None = None
+        self._build: TableBuild | None = None
+        #: The revision whose tables were just built: evaluated without estimates.
+        self._exact_token: tuple | None = None
+        #: Steps whose latest result was worked out on estimated batching tables.
+        self.estimated_steps: set[str] = set()
+        self._incoming_estimates: set[str] = set()
         document.replaced.connect(self._drop_scenario)
         if auto:
             document.changed.connect(lambda _event: self.schedule())
@@ -239,7 +286,7 @@ class Evaluator(QObject):
         return token == self.token()
 
     def busy(self) -> bool:
-        return self._running is not None or self.timer.isActive()
+        return self._running is not None or self.timer.isActive() or self._build is not None
 
     def start_warmup(self) -> None:
         """Load the rules and the simulator on the worker (call once the window is up, so that
@@ -312,7 +359,9 @@ class Evaluator(QObject):
         if with_structural and steps is STEPS:
             steps = (("structural", _rules_structural),) + tuple(steps)
         job = EvalJob(data, token, self.settings, self.is_current, steps)
+        job.allow_estimates = token != self._exact_token
         job.setAutoDelete(False)
+        job.signals.estimated.connect(self._on_estimated)
         job.signals.result.connect(self._on_result)
         job.signals.failed.connect(self._on_failed)
         job.signals.finished.connect(self._on_finished)
@@ -321,10 +370,22 @@ class Evaluator(QObject):
         self.busy_changed.emit(True)
         self.pool.start(job)
 
+    def _on_estimated(self, name: str, token: tuple) -> None:
+        if self.is_current(token):
+            self._incoming_estimates.add(name)
+
     def _on_result(self, name: str, token: tuple, value: Any) -> None:
         if not self.is_current(token):
             return
         self.latest[name] = value
+        was = "steady" in self.estimated_steps
+        if name in self._incoming_estimates:
+            self._incoming_estimates.discard(name)
+            self.estimated_steps.add(name)
+        else:
+            self.estimated_steps.discard(name)
+        if name == "steady" and was != ("steady" in self.estimated_steps):
+            self.estimate_changed.emit("steady" in self.estimated_steps)
         signal = {"structural": self.structural_ready, "steady": self.steady_ready,
                   "steady_peak": self.steady_peak_ready, "report": self.report_ready,
                   "timeline": self.timeline_ready}.get(name)
@@ -346,10 +407,33 @@ class Evaluator(QObject):
             self._pending = False
             self.run_now()
             return
+        if done and done[-1].estimated:
+            self._start_build(done[-1])
+            return  # still busy: the exact evaluation follows once the tables are built
         self.busy_changed.emit(False)
         self.evaluated.emit()
         if self.prefetch_tables and done and getattr(done[-1], "used", None):
             self._start_prefetch(done[-1])
+
+    # ------------------------------------------------------------------ estimated tables, then exact
+    def _start_build(self, job: EvalJob) -> None:
+        """Build the tables ``job`` estimated (on the tables' own thread), then evaluate again."""
+        build = TableBuild(job.estimated, job.token)
+        build.setAutoDelete(False)
+        build.signals.finished.connect(self._build_done)
+        self._build = build
+        self.busy_changed.emit(True)
+        self.prefetch_pool.start(build)
+
+    def _build_done(self, token: tuple, built: bool) -> None:
+        self._build = None
+        if self.is_current(token) and self._running is None:
+            self._exact_token = token
+            self.run_now()  # exact now: the tables are at hand (or it builds what failed here)
+
+    def building_tables(self) -> bool:
+        """Whether the exact tables of an estimated evaluation are being built."""
+        return self._build is not None
 
     # ------------------------------------------------------------------ tables ahead of edits
     def _start_prefetch(self, job: EvalJob) -> None:

@@ -41,6 +41,7 @@ class Presenter:
         ev.timeline_ready.connect(w.readouts.show_timeline)
         ev.failed.connect(self.on_failed)
         ev.busy_changed.connect(lambda busy: w.eval_label.setText("Evaluating…" if busy else "Up to date"))
+        ev.estimate_changed.connect(w.readouts.set_estimate)
         w.findings.finding_selected.connect(self.on_finding)
         w.readouts.pattern_changed.connect(lambda pattern: ev.set_settings(pattern=pattern))
         w.readouts.faults_changed.connect(lambda faults: ev.set_settings(faults=tuple(faults)))

@@ -15,7 +15,8 @@ Accuracy (tests/sim/test_batching_model.py against the request-level load test, 
 point): see docs/simulator.md, "Dynamic batcher".
 
 Public API (stable): :class:`BatchParams`, :func:`batch_steady` (one load), :func:`batch_arrays`
-(vectorised over ticks) and :func:`batch_wait_tail`.
+(vectorised over ticks) and :func:`batch_wait_tail`; within :func:`estimating` a station whose table
+is not built yet is solved on an estimated table (:mod:`batch_estimate`) instead of waiting for it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from inferboard.sim.batch_estimate import estimate_table, nearest_anchor
 from inferboard.sim.batch_replications import PROBS, BatchParams, BatchTable, batch_capacity, simulate_table
 
 __all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady", "batch_wait_tail"]
@@ -192,6 +194,39 @@ def recording():
         _RECORDING.used = previous
 
 
+@contextmanager
+def estimating():
+    """Within (this thread): a station whose table is not at hand is solved at once on a table
+    estimated from the nearest one this process holds (:mod:`batch_estimate`) instead of waiting
+    about a second for the build; the ``(servers, params)`` so solved are added to the set yielded,
+    for the caller to build (:func:`prepare_table`) and solve again exactly. With no table held at
+    all the station's own table is built as usual."""
+    estimated: set[tuple[int, BatchParams]] = set()
+    previous = getattr(_RECORDING, "estimated", None)
+    _RECORDING.estimated = estimated
+    try:
+        yield estimated
+    finally:
+        _RECORDING.estimated = previous
+
+
+def _solving_table(servers: int, p: BatchParams) -> BatchTable:
+    """The station's table, or within :func:`estimating` an estimate while it is not at hand."""
+    estimated = getattr(_RECORDING, "estimated", None)
+    if estimated is None or table_ready(servers, p):
+        return _table(servers, p)
+    anchor = nearest_anchor(list(_READY), servers, p)
+    if anchor is None:
+        return _table(servers, p)
+    estimated.add((servers, p))
+    return _estimate(servers, p, anchor)
+
+
+@lru_cache(maxsize=64)
+def _estimate(servers: int, p: BatchParams, anchor: tuple[int, BatchParams]) -> BatchTable:
+    return estimate_table(_table(*anchor), anchor, servers, p)
+
+
 def table_ready(servers: int, p: BatchParams) -> bool:
     """Whether the table of ``servers`` replicas with ``p`` costs nothing to get: this process holds
     it, or it is kept on disk."""
@@ -313,7 +348,7 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
                              load=lam / cap if cap > 0 else 1.0)
     if lam <= 0 or not math.isfinite(cap):
         return _no_traffic(c, p, cap)
-    table = _table(c, p)
+    table = _solving_table(c, p)
     x = lam / cap
     fig = _figures(table, np.array([x]), p.delay_s)
     loads, top = table.loads, float(table.loads[-1])
@@ -422,7 +457,7 @@ def batch_arrays(lam: np.ndarray, servers: np.ndarray, p: BatchParams) -> dict[s
             out["max_wait"][sel] = np.where(dead, math.inf, idle.mean_wait)
             continue
         x = ls / cap
-        fig = _figures(_table(int(n), p), np.minimum(x, 1.0 - 1e-9), p.delay_s)
+        fig = _figures(_solving_table(int(n), p), np.minimum(x, 1.0 - 1e-9), p.delay_s)
         over = x >= 1.0
         idle = _no_traffic(int(n), p, cap)
         zero = ls <= 0
@@ -447,7 +482,7 @@ def batch_wait_tail(lam: np.ndarray, servers: int, p: BatchParams, t: np.ndarray
     ok = (lam > 0) & (lam < cap) & np.isfinite(cap)
     if not ok.any():
         return out
-    table = _table(int(servers), p)
+    table = _solving_table(int(servers), p)
     loads, top = table.loads, float(table.loads[-1])
     x = lam[ok] / cap
     xc = np.minimum(x, top)

@@ -8,6 +8,7 @@ import time
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 
@@ -277,3 +278,40 @@ def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbo
     evaluator.prefetch_tables = False
     qtbot.waitUntil(lambda: not evaluator.prefetching(), timeout=WAIT_MS)
     batching._table.cache_clear()
+
+
+@pytest.mark.slow
+def test_a_replica_count_without_its_table_shows_an_estimate_then_the_exact_figures(make_window, qtbot, monkeypatch,
+                                                                                     tmp_path):
+    """The edit's readouts come at once from a table estimated from the one at hand, marked as an
+    estimate; the exact table is built on a thread of its own and the figures are then replaced by
+    the exact ones (the same as evaluating the design afresh), the mark gone."""
+    from inferboard.sim import batching
+
+    monkeypatch.setenv(batching.CACHE_DIR_ENV, str(tmp_path))
+    batching._table.cache_clear()
+    batching._READY.clear()
+    design = demo_design()
+    design.apply(ops.SetParams("gpus", {"replicas": 2}))
+    window = make_window(design, evaluate=False)
+    evaluator = window.evaluator
+    shown, marks = [], []
+    evaluator.steady_ready.connect(lambda result: shown.append(("steady" in evaluator.estimated_steps, result)))
+    evaluator.estimate_changed.connect(lambda on: marks.append((on, window.readouts.estimate_label.isVisibleTo(
+        window.readouts))))
+    evaluator.schedule(immediate=True)
+    qtbot.waitUntil(lambda: bool(shown) and not evaluator.busy(), timeout=WAIT_MS)
+    assert [estimated for estimated, _ in shown] == [False]  # nothing at hand to estimate from: built
+    shown.clear()
+    window.document.execute(ops.SetParams("gpus", {"replicas": 4}), "two more")
+    evaluator.schedule(immediate=True)
+    qtbot.waitUntil(lambda: len(shown) >= 2 and not evaluator.busy(), timeout=WAIT_MS)
+    assert [estimated for estimated, _ in shown] == [True, False]
+    assert marks == [(True, True), (False, False)]
+    estimate, exact = shown[0][1], shown[-1][1]
+    assert estimate.nodes["gpus"].replicas == exact.nodes["gpus"].replicas == 4
+    fresh = evaluate(window.document.design)
+    assert exact.p99_ms == pytest.approx(fresh.p99_ms, rel=1e-9)
+    assert estimate.p99_ms == pytest.approx(exact.p99_ms, rel=0.3) and estimate.p99_ms != exact.p99_ms
+    batching._table.cache_clear()
+    batching._READY.clear()
