@@ -8,7 +8,8 @@ How a design is judged:
 - The clarifying-question score (``clarify_score``) counts as one more rubric, ``clarifying``,
   with the scenario's ``clarify_weight``.
 - Overall = the weighted mean of the rubric percentages, rubrics with nothing applicable left
-  out (the rule engine's ``overall_of``); the grade letter follows the rule engine's bands and is
+  out, less a penalty per major or minor finding and capped when a blocker fired (the rule
+  engine's ``overall_of``); the grade letter follows the rule engine's bands and is
   capped at D when a blocker fired, as everywhere else. The design part of it is computed by
   :func:`score_design`, the same call the findings dock and ``inferboard check`` make.
 """
@@ -207,17 +208,18 @@ def grade_design(scenario: Scenario, design: Design, reference: Design | None = 
         lines.insert(0, RubricLine(CLARIFY_RUBRIC, "Clarifying questions", clarify.percent, scenario.clarify_weight,
                                    clarify.earned, clarify.possible))
         lost = [*_question_losses(scenario, clarify), *lost]
-    overall = weighted_overall(lines)
+    overall = weighted_overall(lines, [f.severity for f in report.findings if report.scores[f.rubric].weight > 0])
     diff = component_diff(scenario, reference, design) if reference is not None else ComponentDiff({}, {}, [])
     return Grade(lines, lost, overall, grade_of(overall, bool(report.blockers)), clarify, diff, skipped, findings,
                  report.overall)
 
 
-def weighted_overall(lines: Iterable[RubricLine]) -> float:
-    """The overall of rubric lines: the rule engine's own weighted mean (not-assessed lines left out)."""
+def weighted_overall(lines: Iterable[RubricLine], severities: Iterable[str] = ()) -> float:
+    """The overall of rubric lines: the rule engine's own weighted mean (not-assessed lines left out),
+    with its severity penalties and blocker cap for the findings' ``severities``."""
     from inferboard.rules import overall_of
 
-    return overall_of((line.percent if line.applicable > 0 else None, line.weight) for line in lines)
+    return overall_of(((line.percent if line.applicable > 0 else None, line.weight) for line in lines), severities)
 
 
 def _question_losses(scenario: Scenario, clarify: ClarifyScore) -> list[LostPoint]:

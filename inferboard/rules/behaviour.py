@@ -108,23 +108,26 @@ def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
         return empty
     result = simulate(index, rps)
     req = index.requirements
-    over, slow_pools = [], []
-    for label, slo in (("p95", req.slo_p95_ms), ("p99", req.slo_p99_ms)):
+    over, slow_pools, ratios = [], [], []
+    for label, slo in (("p50", req.slo_p50_ms), ("p95", req.slo_p95_ms), ("p99", req.slo_p99_ms)):
         if slo is None:
             continue
-        value = result.p95_ms if label == "p95" else result.p99_ms
+        value = getattr(result, f"{label}_ms")
         if value > slo:
-            over.append(f"{label} {_ms(value)} at {rps:,.0f} rps against an SLO of {slo:,.0f} ms")
+            ratios.append(value / slo)
+            over.append(f"{label} {_ms(value)} at {rps:,.0f} rps against an SLO of {slo:,.0f} ms "
+                        f"({value / slo - 1:.0%} over)")
     if req.slo_ttft_ms is not None:  # time to first token, at its 95th percentile, on every LLM pool serving
         for node in index.of_kinds(("generation_pool",)):
             ttft = result.nodes[node.id].ttft_p95_ms
             if ttft is not None and ttft > req.slo_ttft_ms:
                 slow_pools.append(node.id)
+                ratios.append(ttft / req.slo_ttft_ms)
                 over.append(f"time to first token p95 {_ms(ttft)} on '{node.id}' at {rps:,.0f} rps against an SLO "
-                            f"of {req.slo_ttft_ms:,.0f} ms")
+                            f"of {req.slo_ttft_ms:,.0f} ms ({ttft / req.slo_ttft_ms - 1:.0%} over)")
     if not over:
         return Result(True)
-    return Result(False, neg=evidence(slow_pools + _bottleneck(result), details=over))
+    return Result(False, neg=evidence(slow_pools + _bottleneck(result), details=over, ratio=max(ratios)))
 
 
 def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:

@@ -13,9 +13,9 @@ import yaml
 
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DERIVED
-from inferboard.rules.engine import BLOCKER_GRADE_CAP, GRADES, default_rules
+from inferboard.rules.engine import BLOCKER_CAP, BLOCKER_GRADE_CAP, GRADES, SEVERITY_PENALTY, default_rules
 from inferboard.rules.loader import RuleSet
-from inferboard.rules.schema import MESSAGE_FIELDS, SECTIONS
+from inferboard.rules.schema import MESSAGE_FIELDS, SECTIONS, SEVERITY_SHARE
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 
@@ -157,11 +157,23 @@ def _scoring(rules: RuleSet) -> list[str]:
              "piece and what it costs in the design's own figures (the request rate, the SLO, the error "
              "budget). A rubric with nothing applicable is **not assessed**: it is shown as n/a and left out "
              "of the overall, never counted as 100%. The overall score is the weighted mean of the assessed "
-             "rubrics' percentages (rubric weights below, overridable per scenario); with nothing assessed it "
-             "is 0. A blank design therefore scores 0: the requirements rubric finds no SLO, budget or peak, "
-             f"and nothing else is assessed. Grades: {grades}, F below; a design with a blocker finding (it "
-             f"cannot work as drawn) gets at most {BLOCKER_GRADE_CAP}. `inferboard check` exits 1 when a "
-             "blocker fires.", "",
+             "rubrics' percentages (rubric weights below, overridable per scenario), less a severity penalty "
+             "for each finding of a rubric that counts: "
+             + ", ".join(f"{sev} {pen:g}" for sev, pen in SEVERITY_PENALTY.items() if pen) +
+             " points, so a serious flaw shows in the overall however many rubrics dilute it. A design with a "
+             f"blocker finding (it cannot work as drawn) scores at most {BLOCKER_CAP:g}, well under a pass, "
+             f"and gets at most the grade {BLOCKER_GRADE_CAP}. The overall never goes below 0; with nothing "
+             "assessed it is 0. A blank design therefore scores 0: the requirements rubric finds no SLO, "
+             f"budget or peak, and nothing else is assessed. Grades: {grades}, F below. `inferboard check` "
+             "exits 1 when a blocker fires.", "",
+             "**Size-aware severity.** A rule on a measured figure states `size_severity` thresholds on the "
+             "ratio measured / target of its worst miss: up to `minor_up_to` the finding is minor, up to "
+             "`major_up_to` major, beyond that the rule's own severity. A finding whose size lowers its "
+             "severity costs that share of the rule's points (" + ", ".join(
+                 f"{sev} {share:g}" for sev, share in SEVERITY_SHARE.items()) + " of a blocker's). LAT-001 "
+             "reads every declared latency target (p50, p95 and p99 end to end, and the 95th percentile of "
+             "time to first token on each LLM pool) at the declared peak, with 1.1 and 1.5 as thresholds: "
+             "120.2 ms against 120 ms is a minor finding, a 2x miss a blocker.", "",
              "**One calculation everywhere.** The findings dock, `inferboard check`, `inferboard grade`, the "
              "practice result and the interviewer's live checklist all call the same check "
              "(`inferboard.practice.grading.score_design`, which calls `check_design`). In a practice "

@@ -10,7 +10,8 @@ leaving things out. A *guard* (a blocker that is no capability: a model that doe
 crossing a residency border) only costs points when it fires. A rubric scores the points of its applicable rules that did not fire over all
 its applicable points; every lost point is one finding. A rubric with nothing applicable is *not
 assessed* and left out of the overall, which is the weighted mean of the assessed rubrics' percentages
-(0 when none is assessed); the grade follows from it, capped at D when a blocker fired.
+less a penalty per major or minor finding, at most BLOCKER_CAP when a blocker fired (0 when none is
+assessed); the grade follows from it, capped at D when a blocker fired.
 
 ``judged_requirements`` scores a design in a practice scenario: the *Requirements* rubric reads what
 the design declares, every other rubric is judged against the scenario's real requirements. Every
@@ -38,6 +39,11 @@ ALL_ROLES = frozenset(POOL_ROLES)
 GRADES = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
 #: A design with a blocker (it cannot work as drawn) gets at most this grade, whatever its score.
 BLOCKER_GRADE_CAP = "D"
+#: ...and at most this overall score, well under a pass.
+BLOCKER_CAP = 50.0
+#: Points taken off the overall for each finding of a severity, on top of what it costs its rubric, so
+#: a serious flaw is visible in the overall however many rubrics dilute it.
+SEVERITY_PENALTY = {"blocker": 0.0, "major": 3.0, "minor": 0.5, "advice": 0.0}
 
 
 class UnknownRubric(InferboardError, ValueError):
@@ -181,26 +187,34 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
         score.applicable += rule.points
         if finding is not True:
             findings.append(finding)
-            score.lost.append((rule.id, rule.points))
+            score.lost.append((rule.id, finding.points))
     for score in scores.values():
         score.earned = score.applicable - sum(points for _, points in score.lost)
-    overall = overall_of((s.percent, s.weight) for s in scores.values())
+    overall = overall_of(((s.percent, s.weight) for s in scores.values()),
+                         [f.severity for f in findings if weight_of[f.rubric] > 0])
     order = {s: i for i, s in enumerate(SEVERITIES)}
     findings.sort(key=lambda f: (order[f.severity], f.rule_id))
     blocked = any(f.severity == "blocker" for f in findings)
     return CheckReport(findings, scores, overall, grade_of(overall, blocked), skipped, behaviour)
 
 
-def overall_of(parts: Iterable[tuple[float | None, float]]) -> float:
-    """The overall score from (percent, weight) pairs: the weighted mean of the assessed ones
-    (percent None means not assessed). Nothing assessed scores 0: an empty design earns nothing."""
+def overall_of(parts: Iterable[tuple[float | None, float]], severities: Iterable[str] = ()) -> float:
+    """The overall score from (percent, weight) pairs and the severities of the findings: the weighted
+    mean of the assessed rubrics (percent None means not assessed), less SEVERITY_PENALTY for each
+    finding, at most BLOCKER_CAP when a blocker fired, never below 0. Nothing assessed scores 0."""
     total = weighted = 0.0
     for percent, weight in parts:
         if percent is None or weight <= 0:
             continue
         total += weight
         weighted += weight * percent
-    return 0.0 if total == 0 else weighted / total
+    if total == 0:
+        return 0.0
+    severities = list(severities)
+    overall = weighted / total - sum(SEVERITY_PENALTY.get(s, 0.0) for s in severities)
+    if "blocker" in severities:
+        overall = min(overall, BLOCKER_CAP)
+    return max(0.0, overall)
 
 
 class RuleSkipped(Exception):
@@ -226,7 +240,9 @@ def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Fi
     nodes = index.sort_nodes(n for n in result.pos.nodes if n in index.nodes)
     edges = index.sort_edges(e for e in result.pos.edges if e in index.design.edges)
     message = rule.render_message(nodes, result.pos.details, index.requirements)
-    return Finding(rule.id, rule.rubric, rule.severity, rule.title, message, nodes, edges, rule.points, explanation_text(rule, rules), tuple(result.pos.details))
+    severity, points = rule.finding_severity(result.pos.ratio)
+    return Finding(rule.id, rule.rubric, severity, rule.title, message, nodes, edges, points,
+                   explanation_text(rule, rules), tuple(result.pos.details))
 
 
 # ----------------------------------------------------------------------------------- explanations

@@ -13,11 +13,15 @@ class Evidence:
     nodes: set[str] = field(default_factory=set)
     edges: set[str] = field(default_factory=set)
     details: list[str] = field(default_factory=list)
+    #: For a measured miss: the worst measured figure over its target (1.2 = 20% over); None otherwise.
+    ratio: float | None = None
 
     def add(self, other: "Evidence") -> None:
         self.nodes |= other.nodes
         self.edges |= other.edges
         self.details.extend(d for d in other.details if d not in self.details)
+        if other.ratio is not None:
+            self.ratio = other.ratio if self.ratio is None else max(self.ratio, other.ratio)
 
 
 @dataclass(slots=True)
@@ -29,6 +33,6 @@ class Result:
     neg: Evidence = field(default_factory=Evidence)
 
 
-def evidence(nodes=(), edges=(), details=()) -> Evidence:
-    """Evidence made of node ids, edge ids and detail sentences."""
-    return Evidence(set(nodes), set(edges), list(details))
+def evidence(nodes=(), edges=(), details=(), ratio: float | None = None) -> Evidence:
+    """Evidence made of node ids, edge ids, detail sentences and, for a measured miss, its size."""
+    return Evidence(set(nodes), set(edges), list(details), ratio)

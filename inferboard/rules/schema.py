@@ -43,6 +43,32 @@ class Explanation(StrictModel):
     fix: str = Text
 
 
+class SizeSeverity(StrictModel):
+    """Severity by the size of a measured miss (measured over target): up to ``minor_up_to`` the
+    finding is minor, up to ``major_up_to`` major, beyond that the rule's own severity."""
+
+    minor_up_to: float = Field(gt=1.0, le=10.0)
+    major_up_to: float = Field(gt=1.0, le=10.0)
+
+    @field_validator("major_up_to")
+    @classmethod
+    def _ordered(cls, value: float, info: Any) -> float:
+        if value <= info.data.get("minor_up_to", 1.0):
+            raise ValueError("major_up_to must be above minor_up_to")
+        return value
+
+    def severity_of(self, ratio: float, own: str) -> str:
+        """The severity of a miss of ``ratio`` (measured / target) for a rule of severity ``own``."""
+        if ratio <= self.minor_up_to:
+            return "minor"
+        return "major" if ratio <= self.major_up_to and own == "blocker" else own
+
+
+#: The share of a rule's points a finding costs at each severity, when its size sets a severity below the
+#: rule's own (a small miss of an 8-point blocker rule costs 8 x 0.3 / 1.0 points).
+SEVERITY_SHARE = {"blocker": 1.0, "major": 0.6, "minor": 0.3, "advice": 0.1}
+
+
 class Rule(StrictModel):
     """One check a demanding interviewer would make. ``when`` describes the fault: the rule fires
     (a finding) when it holds. ``applies_when`` decides whether its points count at all: for a
@@ -66,6 +92,8 @@ class Rule(StrictModel):
     implied_by: str | None = Field(default=None, min_length=10, max_length=200)
     applies_when: Condition | None = None
     when: Condition
+    #: For rules on a measured figure: the finding's severity follows the size of the miss.
+    size_severity: SizeSeverity | None = None
     _behaviour: bool = PrivateAttr(default=False)
     _scope: frozenset = PrivateAttr(default=frozenset())
 
@@ -106,6 +134,14 @@ class Rule(StrictModel):
     def behaviour(self) -> bool:
         """True when answering the rule needs the simulator."""
         return self._behaviour
+
+    def finding_severity(self, ratio: float | None) -> tuple[str, float]:
+        """The severity and the points lost of a finding whose measured miss is ``ratio`` (None: not
+        measured, the rule's own severity and points)."""
+        if self.size_severity is None or ratio is None:
+            return self.severity, self.points
+        severity = self.size_severity.severity_of(ratio, self.severity)
+        return severity, self.points * SEVERITY_SHARE[severity] / SEVERITY_SHARE[self.severity]
 
     def render_message(self, nodes: tuple[str, ...], details: list[str], requirements: Any = None) -> str:
         values: dict[str, Any] = {"nodes": ", ".join(f"'{n}'" for n in nodes) if nodes else "the design",

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from inferboard.rules import UnknownRubric, check_design, default_rules, grade_of
+from inferboard.rules.engine import BLOCKER_CAP, SEVERITY_PENALTY
 from inferboard.store import read_design
 from tests.rules.builders import llm, reference, set_requirements
 
@@ -41,8 +42,9 @@ def test_weights_change_the_overall_and_rubrics_select_rules():
     plain = check_design(design, behaviour=False)
     only_obs = check_design(design, behaviour=False, weights={name: 0 for name in RULES.rubrics} | {"observability": 1})
     only_roll = check_design(design, behaviour=False, weights={name: 0 for name in RULES.rubrics} | {"rollout": 1})
-    assert only_obs.overall == pytest.approx(only_obs.scores["observability"].percent)
-    assert only_roll.overall == pytest.approx(only_roll.scores["rollout"].percent)
+    # the overall is the one weighted rubric, less the penalty of that rubric's findings only
+    assert only_obs.overall == pytest.approx(only_obs.scores["observability"].percent - SEVERITY_PENALTY["minor"])
+    assert only_roll.overall == pytest.approx(only_roll.scores["rollout"].percent - SEVERITY_PENALTY["major"])
     assert len({round(plain.overall, 6), round(only_obs.overall, 6), round(only_roll.overall, 6)}) == 3
     picked = check_design(design, behaviour=False, rubrics=["rollout"])
     assert list(picked.scores) == ["rollout"] and {f.rubric for f in picked.findings} == {"rollout"}
@@ -64,11 +66,20 @@ def test_grades(overall, grade):
     assert grade_of(overall, blocked=True) == max(grade, "D")
 
 
-def test_a_blocker_caps_the_grade_but_not_the_score():
+def test_a_blocker_caps_the_score_well_under_a_pass():
     design = reference(model_size_gb=30)  # the model fits no GPU: HW-001
     report = check_design(design, behaviour=False)
     assert [f.rule_id for f in report.blockers] == ["HW-001"]
-    assert report.overall > 90 and report.grade == "D"
+    assert report.overall == BLOCKER_CAP and BLOCKER_CAP <= 50 and report.grade == "F"
+
+
+def test_each_major_finding_costs_a_visible_share_of_the_overall():
+    clean = check_design(reference(), behaviour=False)
+    design = reference()
+    design.set_params("registry", versioned=False)  # ROLL-004, major
+    one = check_design(design, behaviour=False)
+    assert one.fired() - clean.fired() == {"ROLL-004"}
+    assert clean.overall - one.overall >= SEVERITY_PENALTY["major"] + 1
 
 
 def test_the_report_serialises_to_json_with_blockers_first():
@@ -128,7 +139,8 @@ def test_a_rubric_with_nothing_applicable_is_not_assessed_and_leaves_the_overall
     sparse = check_design(design, behaviour=False, rubrics=["requirements", "drift"])
     assert report.scores["drift"].percent == 100.0
     assert sparse.scores["drift"].percent is None and sparse.scores["drift"].applicable == 0
-    assert sparse.overall == pytest.approx(sparse.scores["requirements"].percent)
+    penalty = sum(SEVERITY_PENALTY[f.severity] for f in sparse.findings)
+    assert sparse.overall == pytest.approx(sparse.scores["requirements"].percent - penalty)
     assert check_design(Design(), rubrics=["drift"]).overall == 0.0
 
 
