@@ -221,12 +221,18 @@ def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Resu
         return Result(False, neg=evidence(regions, details=["only one region holds serving capacity"]))
     lost = regions[0]
     result = simulate(index, rps, (_fault("region_outage", lost),))
-    served = _served(result, rps)
-    detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} req/s"
-    if served * 100.0 >= leaf.min_served_pct:
-        return Result(True, evidence([lost], details=[detail]))
+    served, degraded = _healthy_served(index, result), _fallback_share(index, result)
     busiest = _busiest_pool(index, result)
-    if busiest is not None:
+    detail = f"without region '{lost}' the rest serves {served:.0%} of {rps:,.0f} req/s at full quality"
+    if degraded > 0.005:
+        detail += f" and a fallback answers {degraded:.0%} in degraded form"
+    hot = busiest is not None and busiest[1] > leaf.max_survivor_utilisation
+    if served * 100.0 >= leaf.min_served_pct and not hot:
+        return Result(True, evidence([lost], details=[detail]))
+    if hot and served * 100.0 >= leaf.min_served_pct:
+        detail += (f", but the surviving pool '{busiest[0]}' runs at {busiest[1]:.0%}, above "
+                   f"{leaf.max_survivor_utilisation:.0%}: one more replica lost or a small spike and it queues")
+    elif busiest is not None:
         detail = (f"no region can take the traffic of '{lost}': at {rps:,.0f} req/s the surviving pool "
                   f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%}")
     return Result(False, neg=evidence([lost, *_saturated(result)], details=[detail]))
@@ -254,6 +260,20 @@ def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Re
     if served * 100.0 >= leaf.min_served_pct:
         return Result(True, evidence(spot, details=[detail]))
     return Result(False, neg=evidence([*spot, *_saturated(result)], details=[detail]))
+
+
+def _fallback_share(index: DesignIndex, result: "DesignResult") -> float:
+    """The share of offered traffic answered by fallback pools (degraded answers)."""
+    if result.offered_rps <= 0:
+        return 0.0
+    fallback = sum(nr.arrival_rps - nr.shed_rps for node_id, nr in result.nodes.items()
+                   if index.roles.get(node_id) == "fallback" and not nr.down)
+    return max(0.0, min(1.0, fallback / result.offered_rps))
+
+
+def _healthy_served(index: DesignIndex, result: "DesignResult") -> float:
+    """The share of offered traffic served at full quality: served, less what fallbacks answered."""
+    return max(0.0, _served(result, result.offered_rps) - _fallback_share(index, result))
 
 
 def _served(result: "DesignResult", rps: float) -> float:

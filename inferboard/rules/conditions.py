@@ -240,10 +240,12 @@ class WithinBudget(StrictModel):
 
 class SurvivesRegionLoss(StrictModel):
     """With the region of largest serving capacity down, the rest still serves ``min_served_pct``
-    % of peak."""
+    % of peak at full quality (fallback answers do not count) with no surviving pool busier than
+    ``max_survivor_utilisation``."""
 
     type: Literal["survives_region_loss"] = "survives_region_loss"
     min_served_pct: float = Field(default=99.0, gt=0, le=100)
+    max_survivor_utilisation: float = Field(default=0.9, gt=0, le=1)
 
 
 class SurvivesSpotReclaim(StrictModel):

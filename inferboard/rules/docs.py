@@ -56,7 +56,9 @@ LEAF_DOCS: dict[str, tuple[str, str, str]] = {
     "within_budget": ("Simulated cost per 1k requests and per hour at `load` are within the declared budgets.",
                       "nothing", "the serving pools"),
     "survives_region_loss": ("What-if: at peak, with the region of largest serving capacity out "
-                             "(`region_outage`), the rest serves at least `min_served_pct`% of the traffic.",
+                             "(`region_outage`), the rest serves at least `min_served_pct`% of the traffic at full quality "
+                             "(what fallback pools answer is degraded and does not count) and no surviving pool is "
+                             "busier than `max_survivor_utilisation`.",
                              "the region removed", "the region removed and the nodes saturated without it"),
     "survives_spot_reclaim": ("What-if: at peak, with all spot replicas reclaimed (`spot_reclaimed` on `*`), "
                               "the design serves at least `min_served_pct`% of the traffic.",

@@ -151,9 +151,16 @@ ex("HW-001", "fail-3", lambda: llm(model_size_gb=140), ["llm"])
 ex("HW-002", "pass-1", llm)
 ex("HW-002", "fail-1", then(params("llm", llm, gpu_type="a100_40gb"), lambda d: set_requirements(d, model_size_gb=26)),
    ["llm"])
+def _gpu_beside_cpu():
+    design = simple("cpu_pool", model_size_gb=3)
+    design.add_node("gpu_pool", 540, 600, {"gpu_type": "l4"}, node_id="idle-gpus", region="use1")
+    return design
+
+
 ex("HW-003", "pass-1", reference)
 ex("HW-003", "pass-2", lambda: simple("cpu_pool", model_size_gb=0.5))
 ex("HW-003", "fail-1", lambda: simple("cpu_pool", model_size_gb=3), ["cpus"])
+ex("HW-003", "fail-2", _gpu_beside_cpu, ["cpus"])  # a GPU pool elsewhere does not fix the CPU path
 ex("HW-004", "pass-1", reference)
 ex("HW-004", "pass-2", params("gpu-use1", gpu_type="h100", partitioning="mig", partitions=7))
 ex("HW-004", "fail-1", params("gpu-use1", gpu_type="h100"), ["gpu-use1"])
@@ -288,6 +295,8 @@ ex("LAT-005", "pass-2", lambda: simple("cpu_pool"))
 ex("LAT-005", "fail-1", lambda: reference(cache=False), MAIN_GPU)
 ex("LAT-006", "pass-1", reference)
 ex("LAT-006", "pass-2", params("gpu-use1", precision="int8"))
+ex("LAT-006", "fail-2", then(params("gpu-use1", precision="int8"), lambda d: drop_edge(d, "gpu-use1:metrics")),
+   ["gpu-use1"])  # a target is declared, but nothing measures the INT8 pool
 ex("LAT-006", "fail-1", then(params("gpu-use1", precision="int8"),
                              lambda d: set_requirements(d, accuracy_target_pct=None)), ["gpu-use1"])
 
@@ -297,6 +306,14 @@ def _spiky_without_admission():
                      allowed_regions=["us-east"])
 
 
+ex("LAT-011", "pass-1", reference)
+ex("LAT-011", "pass-2", params("cache-use1", cached_output="personalised", key_scope="per_user"))
+ex("LAT-011", "pass-3", params("cache-use1", cached_output="sampled", cache_type="kv_prefix"))
+ex("LAT-011", "fail-1", params("cache-use1", cached_output="personalised"), ["cache-use1"])
+ex("LAT-011", "fail-2", params("cache-use1", cached_output="sampled"), ["cache-use1"])
+ex("LAT-012", "pass-1", reference)
+ex("LAT-012", "pass-2", params("cache-use1", ttl_s=0, cache_type="embedding"))
+ex("LAT-012", "fail-1", params("cache-use1", ttl_s=0), ["cache-use1"])
 ex("LAT-007", "pass-1", lambda: reference(traffic_pattern="spike"))
 ex("LAT-007", "pass-2", lambda: reference((("use1", "us-east"),), admission=False, fallback=False))
 ex("LAT-007", "fail-2", lambda: reference((), traffic_pattern="spike"), [])
