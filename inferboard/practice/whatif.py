@@ -277,6 +277,28 @@ def _num(value: Any) -> float | None:
 
 
 # ------------------------------------------------------------------------ what-ifs
+#: What a follow-up reports on a design where no traffic reaches a serving pool.
+NOTHING_SERVES = ("no traffic source is wired through to a serving pool, so there is nothing for this "
+                  "follow-up to test")
+
+
+def served_by_a_pool(design: Design) -> bool:
+    """True when requests from some traffic entry reach a serving pool along the design's edges."""
+    entries = [n.id for n in design.nodes.values() if n.kind in kind_group("traffic_entry")]
+    succ: dict[str, list[str]] = {}
+    for edge in design.edges.values():
+        succ.setdefault(edge.source, []).append(edge.target)
+    seen, stack = set(entries), list(entries)
+    while stack:
+        for nxt in succ.get(stack.pop(), ()):
+            if nxt not in seen:
+                if design.nodes[nxt].kind in SERVING_KINDS:
+                    return True
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
+
+
 def what_if(scenario: Scenario, design: Design, follow_up: FollowUp, before: Readout | None = None) -> WhatIf:
     """``before``: the design's readout under the scenario's requirements, when the caller has it
     already (several follow-ups on one design need it once)."""
@@ -284,6 +306,8 @@ def what_if(scenario: Scenario, design: Design, follow_up: FollowUp, before: Rea
     after_req = scenario.requirements_after(follow_up)
     after_design = with_requirements(design, after_req)
     faults, texts, unmatched, missing, retargeted = plan_faults(after_design, follow_up)
+    if not served_by_a_pool(design):
+        missing = [NOTHING_SERVES, *missing]
     if before is None:
         before = readout(with_requirements(design, base_req), load_rate(base_req))
     after = readout(after_design, load_rate(after_req), faults)

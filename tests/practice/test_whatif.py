@@ -151,3 +151,18 @@ def test_one_slow_pool_in_a_named_region_reaches_a_design_without_regions(librar
     faults, texts, unmatched = faults_for(design, follow_up)
     assert [(f.kind, f.target, f.magnitude) for f in faults] == [("slow_replica", "gpus", 3.0)] and unmatched == []
     assert texts == ["slow_replica*3:gpus"]
+
+
+def test_a_follow_up_on_a_design_that_serves_nothing_fails_and_says_why():
+    from inferboard.model import Design
+    from inferboard.practice.library import ScenarioLibrary
+    from inferboard.practice.whatif import NOTHING_SERVES, run_follow_ups
+
+    entry = ScenarioLibrary(user_packs=None).load().get("fraud-scoring-cpu")
+    blank = Design()
+    unwired = Design()
+    unwired.add_node("traffic_source", 0, 0, node_id="users")
+    unwired.add_node("cpu_pool", 300, 0, node_id="pool")
+    for design in (blank, unwired):
+        results = run_follow_ups(entry.scenario, design)
+        assert results and all(not r.held and NOTHING_SERVES in r.verdict for r in results)
