@@ -5,6 +5,8 @@ the candidate's window never shows the true traffic."""
 
 from __future__ import annotations
 
+import pytest
+
 from inferboard import humanize
 from inferboard.model import ops
 from inferboard.practice.whatif import load_rate, readout, with_requirements
@@ -49,6 +51,7 @@ def test_both_windows_show_the_same_numbers_for_the_same_basis(interview, qtbot)
     assert humanize.rate(truth.peak_rps) not in candidate.basis_label.text()
 
 
+@pytest.mark.slow
 def test_a_fault_follow_up_changes_the_numbers_at_both_bases(interview, qtbot):
     mock = interview("image-embedding-search", evaluate=False)
     console = mock.console
@@ -62,6 +65,7 @@ def test_a_fault_follow_up_changes_the_numbers_at_both_bases(interview, qtbot):
     qtbot.waitUntil(lambda: console.evaluator.latest.get("basis") is not before, timeout=30000)
     after = console.evaluator.latest["basis"]
     assert after.at_true.to_dict() != before.at_true.to_dict()
+    assert before.at_stated is not None and after.at_stated.to_dict() != before.at_stated.to_dict()
 
 
 def test_the_replay_lists_questions_answers_phases_and_follow_ups(interview, qtbot, clock):
