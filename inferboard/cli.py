@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Sequence
 
 from inferboard import __version__
+from inferboard.cli_args import EXIT_BAD_INPUT, OneLineParser
 from inferboard.errors import InferboardError
 from inferboard.paths import data_dir
+from inferboard.printable import shown
+from inferboard.safe_read import FileRefused
 from inferboard.drills import cli as drills_cli
 from inferboard.practice import cli as practice_cli
 from inferboard.rules import cli as rules_cli
@@ -46,8 +49,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
             ok = False
             print(str(error), file=sys.stderr)
             continue
-        print(f"{name}: valid ({len(design.nodes)} nodes, {len(design.edges)} edges)")
-    return 0 if ok else 1
+        print(f"{shown(name)}: valid ({len(design.nodes)} nodes, {len(design.edges)} edges)")
+    return 0 if ok else EXIT_BAD_INPUT
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
@@ -79,16 +82,16 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     output = Path(args.output)
     if output.exists() and not args.force:
-        print(f"{output}: already exists (use --force to overwrite)", file=sys.stderr)
-        return 1
+        print(f"{shown(output)}: already exists (use --force to overwrite)", file=sys.stderr)
+        return EXIT_BAD_INPUT
     if args.template == BLANK_TEMPLATE:
         design = Design()
     else:
         available = templates()
         if args.template not in available:
             names = ", ".join([BLANK_TEMPLATE, *available])
-            print(f"unknown template '{args.template}'; choose one of: {names}", file=sys.stderr)
-            return 1
+            print(f"unknown template '{shown(args.template)}'; choose one of: {names}", file=sys.stderr)
+            return EXIT_BAD_INPUT
         design, _ = read_design(available[args.template])
     if args.title:
         from inferboard.model import ops
@@ -100,13 +103,13 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="inferboard", description="Inferboard: a whiteboard trainer for "
+    parser = OneLineParser(prog="inferboard", description="Inferboard: a whiteboard trainer for "
                                      "ML-inference system design. With no command, opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"inferboard {__version__}")
     parser.set_defaults(func=None)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    p = sub.add_parser("validate", help="check design files; exit 1 if any is invalid")
+    p = sub.add_parser("validate", help="check design files; exit 2 if any cannot be used")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_validate)
 
@@ -128,7 +131,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version, or a bad flag value already told in one line
+        return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
     if args.func is None:
         parser.print_help()
         return 2
@@ -137,9 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. piped into `head`
         sys.stdout = open(os.devnull, "w")
         return 0
-    except InferboardError as error:  # a broken catalog or a failed save is 2, the rest 1
-        print(str(error), file=sys.stderr)
+    except InferboardError as error:  # bad input, a broken catalog or a failed save is 2, the rest 1
+        print(shown(error, keep_newlines=True), file=sys.stderr)
         return error.exit_code
+    except FileRefused as error:  # a file that cannot be read: one line naming it
+        print(str(error), file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":

@@ -32,6 +32,9 @@ class InferboardError(Exception):
 class ValidationFailed(InferboardError):
     """An input failed validation; ``problems`` lists every fault found."""
 
+    #: an input that cannot be used is exit status 2 in every command
+    exit_code = 2
+
     def __init__(self, source: str, problems: list[Problem]):
         self.source = source
         self.problems = list(problems)

@@ -11,13 +11,62 @@ import argparse
 import json
 import sys
 from pathlib import Path
+import math
 from typing import Any
 
+from inferboard.cli_args import EXIT_BAD_INPUT, number
 from inferboard.errors import InferboardError
+from inferboard.printable import shown
+
+#: a step's text arguments; ``value`` and ``minutes`` are numbers
+TEXT_ARGS = ("text", "scope", "name", "action", "target", "fix", "monitoring")
+MAX_TEXT = 2000
 
 
 class ScriptError(InferboardError):
     """A drill script is not valid; the message names the file and the step."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _argument_problem(verb: str, args: dict[str, Any]) -> str:
+    """'' when a step's arguments have the right types and names, else what is wrong."""
+    from inferboard.drills.schema import MITIGATIONS
+    from inferboard.drills.views import DASHBOARDS
+
+    for name, value in args.items():
+        if name in TEXT_ARGS and not (isinstance(value, str) and len(value) <= MAX_TEXT):
+            return f"'{name}' must be text of at most {MAX_TEXT} characters"
+        if name == "value" and value is not None and not (_is_number(value) and value >= 0):
+            return "'value' must be a number of 0 or more"
+        if name == "minutes" and not (_is_number(value) and value > 0):
+            return "'minutes' must be a number of minutes > 0"
+    if verb == "open_dashboard" and args.get("name") not in DASHBOARDS:
+        return f"unknown dashboard '{args.get('name')}'; there are {', '.join(DASHBOARDS)}"
+    if verb == "apply_mitigation" and args.get("action") not in MITIGATIONS:
+        return f"unknown mitigation '{args.get('action')}'; known: {', '.join(MITIGATIONS)}"
+    return ""
+
+
+def check_script(steps: list[dict[str, Any]], horizon_min: float, source: str) -> None:
+    """Refuse a script whose times go backwards or run past the drill's ``horizon_min`` minutes."""
+    now = 0.0
+    for i, step in enumerate(steps, start=1):
+        at = step["at_min"]
+        if at is not None:
+            if at < now:
+                raise ScriptError(f"{shown(source)}: step {i} ({step['verb']}): 'at_min' {at:g} is before "
+                                  f"minute {now:g}, where the script already is")
+            now = float(at)
+        if step["verb"] == "wait":
+            now += float(step["args"]["minutes"])
+        if now > horizon_min:
+            raise ScriptError(f"{shown(source)}: step {i} ({step['verb']}): minute {now:g} is past the drill's "
+                              f"end at minute {horizon_min:g}")
 
 
 def read_script(path: Path) -> list[dict[str, Any]]:
@@ -28,6 +77,7 @@ def read_script(path: Path) -> list[dict[str, Any]]:
         raw = load_yaml_file(path)
     except YamlFileError as error:
         raise ScriptError(str(error)) from None
+    path = shown(path)
     if not isinstance(raw, list):
         raise ScriptError(f"{path}: a drill script is a YAML list of steps")
     steps = []
@@ -36,13 +86,16 @@ def read_script(path: Path) -> list[dict[str, Any]]:
             raise ScriptError(f"{path}: step {i}: each step is a mapping with 'do: VERB'")
         verb = step["do"]
         if verb not in VERBS:
-            raise ScriptError(f"{path}: step {i}: unknown action '{verb}'; known: {', '.join(VERBS)}")
+            raise ScriptError(f"{path}: step {i}: unknown action '{shown(verb[:64])}'; known: {', '.join(VERBS)}")
         args = {k: v for k, v in step.items() if k not in ("do", "at_min")}
         unknown = set(args) - set(VERBS[verb])
         if unknown:
-            raise ScriptError(f"{path}: step {i} ({verb}): unknown field(s) {', '.join(sorted(unknown))}")
+            raise ScriptError(f"{path}: step {i} ({verb}): unknown field(s) {shown(', '.join(sorted(map(str, unknown))))}")
+        problem = _argument_problem(verb, args)
+        if problem:
+            raise ScriptError(f"{path}: step {i} ({verb}): {shown(problem)}")
         at = step.get("at_min")
-        if at is not None and (not isinstance(at, (int, float)) or isinstance(at, bool) or at < 0):
+        if at is not None and (not _is_number(at) or at < 0):
             raise ScriptError(f"{path}: step {i} ({verb}): 'at_min' must be a number of minutes >= 0")
         steps.append({"at_min": at, "verb": verb, "args": args})
     return steps
@@ -57,13 +110,28 @@ def run_script(session, steps: list[dict[str, Any]], source: str = "script") -> 
         try:
             session.perform(step["verb"], dict(step["args"]))
         except (DrillError, TypeError) as error:
-            raise ScriptError(f"{source}: step {i} ({step['verb']}): {error}") from None
+            raise ScriptError(f"{shown(source)}: step {i} ({step['verb']}): {shown(error)}") from None
     session.finish()
+
+
+def folder_problem(folder: str | None) -> str:
+    """'' when ``--folder`` is absent or a folder holding drill files, else the one line saying why not."""
+    if folder is None:
+        return ""
+    if not Path(folder).is_dir():
+        return f"--folder {shown(folder)}: no such folder"
+    if not any(Path(folder).glob("*.yaml")):
+        return f"--folder {shown(folder)}: holds no drill files (*.yaml)"
+    return ""
 
 
 def cmd_list(args: argparse.Namespace) -> int:
     from inferboard.drills.library import load_drills
 
+    problem = folder_problem(args.folder)
+    if problem:
+        print(f"inferboard drill list: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     drills = load_drills(args.folder)
     if args.json:
         print(json.dumps([{"id": d.id, "title": d.title, "kind": d.kind, "difficulty": d.difficulty,
@@ -83,18 +151,23 @@ def cmd_run(args: argparse.Namespace) -> int:
     from inferboard.drills.record import json_default, save_drill, save_drill_report, session_report_html
     from inferboard.store import read_design
 
+    problem = folder_problem(args.folder)
+    if problem:
+        print(f"inferboard drill run: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         drill = get_drill(args.id, args.folder)
     except KeyError as error:
-        print(error.args[0], file=sys.stderr)
-        return 1
+        print(shown(error.args[0]), file=sys.stderr)
+        return EXIT_BAD_INPUT
     design, _ = read_design(args.design)
     steps = read_script(Path(args.script))
+    check_script(steps, drill.horizon_h * 60.0, args.script)
     try:
         session = DrillSession(drill, design, seed=args.seed)
     except DrillError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        print(shown(error, keep_newlines=True), file=sys.stderr)
+        return EXIT_BAD_INPUT
     run_script(session, steps, args.script)
     result = session.result()
     if args.html:
@@ -135,7 +208,7 @@ def register(sub) -> None:
     q.add_argument("id")
     q.add_argument("--design", required=True, metavar="FILE")
     q.add_argument("--script", required=True, metavar="ACTIONS.yaml")
-    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--seed", type=number(0, 2 ** 63 - 1, whole=True), default=0)
     q.add_argument("--json", action="store_true", help="print the result as JSON")
     q.add_argument("--html", metavar="FILE", help="write a self-contained HTML report")
     q.add_argument("--truth", action="store_true", help="also show the hidden truth (interviewer view)")

@@ -10,6 +10,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from inferboard.cli_args import EXIT_BAD_INPUT
+from inferboard.printable import shown
+
 if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
     from inferboard.practice.library import ScenarioLibrary
 
@@ -25,7 +28,7 @@ def load_library(args: argparse.Namespace) -> ScenarioLibrary:
 def warn_problems(library: ScenarioLibrary) -> None:
     """Print the library's loading problems to stderr."""
     for problem in library.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        print(f"warning: {shown(problem, keep_newlines=True)}", file=sys.stderr)
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
@@ -41,7 +44,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     width = max((len(e.id) for e in entries), default=10)
     for entry in entries:
         s = entry.scenario
-        print(f"{entry.id:<{width}}  {s.difficulty:<6}  {s.total_minutes:>3g} min  {s.title}")
+        print(f"{entry.id:<{width}}  {s.difficulty:<6}  {s.total_minutes:>3g} min  {shown(s.title)}")
     return 0
 
 
@@ -55,8 +58,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
         entry = library.get(args.scenario)
     except KeyError as error:
         warn_problems(library)
-        print(str(error.args[0]), file=sys.stderr)
-        return 1
+        print(shown(error.args[0]), file=sys.stderr)
+        return EXIT_BAD_INPUT
     design, _ = read_design(args.file)
     grade = grade_design(entry.scenario, design, entry.reference_design(), behaviour=not args.no_sim)
     if args.json:
@@ -65,8 +68,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
           f"the design alone {grade.design_overall:.1f}")
     for line in grade.rubrics:
-        shown = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
-        print(f"  {line.title:<32} {shown}  (weight {line.weight:g})")
+        percent = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
+        print(f"  {line.title:<32} {percent}  (weight {line.weight:g})")
     if grade.lost:
         print("Lost points:")
         for lost in grade.lost:
@@ -86,8 +89,8 @@ def cmd_pack_export(args: argparse.Namespace) -> int:
     try:
         path = library.export(args.id, Path(args.output))
     except PackError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        print(shown(error, keep_newlines=True), file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(f"{path}: exported '{args.id}'")
     return 0
 
@@ -99,8 +102,8 @@ def cmd_pack_import(args: argparse.Namespace) -> int:
     try:
         pack = library.import_pack(Path(args.file), replace=args.replace)
     except PackError as error:
-        print(str(error), file=sys.stderr)
-        return 1
+        print(shown(error, keep_newlines=True), file=sys.stderr)
+        return EXIT_BAD_INPUT
     print(f"{args.file}: imported pack '{pack.info.id}' ({len(pack.scenario_ids)} scenarios) into {pack.folder}")
     return 0
 

@@ -15,8 +15,9 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from inferboard.catalog import default_catalog
 from inferboard.errors import Problem, ValidationFailed
-from inferboard.model.requirements import Requirements
+from inferboard.model.requirements import LOCATIONS, Requirements
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
 from inferboard.sim.faults import parse_fault
@@ -198,6 +199,16 @@ def parse_fault_spec(text: str) -> FaultSpec:
     return FaultSpec(fault.kind, fault.magnitude, target, tuple(selector))
 
 
+def _check_selector(spec: FaultSpec, text: str) -> None:
+    """Refuse a selector naming a component kind the catalog lacks or a location that does not exist."""
+    for key, value in spec.selector:
+        if key == "kind" and value not in default_catalog().kinds:
+            raise ValueError(f"fault '{text}': unknown component kind '{value}' in the target")
+        if key == "location" and value != "primary" and value not in LOCATIONS:
+            raise ValueError(f"fault '{text}': unknown location '{value}' in the target "
+                             f"(known: primary, {', '.join(LOCATIONS)})")
+
+
 # ------------------------------------------------------------------------- cross checks
 def _unique(items, what: str, field: str) -> list[Problem]:
     seen: set[str] = set()
@@ -251,7 +262,7 @@ def _check_follow_up(scenario: Scenario, n: int, follow_up: FollowUp) -> list[Pr
         problems.append(Problem("", where, "a follow-up needs faults, requirement_changes or both"))
     for m, text in enumerate(follow_up.faults):
         try:
-            parse_fault_spec(text)
+            _check_selector(parse_fault_spec(text), text)
         except ValueError as error:
             problems.append(Problem("", f"{where}.faults.{m}", str(error)))
     surges = [t for t in follow_up.faults if t.strip().startswith("traffic_surge")]

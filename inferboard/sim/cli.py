@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
+from typing import Any
+
+from inferboard.cli_args import EXIT_BAD_INPUT, number
+from inferboard.printable import shown
+
+#: the requirements' own limit on a rate, and the timeline's longest run the command line offers
+MAX_RPS = 10_000_000
+MAX_HOURS = 7 * 24
+MAX_TIMELINE_TICKS = 100_000
+TIMELINE_ONLY = ("pattern", "hours", "tick")
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser("simulate", help="simulate a design: latency, throughput, utilisation, cost")
     p.add_argument("file", metavar="FILE")
     load = p.add_mutually_exclusive_group()
-    load.add_argument("--rps", type=float, help="offered requests per second (default: the requirements' mean)")
+    load.add_argument("--rps", type=number(0, MAX_RPS, above=True), help="offered requests per second (default: the requirements' mean)")
     load.add_argument("--peak", action="store_true", help="simulate at the requirements' peak_rps")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--explain", action="store_true", help="show how every number was computed")
@@ -19,12 +30,13 @@ def register(subparsers) -> None:
                    help="inject a fault (repeatable), e.g. region_outage:us-east@2h+30m")
     p.add_argument("--timeline", action="store_true",
                    help="simulate over time with autoscaling and faults (the design's planned faults, then --fault)")
-    p.add_argument("--hours", type=float, default=24.0, help="timeline length in hours (default 24)")
-    p.add_argument("--tick", type=float, default=60.0, metavar="SECONDS", help="timeline step (default 60 s)")
+    p.add_argument("--hours", type=number(0, MAX_HOURS, above=True),
+                   help="timeline length in hours (default 24, at most a week)")
+    p.add_argument("--tick", type=number(1, 3600), metavar="SECONDS", help="timeline step (default 60 s)")
     p.add_argument("--pattern", help="traffic pattern for the timeline (default: the requirements')")
-    p.add_argument("--load-test", type=int, metavar="N", help="run a request-level simulation of N requests")
-    p.add_argument("--seed", type=int, default=0, help="random seed of the load test and bursty traffic")
-    p.add_argument("--precision", type=float, default=5.0, metavar="PERCENT",
+    p.add_argument("--load-test", type=number(1, 50_000_000, whole=True), metavar="N", help="run a request-level simulation of N requests")
+    p.add_argument("--seed", type=number(0, 2 ** 63 - 1, whole=True), default=0, help="random seed of the load test and bursty traffic")
+    p.add_argument("--precision", type=number(0, 100, above=True), default=5.0, metavar="PERCENT",
                    help="load test: warn when a 95%% interval is wider than +/- PERCENT of its value (default 5)")
     p.set_defaults(func=cmd_simulate)
 
@@ -35,22 +47,96 @@ def _num(value, digits=1) -> str:
     return f"{value:,.{digits}f}"
 
 
+def flag_problem(args: argparse.Namespace) -> str:
+    """'' when the timeline flags fit together, else the one line saying what is wrong."""
+    from inferboard.sim.traffic import PATTERNS
+
+    given = [f"--{name}" for name in TIMELINE_ONLY if getattr(args, name) is not None]
+    if given and not args.timeline:
+        return f"{', '.join(given)}: only used with --timeline"
+    patterns = [p for p in PATTERNS if p != "replay"]  # a replay needs a trace file
+    if args.pattern is not None and args.pattern not in patterns:
+        return f"--pattern: unknown pattern '{shown(args.pattern)}'; choose one of: {', '.join(patterns)}"
+    args.hours = 24.0 if args.hours is None else args.hours
+    args.tick = 60.0 if args.tick is None else args.tick
+    ticks = math.ceil(args.hours * 3600 / args.tick)
+    if ticks > MAX_TIMELINE_TICKS:
+        return (f"--hours {args.hours:g} at --tick {args.tick:g} is {ticks:,} ticks, more than {MAX_TIMELINE_TICKS:,}; "
+                "use a longer tick")
+    return ""
+
+
+def checked_fault(design, text: str):
+    """The simulator fault for ``--fault`` text, checked against ``design`` (kind, times, magnitude,
+    target by node id, label or region location); raise ValueError with one line otherwise."""
+    from inferboard.model.faults import FAULT_KINDS, PlannedFault
+    from inferboard.sim.faults import TimedFault, parse_fault
+
+    fault = parse_fault(text)
+    quoted = f"--fault '{shown(text[:80])}'"
+    planned = PlannedFault(fault.kind, fault.target, fault.start_s, fault.duration_s, fault.magnitude)
+    problem = planned.problem()
+    if not problem and fault.magnitude is not None:
+        high = 1.0 if "error rate" in FAULT_KINDS[fault.kind].magnitude else 1_000_000.0
+        problem = "" if fault.magnitude <= high else f"magnitude: {fault.magnitude:g} is above {high:g}"
+    if problem:
+        field, _, reason = problem.partition(": ")
+        raise ValueError(f"{quoted}: {field}: {reason}")
+    target = _fault_target(design, fault.kind, fault.target)
+    if target is None:
+        raise ValueError(f"{quoted}: target: {_target_choices(design, fault.kind)}")
+    return TimedFault(fault.kind, target, fault.magnitude, fault.start_s, fault.duration_s)
+
+
+def _fault_target(design, kind: str, target: str) -> str | None:
+    from inferboard.model.faults import fault_targets
+
+    for node_id, _ in fault_targets(design, kind):
+        node = design.nodes.get(node_id)
+        names = {node_id} if node is None else {node_id, node.label, str(node.params.get("location", ""))}
+        if target in names - {""}:
+            return node_id
+    return None
+
+
+def _target_choices(design, kind: str) -> str:
+    from inferboard.model.faults import FAULT_KINDS, fault_targets
+
+    choices = [node_id for node_id, _ in fault_targets(design, kind)]
+    if not choices:
+        return f"this design has no node a {kind} can hit ({FAULT_KINDS[kind].target})"
+    more = f" and {len(choices) - 8} more" if len(choices) > 8 else ""
+    return f"{kind} needs {FAULT_KINDS[kind].target}: one of {', '.join(shown(c) for c in choices[:8])}{more}"
+
+
+def finite_json(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None, so the JSON printed is standard."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_json(item) for item in value]
+    return value
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from inferboard.sim.design_sim import evaluate
-    from inferboard.sim.faults import parse_fault, timed_faults
+    from inferboard.sim.faults import timed_faults
     from inferboard.store import read_design
 
+    problem = flag_problem(args)
+    if problem:
+        print(f"inferboard simulate: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     design, _ = read_design(args.file)
     try:
-        faults = [parse_fault(text) for text in args.fault]
+        faults = [checked_fault(design, text) for text in args.fault]
     except ValueError as error:
-        print(str(error), file=sys.stderr)
-        return 2
+        print(f"inferboard simulate: {shown(error)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     req = design.requirements
     rps = args.rps if args.rps is not None else (req.peak_rps if args.peak else None)
-    if args.hours <= 0 or args.tick <= 0:
-        print("--hours and --tick must be positive", file=sys.stderr)
-        return 2
     if args.load_test is not None:
         return _load_test(design, args, rps, faults)
     result = evaluate(design, rps, [f for f in faults if f.start_s <= 0] if args.timeline else faults)
@@ -66,7 +152,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         out["explanations"] = result.explanations()
         out["in_words"] = _in_words(result, design)
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(finite_json(out), indent=2, allow_nan=False))
         return 0
     print(result.table())
     if args.explain:
@@ -98,16 +184,13 @@ def _in_words(result, design) -> dict[str, str]:
 def _load_test(design, args, rps, faults) -> int:
     from inferboard.sim.design_loadtest import run_design_load_test
 
-    if args.load_test < 1 or args.load_test > 50_000_000:
-        print("--load-test N must be between 1 and 50,000,000", file=sys.stderr)
-        return 2
     if not 0 < args.precision < 100:
-        print("--precision must be a percentage between 0 and 100", file=sys.stderr)
-        return 2
+        print("inferboard simulate: --precision must be a percentage between 0 and 100", file=sys.stderr)
+        return EXIT_BAD_INPUT
     summary = run_design_load_test(design, args.load_test, seed=args.seed, rps=rps, faults=faults,
                                    target_precision=args.precision / 100.0)
     if args.json:
-        print(json.dumps(summary.to_dict(), indent=2))
+        print(json.dumps(finite_json(summary.to_dict()), indent=2, allow_nan=False))
     else:
         print(summary.table())
     return 0

@@ -171,7 +171,7 @@ def _draw(rng: np.random.Generator, mean: float, cv: float, size: int) -> np.nda
     """``size`` gamma variates with this mean and coefficient of variation."""
     if mean <= 0 or size == 0:
         return np.zeros(size)
-    if cv == 0:
+    if cv < 1e-6:  # below this the noise is under a millionth, and 1/cv**2 can overflow
         return np.full(size, float(mean))
     if cv == 1:
         return rng.exponential(mean, size)

@@ -9,7 +9,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from inferboard.cli_args import EXIT_BAD_INPUT, number
 from inferboard.practice import cli as practice_cli
+from inferboard.printable import shown
 
 if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
     from inferboard.workshop.grading import GradingRun, SubmissionResult
@@ -63,12 +65,13 @@ def cmd_grade(args: argparse.Namespace) -> int:
         entry = library.get(args.scenario)
     except KeyError as error:
         practice_cli.warn_problems(library)
-        print(str(error.args[0]), file=sys.stderr)
-        return 1
+        print(shown(error.args[0]), file=sys.stderr)
+        return EXIT_BAD_INPUT
     found = collect(args.submissions)
     if not found.submissions:
-        print("no design files (.json) or zips found in " + ", ".join(args.submissions), file=sys.stderr)
-        return 1
+        print("no design files (.json) or zips found in " + ", ".join(shown(s) for s in args.submissions),
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
     bar = ProgressBar(sys.stderr)
     try:
         run = grade_submissions(entry.scenario, entry.reference_bytes, found.submissions, jobs=args.jobs,
@@ -104,7 +107,7 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
     for row in run.results:
         name = row.name if len(row.name) <= width else "…" + row.name[-(width - 1):]
         if not row.ok:
-            print(f"{name:<{width}} ERROR: {row.error}", file=out)
+            print(f"{shown(name):<{width}} ERROR: {shown(row.error)}", file=out)
             continue
         f = row.figures
         scores = " ".join(f"{'n/a' if row.rubrics.get(n) is None else format(row.rubrics[n], '.0f'):>10}"
@@ -138,12 +141,12 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_dict(), indent=2))
     else:
         for problem in report.problems:
-            print(problem, file=sys.stderr)
+            print(shown(problem), file=sys.stderr)
         for warning in report.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
+            print(f"warning: {shown(warning)}", file=sys.stderr)
         if report.grade is not None:
-            print(report.summary())
-    return 0 if report.ok else 1
+            print(shown(report.summary(), keep_newlines=True))
+    return 0 if report.ok else EXIT_BAD_INPUT
 
 
 def register(subparsers) -> None:
@@ -155,7 +158,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--csv", metavar="FILE", help="write one row per submission to FILE")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with each design's picture")
-    p.add_argument("--jobs", type=int, default=None, metavar="N", help="worker processes (default: every core)")
+    p.add_argument("--jobs", type=number(1, 256, whole=True), default=None, metavar="N", help="worker processes (default: every core)")
     p.add_argument("--no-sim", action="store_true", help="skip the rules and figures that need the simulator")
     p.add_argument("--data-dir", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_grade)

@@ -22,12 +22,12 @@ def test_shipped_examples_validate(capsys):
     assert out.count(": valid") == len(files)
 
 
-def test_validate_reports_every_bad_file_and_exits_1(capsys, tmp_path):
+def test_validate_reports_every_bad_file_and_exits_2(capsys, tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "inferboard-design", "version": 1, "nodes": [{"id": "a", "kind": "warp_drive"}]}')
     good = templates()["starter"]
     code, out, err = run(capsys, "validate", str(good), str(bad))
-    assert code == 1
+    assert code == 2
     assert "starter.json: valid" in out
     assert "bad.json: node 'a' field 'kind': unknown component kind 'warp_drive'" in err
 
@@ -50,11 +50,11 @@ def test_new_from_template_and_blank(capsys, tmp_path):
     design, _ = read_design(target)
     assert design.metadata["title"] == "Mine" and len(design.nodes) > 10
     code, _, err = run(capsys, "new", "-o", str(target))
-    assert code == 1 and "already exists" in err
+    assert code == 2 and "already exists" in err
     code, _, _ = run(capsys, "new", "--template", "blank", "-o", str(target), "--force")
     assert code == 0 and len(read_design(target)[0].nodes) == 0
     code, _, err = run(capsys, "new", "--template", "nope", "-o", str(tmp_path / "x.json"))
-    assert code == 1 and "choose one of" in err
+    assert code == 2 and "choose one of" in err
 
 
 def test_no_command_prints_help(capsys):

@@ -76,6 +76,6 @@ def test_a_bad_script_step_is_named(tmp_path, capsys):
     script = tmp_path / "bad.yaml"
     script.write_text("- {do: check_changes}\n- {do: apply_mitigation, action: rollback_canary, colour: red}\n",
                       encoding="utf-8")
-    assert main(["drill", "run", "slow-canary-version", "--design", str(DESIGN), "--script", str(script)]) == 1
+    assert main(["drill", "run", "slow-canary-version", "--design", str(DESIGN), "--script", str(script)]) == 2
     err = capsys.readouterr().err
     assert "step 2 (apply_mitigation): unknown field(s) colour" in err

@@ -41,11 +41,11 @@ def test_grade_scores_a_file_against_a_scenario(capsys, data_dir):
 
 def test_grade_refuses_unknown_scenarios_and_bad_files(capsys, tmp_path, data_dir):
     example = ROOT / "assets" / "examples" / "cpu-small.json"
-    assert main(["grade", str(example), "--scenario", "nope", *data_dir]) == 1
+    assert main(["grade", str(example), "--scenario", "nope", *data_dir]) == 2
     assert "no scenario 'nope'" in capsys.readouterr().err
     bad = tmp_path / "bad.json"
     bad.write_text("{")
-    assert main(["grade", str(bad), "--scenario", "fraud-scoring-cpu", *data_dir]) == 1
+    assert main(["grade", str(bad), "--scenario", "fraud-scoring-cpu", *data_dir]) == 2
     assert "bad.json" in capsys.readouterr().err
 
 
@@ -53,7 +53,7 @@ def test_pack_export_and_import(capsys, tmp_path, data_dir):
     target = tmp_path / "speech.zip"
     assert main(["pack", "export", "bursty-speech", "-o", str(target), *data_dir]) == 0
     assert "bursty-speech/bursty-speech/scenario.yaml" in zipfile.ZipFile(target).namelist()
-    assert main(["pack", "import", str(target), *data_dir]) == 1
+    assert main(["pack", "import", str(target), *data_dir]) == 2
     assert "already used in pack 'core'" in capsys.readouterr().err
     renamed = tmp_path / "renamed.zip"
     with zipfile.ZipFile(target) as source, zipfile.ZipFile(renamed, "w") as out:
@@ -64,4 +64,4 @@ def test_pack_export_and_import(capsys, tmp_path, data_dir):
     assert "imported pack 'my-speech' (1 scenarios)" in capsys.readouterr().out
     assert main(["scenarios", *data_dir]) == 0
     assert "my-speech" in capsys.readouterr().out
-    assert main(["pack", "export", "no-such-thing", "-o", str(tmp_path / "x.zip"), *data_dir]) == 1
+    assert main(["pack", "export", "no-such-thing", "-o", str(tmp_path / "x.zip"), *data_dir]) == 2

@@ -106,12 +106,12 @@ def test_check_names_file_scenario_and_field(tmp_path, capsys):
     data["colour"] = "blue"
     data["questions"][0]["reveals"] = ["no-such-fact"]
     path.write_text(yaml.safe_dump(data))
-    assert main(["scenario", "check", str(path)]) == 1
+    assert main(["scenario", "check", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}: scenario '{SCENARIO}' field 'colour': unknown field" in err
     data.pop("colour")
     path.write_text(yaml.safe_dump(data))
-    assert main(["scenario", "check", str(path)]) == 1
+    assert main(["scenario", "check", str(path)]) == 2
     assert f"scenario '{SCENARIO}' field 'questions.0.reveals': unknown fact 'no-such-fact'" in capsys.readouterr().err
 
 
