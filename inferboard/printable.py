@@ -1,5 +1,5 @@
-"""Showing user-supplied text safely: control and bidirectional-override characters are written
-as escapes (``\\x1b``, ``\\u202e``) so an id or file name cannot drive the terminal or reorder a line."""
+"""Showing user-supplied text safely: control, format, unassigned and bidirectional-override
+characters are written as escapes (``\\x1b``, ``\\u202e``) so an id or file name cannot drive the terminal or reorder a line."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _escape(char: str) -> str:
 
 
 def _unsafe(char: str) -> bool:
-    return char in _BIDI or unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+    return char in _BIDI or unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
 
 def shown(text: object, keep_newlines: bool = False) -> str:

@@ -9,11 +9,11 @@ A moment is one thing said, at its time; ``said_until(t)`` is what had been said
 from __future__ import annotations
 
 import bisect
-import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from inferboard.model.design import Design
+from inferboard.safe_read import FileRefused, parse_json
 from inferboard.store.design_files import parse_design
 
 
@@ -89,8 +89,8 @@ class EditSummary:
 
 def _as_dict(data: bytes) -> dict[str, Any]:
     try:
-        raw = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        raw = parse_json(data, "snapshot")
+    except FileRefused:
         return {}
     return raw if isinstance(raw, dict) else {}
 

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from inferboard.safe_read import FileRefused, decode_text, read_bounded
+
 PATTERNS = ("steady", "diurnal", "step", "spike", "bursty", "replay")
 DAY_S = 86400.0
 PEAK_HOUR = 16.0
@@ -199,13 +201,9 @@ def load_replay_csv(path: Path | str, interval_s: float = 60.0) -> tuple[np.ndar
     """
     path = Path(path)
     try:
-        if path.stat().st_size > MAX_REPLAY_BYTES:
-            raise ReplayCsvError(f"{path}: larger than the {MAX_REPLAY_BYTES}-byte limit for replay files")
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise ReplayCsvError(f"{path}: cannot be read: {error.strerror or error}") from None
-    except UnicodeDecodeError:
-        raise ReplayCsvError(f"{path}: not a UTF-8 text file") from None
+        text = decode_text(read_bounded(path, MAX_REPLAY_BYTES), str(path))  # a pipe or device is refused
+    except FileRefused as refusal:
+        raise ReplayCsvError(str(refusal)) from None
     times: list[float] = []
     rates: list[float] = []
     columns = None
