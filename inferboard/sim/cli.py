@@ -154,20 +154,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(finite_json(out), indent=2, allow_nan=False))
         return 0
-    print(result.table())
+    print(shown(result.table(), keep_newlines=True))
     if args.explain:
         print("\nIn words:")
         for key, text in _in_words(result, design).items():
-            print(f"  {text.replace('**', '')}")
+            print(f"  {shown(text.replace('**', ''))}")
         print("\nHow each number was computed:")
         for key, text in result.explanations().items():
-            print(f"  {key}: {text}")
+            print(f"  {key}: {shown(text)}")
     if timeline is not None:
         series = timeline.series
         print(f"\nTimeline: {args.hours:g} h at {args.tick:g} s ticks; worst p99 {_num(max(series['p99_ms']))} ms, "
               f"peak cost {_num(max(series['cost_per_hour']), 2)} $/h")
         for event in timeline.events[:60]:
-            print(f"  {event.time_s / 3600:6.2f} h  {event.kind:<18} {event.message}")
+            print(f"  {event.time_s / 3600:6.2f} h  {event.kind:<18} {shown(event.message)}")
         if len(timeline.events) > 60:
             print(f"  ... {len(timeline.events) - 60} more events (use --json for all)")
     return 0
@@ -192,5 +192,5 @@ def _load_test(design, args, rps, faults) -> int:
     if args.json:
         print(json.dumps(finite_json(summary.to_dict()), indent=2, allow_nan=False))
     else:
-        print(summary.table())
+        print(shown(summary.table(), keep_newlines=True))
     return 0
