@@ -234,7 +234,9 @@ def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Resu
                    f"{leaf.max_survivor_utilisation:.0%}: one more replica lost or a small spike and it queues")
     elif busiest is not None:
         detail = (f"no region can take the traffic of '{lost}': at {rps:,.0f} req/s the surviving pool "
-                  f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%}")
+                  f"'{busiest[0]}' would run at {busiest[1]:.0%} and the rest serves {served:.0%} at full quality")
+        if degraded > 0.005:
+            detail += f" while a fallback answers {degraded:.0%} in degraded form"
     return Result(False, neg=evidence([lost, *_saturated(result)], details=[detail]))
 
 

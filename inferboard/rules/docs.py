@@ -13,7 +13,8 @@ import yaml
 
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DERIVED
-from inferboard.rules.engine import BLOCKER_CAP, BLOCKER_GRADE_CAP, GRADES, SEVERITY_PENALTY, default_rules
+from inferboard.rules.engine import (BLOCKER_CAP, BLOCKER_GRADE_CAP, GRADES, PENALTY_CAP, SEVERITY_PENALTY,
+                                     default_rules)
 from inferboard.rules.loader import RuleSet
 from inferboard.rules.schema import MESSAGE_FIELDS, SECTIONS, SEVERITY_SHARE
 
@@ -162,7 +163,8 @@ def _scoring(rules: RuleSet) -> list[str]:
              "rubrics' percentages (rubric weights below, overridable per scenario), less a severity penalty "
              "for each finding of a rubric that counts: "
              + ", ".join(f"{sev} {pen:g}" for sev, pen in SEVERITY_PENALTY.items() if pen) +
-             " points, so a serious flaw shows in the overall however many rubrics dilute it. A design with a "
+             f" points, at most {PENALTY_CAP:g} in all, so a serious flaw shows in the overall however many "
+             "rubrics dilute it. A design with a "
              f"blocker finding (it cannot work as drawn) scores at most {BLOCKER_CAP:g}, well under a pass, "
              f"and gets at most the grade {BLOCKER_GRADE_CAP}. The overall never goes below 0; with nothing "
              "assessed it is 0. A blank design therefore scores 0: the requirements rubric finds no SLO, "

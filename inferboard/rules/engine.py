@@ -43,7 +43,10 @@ BLOCKER_GRADE_CAP = "D"
 BLOCKER_CAP = 50.0
 #: Points taken off the overall for each finding of a severity, on top of what it costs its rubric, so
 #: a serious flaw is visible in the overall however many rubrics dilute it.
-SEVERITY_PENALTY = {"blocker": 0.0, "major": 3.0, "minor": 0.5, "advice": 0.0}
+SEVERITY_PENALTY = {"blocker": 0.0, "major": 4.0, "minor": 0.5, "advice": 0.0}
+#: The most the severity penalties take off together: past a few serious flaws the rubric
+#: percentages already show how far the design is from working.
+PENALTY_CAP = 20.0
 
 
 class UnknownRubric(InferboardError, ValueError):
@@ -201,7 +204,7 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
 def overall_of(parts: Iterable[tuple[float | None, float]], severities: Iterable[str] = ()) -> float:
     """The overall score from (percent, weight) pairs and the severities of the findings: the weighted
     mean of the assessed rubrics (percent None means not assessed), less SEVERITY_PENALTY for each
-    finding, at most BLOCKER_CAP when a blocker fired, never below 0. Nothing assessed scores 0."""
+    finding (PENALTY_CAP in all), at most BLOCKER_CAP when a blocker fired, never below 0. Nothing assessed scores 0."""
     total = weighted = 0.0
     for percent, weight in parts:
         if percent is None or weight <= 0:
@@ -211,7 +214,7 @@ def overall_of(parts: Iterable[tuple[float | None, float]], severities: Iterable
     if total == 0:
         return 0.0
     severities = list(severities)
-    overall = weighted / total - sum(SEVERITY_PENALTY.get(s, 0.0) for s in severities)
+    overall = weighted / total - min(PENALTY_CAP, sum(SEVERITY_PENALTY.get(s, 0.0) for s in severities))
     if "blocker" in severities:
         overall = min(overall, BLOCKER_CAP)
     return max(0.0, overall)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import yaml
 
-from inferboard.model import Design
+from inferboard.model import Design, ops
 from inferboard.practice.library import ScenarioEntry
 
 BANDS_FILE = Path(__file__).with_name("bands.yaml")
 POOL_KINDS = ("gpu_pool", "generation_pool", "cpu_pool")
-LEVELS = ("weak", "middling", "strong")
+LEVELS = ("weak", "middling", "one_region_scaled", "strong", "lean_canary", "shadow_candidate")
 
 
 def bands() -> dict:
@@ -44,8 +44,8 @@ def weak(entry: ScenarioEntry) -> Design:
     return design
 
 
-def middling(entry: ScenarioEntry) -> Design:
-    """The reference in its busiest region only, without autoscalers and without alerting."""
+def _busiest_region_only(entry: ScenarioEntry) -> Design:
+    """The reference with every region but the one holding its main pool removed."""
     design = entry.reference_design()
     keep = design.nodes[_main_pool(design).id].region
     for region in [n.id for n in design.nodes.values() if n.kind == "region" and n.id != keep]:
@@ -53,9 +53,50 @@ def middling(entry: ScenarioEntry) -> Design:
         design.remove_node(region)
         for member in members:
             design.remove_node(member)
+    return design
+
+
+def middling(entry: ScenarioEntry) -> Design:
+    """The reference in its busiest region only, without autoscalers and without alerting."""
+    design = _busiest_region_only(entry)
     for node_id in [n.id for n in design.nodes.values() if n.kind in ("autoscaler", "alerting")]:
         design.remove_node(node_id)
     return design
+
+
+def one_region_scaled(entry: ScenarioEntry) -> Design:
+    """The reference in its busiest region only, autoscalers and alerting kept."""
+    return _busiest_region_only(entry)
+
+
+def _candidate_pools(design: Design) -> list[str]:
+    """The pools behind each canary router's canary port (through a batcher, if any)."""
+    out = []
+    for edge in list(design.edges.values()):
+        if design.nodes[edge.source].kind == "canary_router" and edge.source_port == "canary":
+            node = edge.target
+            while design.nodes[node].kind not in POOL_KINDS:
+                node = next(e.target for e in design.edges.values() if e.source == node and e.source_port == "requests")
+            out.append(node)
+    return out
+
+
+def lean_canary(entry: ScenarioEntry, shadow: bool = False) -> Design:
+    """The reference with every canary pool at one replica and no autoscaler (mirroring, with ``shadow``)."""
+    design = entry.reference_design()
+    for pool in _candidate_pools(design):
+        design.set_params(pool, replicas=1, min_replicas=1, max_replicas=1)
+        for edge in [e.id for e in design.edges.values() if e.target == pool and e.target_port == "scaling"]:
+            design.apply(ops.RemoveEdge(edge))
+    if shadow:
+        for router in [n.id for n in design.nodes.values() if n.kind == "canary_router"]:
+            design.set_params(router, shadow=True)
+    return design
+
+
+def shadow_candidate(entry: ScenarioEntry) -> Design:
+    """The reference mirroring to one-replica candidate pools without autoscaler."""
+    return lean_canary(entry, shadow=True)
 
 
 def strong(entry: ScenarioEntry) -> Design:
@@ -66,7 +107,8 @@ def strong(entry: ScenarioEntry) -> Design:
     return design
 
 
-BUILDERS = {"weak": weak, "middling": middling, "strong": strong}
+BUILDERS = {"weak": weak, "middling": middling, "one_region_scaled": one_region_scaled, "strong": strong,
+            "lean_canary": lean_canary, "shadow_candidate": shadow_candidate}
 
 
 def three_boxes() -> Design:

@@ -197,9 +197,12 @@ ex("REGION-002", "pass-2", lambda: removed("glb", design_factory=lambda: referen
 ex("REGION-002", "fail-1", _no_global_lb, ["use1", "usw2"])
 CPU_4 = {"replicas": 4, "min_replicas": 4, "max_replicas": 4, "workers_per_replica": 4, "service_ms": 12}
 CPU_8 = {**CPU_4, "replicas": 8, "min_replicas": 8, "max_replicas": 8}
-ex("REGION-003", "pass-1", lambda: simple("cpu_pool", CPU_8, regions=("use1", "usw2"), mean_rps=1000, peak_rps=2000))
-ex("REGION-003", "fail-1", lambda: simple("cpu_pool", CPU_4, regions=("use1", "usw2"), mean_rps=1000, peak_rps=2000),
+N_PLUS_1 = {"mean_rps": 1000, "peak_rps": 2000, "availability_slo": 99.9}
+ex("REGION-003", "pass-1", lambda: simple("cpu_pool", CPU_8, regions=("use1", "usw2"), **N_PLUS_1))
+ex("REGION-003", "pass-2", lambda: simple("cpu_pool", CPU_4, **{**N_PLUS_1, "availability_slo": 99.5}))  # not implied
+ex("REGION-003", "fail-1", lambda: simple("cpu_pool", CPU_4, regions=("use1", "usw2"), **N_PLUS_1),
    ["use1", "cpus-usw2"])
+ex("REGION-003", "fail-2", lambda: simple("cpu_pool", CPU_8, **N_PLUS_1), ["use1"])  # one region: nothing remains
 
 
 def _passive(min_replicas: int):

@@ -16,7 +16,7 @@ from inferboard.rules.context import DesignIndex
 from inferboard.rules.leaves import evaluate
 from inferboard.rules.loader import UnknownRule
 from tests.core.helpers import serving_chain
-from tests.rules.builders import reference, set_requirements, simple
+from tests.rules.builders import reference, set_requirements, simple, wire
 
 
 def run(condition: dict, design=None):
@@ -112,6 +112,7 @@ class FakeNode:
     arrival_rps: float = 0.0
     memory_fit: bool | None = True
     down: bool = False
+    shed_rps: float = 0.0
 
 
 @dataclass
@@ -153,7 +154,8 @@ def fake_sim(monkeypatch):
 
 
 def test_behaviour_rules_share_one_simulation_per_load_and_fault_set(fake_sim):
-    design = simple("cpu_pool", regions=("use1", "usw2"), peak_rps=1200, mean_rps=600, budget_per_1k=1.0)
+    design = simple("cpu_pool", regions=("use1", "usw2"), peak_rps=1200, mean_rps=600, budget_per_1k=1.0,
+                    availability_slo=99.9)
     fake_sim.answer = lambda d, rps, faults: FakeResult(rps, rps, nodes={"cpus-use1": FakeNode(capacity_rps=900),
                                                                       "cpus-usw2": FakeNode(capacity_rps=800)})
     report = check_design(design, rubrics=["capacity_cost", "latency", "multi_region"])
@@ -163,7 +165,7 @@ def test_behaviour_rules_share_one_simulation_per_load_and_fault_set(fake_sim):
 
 
 def test_latency_headroom_and_region_loss_findings_point_at_the_bottleneck(fake_sim):
-    design = simple("cpu_pool", regions=("use1", "usw2"), peak_rps=1200, mean_rps=600)
+    design = simple("cpu_pool", regions=("use1", "usw2"), peak_rps=1200, mean_rps=600, availability_slo=99.9)
 
     def answer(d, rps, faults):
         hot = FakeNode(utilisation=0.97, saturated=True, capacity_rps=600)
@@ -220,3 +222,33 @@ def test_a_renamed_result_field_fails_loudly_instead_of_passing(fake_sim):
     fake_sim.answer = lambda d, rps, faults: Renamed(rps, rps)
     with pytest.raises(AttributeError, match="p99_ms"):
         check_design(simple("cpu_pool"), rubrics=["latency"])
+
+
+def _after_losing_use1(fake_sim, survivor: FakeNode, fallback_rps: float):
+    design = simple("cpu_pool", regions=("use1", "usw2"), peak_rps=1200, mean_rps=600, availability_slo=99.9)
+    design.add_node("fallback_model", 700, 340, node_id="fb", region="usw2")
+    wire(design, "lb-usw2", "requests", "fb", "requests")
+
+    def answer(d, rps, faults):
+        if faults:  # everything is answered, some of it by the fallback
+            return FakeResult(rps, rps, nodes={"cpus-use1": FakeNode(down=True), "cpus-usw2": survivor,
+                                               "fb": FakeNode(arrival_rps=fallback_rps)})
+        return FakeResult(rps, rps, nodes={"cpus-use1": FakeNode(capacity_rps=1000), "cpus-usw2": FakeNode(capacity_rps=900),
+                                           "fb": FakeNode()})
+
+    fake_sim.answer = answer
+    return {f.rule_id: f for f in check_design(design, rubrics=["multi_region"]).findings}
+
+
+def test_traffic_answered_by_a_fallback_is_not_counted_as_served(fake_sim):
+    found = _after_losing_use1(fake_sim, FakeNode(capacity_rps=1000, arrival_rps=840), fallback_rps=360)
+    assert "REGION-003" in found
+    assert "the rest serves 70% at full quality while a fallback answers 30%" in found["REGION-003"].message
+
+
+def test_survivors_running_hot_fail_the_n_plus_1_check(fake_sim):
+    found = _after_losing_use1(fake_sim, FakeNode(capacity_rps=1000, arrival_rps=1140), fallback_rps=0)
+    assert "REGION-003" in found and "runs at 114%" in found["REGION-003"].message
+    found = _after_losing_use1(fake_sim, FakeNode(capacity_rps=1300, arrival_rps=1200), fallback_rps=0)
+    assert "runs at 92%, above 90%" in found["REGION-003"].message
+    assert "REGION-003" not in _after_losing_use1(fake_sim, FakeNode(capacity_rps=2000, arrival_rps=1200), 0)
