@@ -61,7 +61,6 @@ def main_window(library, history, clock):
     window = open_window(str(ROOT / "assets" / "examples" / "multi-region.json"), restore_layout=False,
                          theme_mode="light")
     settle(800, evaluated(window))
-    window.view.fit_all()
     capture("main-window.png", window)
     editor = window.edit_faults()
     editor.add_button.click()
@@ -75,7 +74,6 @@ def main_window(library, history, clock):
         controller.panel.ask(question.id)
     window.document.set_design(partial_reference(entry, drop_kinds=("drift_detector", "retraining_pipeline")))
     settle(600, evaluated(window))
-    window.view.fit_all()
     capture("practice-round.png", window)
     clock.t += 900
     controller.panel.submit(confirm=False)
@@ -111,13 +109,11 @@ def mock_interview(library, history, clock):
     console.play_follow_up(follow_up.id)
     candidate.send_design()
     settle(800, lambda: evaluated(candidate)() and console.checklist.grade is not None)
-    candidate.view.fit_all()
     console.mirror.fit()
     if mock.pair.toggled:
         capture("interview-console.png", candidate, console)
         mock.pair.switch_from(console)
         settle(400)
-        candidate.view.fit_all()
         capture("interview-candidate.png", candidate, console)
         mock.pair.switch_from(candidate)
     else:
