@@ -1,6 +1,6 @@
 """Steady-state solve() times for random 10-, 50- and 200-station networks (medians of 25 runs).
 
-    .venv/bin/python bench/bench_analytic.py
+    .venv/bin/python bench/bench_analytic.py [--baseline REV]
 
 Target: a 200-station network solves in well under 10 ms median. Networks are random but seeded:
 a mix of pure delays, G/G/c pools (CV 0–1.5), dynamic batchers, bounded queues and time-outs,
@@ -11,12 +11,16 @@ load on the machine): ``solve`` on the same Network object (the structure plan i
 the app re-solves an unchanged design), ``solve (new Network)`` on a freshly built equal network
 (plan recomputed; building the Network itself is not timed), and ``+ figures/to_dict`` which also
 materialises every explanation and the JSON-able dict (figures are built lazily on first access).
+With ``--baseline REV`` the bench as it was at git revision REV runs too, side by side (a temporary
+worktree, same machine and load), and each size's solve time is printed as a ratio to it.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
+import re
 import random
 import statistics
 import sys
@@ -25,10 +29,12 @@ import time
 from pathlib import Path as FsPath
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
+sys.path.insert(0, str(FsPath(__file__).resolve().parent))
 os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
 from inferboard.sim.analytic import solve  # noqa: E402
 from inferboard.sim.network import Network, Path, Station  # noqa: E402
+from baseline import run_at  # noqa: E402
 
 TARGET_MS = 10.0
 RUNS = 25
@@ -97,9 +103,25 @@ def reference_ms() -> float:
     return median_ms(lambda: np.exp(a))
 
 
+SOLVE_LINE = re.compile(r"^\s*(\d+) stations.*?solve\s+([\d.]+) ms \(CPU\s+([\d.]+)\)", re.M)
+
+
+def baseline_figures(revision: str) -> tuple[dict[int, tuple[float, float]], float | None]:
+    """Per size (wall, CPU ms) of the bench at ``revision``, and its machine reference figure."""
+    text = run_at(revision, "bench_analytic.py") or ""
+    reference = re.search(r"np.exp over 800k doubles = ([\d.]+) ms", text)
+    return ({int(n): (float(w), float(c)) for n, w, c in SOLVE_LINE.findall(text)},
+            float(reference.group(1)) if reference else None)
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--baseline", metavar="REV", help="also run this bench as it was at git revision REV")
+    args = parser.parse_args()
+    old, old_reference = baseline_figures(args.baseline) if args.baseline else ({}, None)
     print(f"solve() median of {RUNS} runs; target: 200 stations well under {TARGET_MS:.0f} ms")
-    print(f"machine reference: np.exp over 800k doubles = {reference_ms():.2f} ms (median)")
+    print(f"machine reference: np.exp over 800k doubles = {reference_ms():.2f} ms (median)"
+          + (f"; in the baseline's run {old_reference:.2f} ms" if old_reference else ""))
     for n in (10, 50, 200):
         stations, paths, lam = build(n)
         net = Network(stations, paths, arrival_rate=lam)
@@ -120,6 +142,9 @@ def main() -> None:
         print(f"{n:4d} stations, {len(paths):3d} paths, {res.bins:5d} bins: solve {same:6.2f} ms (CPU {cpu:6.2f}) | "
               f"solve (new Network) {fresh:6.2f} ms | + figures/to_dict {full_ms:6.2f} ms  [{status}]  "
               f"p99={res.p99_s * 1000:.1f} ms served={res.throughput_rps:.1f}/{lam:.0f} rps")
+        if n in old:
+            print(f"{'':4s}  at {args.baseline}: solve {old[n][0]:6.2f} ms (CPU {old[n][1]:6.2f}); now {same / old[n][0]:.2f}x "
+                  f"wall, {cpu / old[n][1]:.2f}x CPU")
 
 
 if __name__ == "__main__":
