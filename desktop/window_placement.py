@@ -9,7 +9,7 @@ second, the interviewer's, first: the interviewer starts the round and hands the
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, QTimer
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QPushButton, QWidget
 
@@ -131,6 +131,9 @@ class WindowPair(QObject):
     """Two top-level windows for two people placed by ``pair_layout``; when they do not tile, each
     fills the screen and shows a button that hides it and shows the other (``second`` in front)."""
 
+    #: The screen was handed over: the window now in front.
+    switched = Signal(object)
+
     def __init__(self, first: QWidget, second: QWidget, first_name: str, second_name: str,
                  parent: QObject | None = None):
         super().__init__(parent)
@@ -217,6 +220,7 @@ class WindowPair(QObject):
         other.raise_()
         other.activateWindow()
         window.hide()
+        self.switched.emit(other)
 
     def eventFilter(self, watched, event) -> bool:
         """When one of two windows taking turns closes, the other one shows."""

@@ -270,6 +270,8 @@ class DrillInterview(QObject):
         self.console.end_button.clicked.connect(lambda: self.candidate.finish())
         self.candidate.left.connect(self.console.candidate_left)
         self.pair = WindowPair(self.candidate, self.console, "candidate's drill window", "interviewer's console", self)
+        # Handing the screen to the candidate folds the hidden truth away.
+        self.pair.switched.connect(lambda front: front is self.candidate and self.console.reveal.setChecked(False))
 
     def show(self) -> None:
         """Both windows tiled on the screen (or taking turns on a small one), the console in front."""

@@ -286,6 +286,7 @@ class InterviewerConsole(QWidget):
         """Show or fold away what only the interviewer may see (the hidden facts, the follow-ups to
         come, the script and the true traffic's numbers): folded while the candidate shares the screen."""
         self.questions.facts.setVisible(shown)
+        self.questions.reveal_button.setVisible(shown)
         for widget in (self.follow_ups, self.script):
             self.tabs.setTabVisible(self.tabs.indexOf(widget), shown)
         self.private.setText("Hide what only you see" if shown else "Show what only you see")

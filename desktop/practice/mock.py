@@ -33,6 +33,8 @@ class MockInterview(QObject):
         self.console = InterviewerConsole(interviewer_link, None, self.candidate.theme_manager.theme)
         self.pair = WindowPair(self.candidate, self.console, "candidate's window", "interviewer's console", self)
         self.pair.after_place = self.candidate.fit_docks
+        # Handing the screen to the candidate folds away what only the interviewer may see.
+        self.pair.switched.connect(lambda front: front is self.candidate and self.console.private.setChecked(False))
 
     @property
     def placements_pending(self) -> int:

@@ -50,6 +50,7 @@ def test_the_mock_interview_tiles_or_takes_turns_and_its_dialogs_fit(screen, qtb
             assert not candidate.isVisible()
             qtbot.mouseClick(mock.pair.buttons[console], Qt.MouseButton.LeftButton)
             assert candidate.isVisible() and not console.isVisible()
+            assert not console.private.isChecked()  # handed to the candidate: folded away again
             assert_fits(screen, candidate, console)
             qtbot.mouseClick(mock.pair.buttons[candidate], Qt.MouseButton.LeftButton)
         else:
