@@ -92,8 +92,11 @@ def _bottleneck(result: "DesignResult") -> list[str]:
 
 def _serving_or_fail(index: DesignIndex, rps: float, what: str) -> Result | None:
     """A failed Result when nothing serves the load (no simulation needed), else None."""
-    if index.serving_pools():
+    if index.served_pools():
         return None
+    if index.serving_pools():
+        return Result(False, neg=evidence((p.id for p in index.serving_pools()), details=[
+            f"no traffic source is wired through to a serving pool, so {what}"]))
     return Result(False, neg=evidence(details=[f"nothing serves the {rps:,.0f} req/s, so {what}"]))
 
 

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.elements import Node
-from inferboard.rules.roles import POOL_ROLES, SERVING_KINDS, pool_roles
+from inferboard.rules.roles import POOL_ROLES, SERVING_KINDS, pool_roles, reached_by_traffic
 
 POOL_KINDS = kind_group("replica_pool")
 GPU_KINDS = kind_group("gpu_pool")
@@ -122,6 +122,7 @@ class DesignIndex:
         #: the design's rate-independent compile, shared by this check's simulations
         self.sim_structure: Any = None
         self._roles: dict[str, str] | None = None
+        self._reached: frozenset[str] | None = None
         #: the pool roles the running rule judges; pools of other roles are left out of every selection
         self.scope: frozenset[str] = frozenset(POOL_ROLES)
         self._scoped: dict[tuple[tuple[str, ...], frozenset[str]], list[Node]] = {}
@@ -217,6 +218,12 @@ class DesignIndex:
         return [n for n in self.of_kinds(POOL_KINDS)
                 if max(n.params.get("replicas", 0), n.params.get("min_replicas", 0),
                        n.params.get("max_replicas", 0)) > 0]
+
+    def served_pools(self) -> list[Node]:
+        """The serving pools (of the roles in scope) that requests from a traffic entry reach."""
+        if self._reached is None:
+            self._reached = reached_by_traffic(self)
+        return [n for n in self.serving_pools() if n.id in self._reached]
 
     def sort_nodes(self, ids) -> tuple[str, ...]:
         return tuple(sorted(set(ids), key=lambda i: self.order.get(i, 1 << 30)))

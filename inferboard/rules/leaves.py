@@ -191,16 +191,21 @@ def _path_through(leaf: c.PathThrough, index: DesignIndex) -> Result:
             parent[nxt] = (current, edge)
             queue.append(nxt)
     targets = [n for n in index.of_kinds(target_kinds) if not leaf.target_where or matches(n, leaf.target_where, index)]
-    bypassed, edges = [], []
+    reached = {n for source in index.of_kinds(_kinds(leaf.source))
+               for n in index.reachable(source.id, "requests", "downstream")}
+    bypassed, edges, details = [], [], []
     for target in targets:
-        if target.id in parent and parent[target.id] is not None:
+        if target.id not in reached:  # no request path at all: nothing shows the path is guarded
+            bypassed.append(target.id)
+            details.append(f"no request path reaches '{target.id}'")
+        elif parent.get(target.id) is not None:
             bypassed.append(target.id)
             step = parent[target.id]
             while step is not None:
                 edges.append(step[1])
                 step = parent[step[0]]
     if bypassed:
-        return Result(False, neg=evidence(bypassed, edges))
+        return Result(False, neg=evidence(bypassed, edges, details))
     return Result(True, evidence(t.id for t in targets))
 
 

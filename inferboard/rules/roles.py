@@ -64,6 +64,11 @@ def _candidate_router(index: "DesignIndex", node_id: str) -> str | None:
     return None
 
 
+def reached_by_traffic(index: "DesignIndex") -> frozenset[str]:
+    """Node ids that requests from some traffic entry reach, through any port."""
+    return frozenset(_reached_from_entries(index, through_candidates=True))
+
+
 def pool_roles(index: "DesignIndex") -> dict[str, str]:
     """Serving pool id -> its role (one of :data:`POOL_ROLES`)."""
     pools = [n for n in index.nodes.values() if n.kind in SERVING_KINDS]

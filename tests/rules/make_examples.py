@@ -176,6 +176,7 @@ ex("HW-007", "fail-1", lambda: simple("cpu_pool", {"service_ms": 200}), ["cpus"]
 ex("HW-008", "pass-1", reference)
 ex("HW-008", "pass-2", lambda: simple("cpu_pool"))
 ex("HW-008", "fail-1", lambda: reference(()), [])
+ex("HW-008", "fail-2", without("lb:cpus", design_factory=lambda: simple("cpu_pool")), ["cpus"])  # drawn, not wired
 
 # ------------------------------------------------------------------------------- multi-region
 ex("REGION-001", "pass-1", reference)
@@ -276,6 +277,7 @@ def _batcher_skipped():
 
 ex("LAT-003", "pass-1", reference)
 ex("LAT-003", "pass-2", llm)
+ex("LAT-003", "fail-3", without("lb:gpus", design_factory=lambda: simple("gpu_pool")), ["gpus"])  # not wired
 ex("LAT-003", "fail-1", _batcher_skipped, ["gpu-use1"],
    ["users:glb", "glb:lb-use1", "lb-use1:cache-use1", "cache-use1:adm-use1", "adm-use1:canary-use1",
     "canary-use1:gpu-use1"])
