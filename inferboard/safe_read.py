@@ -19,7 +19,7 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 MAX_NUMBER_DIGITS = 300
 DEFAULT_MAX_DEPTH = 64
 _CHUNK = 1 << 20
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
@@ -32,22 +32,29 @@ class FileRefused(ValueError):
         super().__init__(where + shown(message))
 
 
-def _not_regular(mode: int) -> str | None:
+def file_kind(mode: int) -> str:
+    """What a status mode is, in words: "a named pipe", "a folder", "a regular file"..."""
     if stat.S_ISREG(mode):
-        return None
-    return next((f"not a regular file: it is {name}" for test, name in _KINDS if test(mode)), "not a regular file")
+        return "a regular file"
+    return next((name for test, name in _KINDS if test(mode)), "another kind of file")
 
 
-def read_bounded(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+def _not_regular(mode: int) -> str | None:
+    return None if stat.S_ISREG(mode) else f"not a regular file: it is {file_kind(mode)}"
+
+
+def read_bounded(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES, follow_links: bool = True) -> bytes:
     """The bytes of the regular file at ``path``, at most ``max_bytes`` (a pipe, device or folder is
-    refused by its status at once; a file that grows past the cap while read is refused too)."""
+    refused by its status at once, a symbolic link too unless ``follow_links``; a file that grows
+    past the cap while read is refused as well)."""
     source = str(path)
     try:
-        problem = _not_regular(os.stat(path).st_mode)
+        problem = _not_regular((os.stat if follow_links else os.lstat)(path).st_mode)
         if problem:
             raise FileRefused(source, problem)
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+                     | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+                     | (0 if follow_links else getattr(os, "O_NOFOLLOW", 0)))
         try:
             info = os.fstat(fd)
             problem = _not_regular(info.st_mode)  # swapped for something else since the stat

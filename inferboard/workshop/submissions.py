@@ -29,6 +29,7 @@ from typing import Iterable
 
 from inferboard.practice import packzip
 from inferboard.practice.packzip import PackZipError
+from inferboard.safe_read import FileRefused, file_kind, read_bounded
 
 MAX_SUBMISSION_BYTES = 4 * 1024 * 1024
 MAX_ZIP_BYTES = packzip.MAX_ZIP_BYTES
@@ -77,32 +78,13 @@ class Collection:
                                                "submissions; this one and the rest were not read"))
 
 
-def _kind_of(mode: int) -> str:
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def read_regular_file(path: Path, limit: int) -> bytes:
     """The bytes of ``path`` if it is a regular file (not a link) of at most ``limit`` bytes;
-    OSError or ValueError naming the problem otherwise."""
-    info = os.lstat(path)
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"{_kind_of(info.st_mode)} is not read (only regular files are)")
-    if info.st_size > limit:
-        raise ValueError(f"{info.st_size} bytes is larger than the {limit}-byte limit for a submission")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    fd = os.open(path, flags)
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):  # swapped after the check
-            raise ValueError("not a regular file")
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"larger than the {limit}-byte limit for a submission")
-    return data
+    ValueError naming the problem otherwise."""
+    try:
+        return read_bounded(path, limit, follow_links=False)
+    except FileRefused as refusal:
+        raise ValueError(refusal.message) from None
 
 
 def _read_file(path: Path, name: str) -> Submission:
@@ -130,7 +112,7 @@ def collect(paths: Iterable[Path | str]) -> Collection:
         elif stat.S_ISREG(info.st_mode):
             out.add(_read_file(path, str(path)))
         else:
-            out.add(Submission(str(path), error=f"{_kind_of(info.st_mode)} is not read (only regular files "
+            out.add(Submission(str(path), error=f"{file_kind(info.st_mode)} is not read (only regular files "
                                                 "and folders are)"))
     return out
 
@@ -159,7 +141,7 @@ def _walk(root: Path, folder: Path, depth: int, out: Collection) -> None:
         elif suffix not in (DESIGN_SUFFIX, ZIP_SUFFIX):
             out.skipped.append(str(path))
         elif not stat.S_ISREG(mode):
-            out.add(Submission(str(path), error=f"{_kind_of(mode)} is not followed or read"))
+            out.add(Submission(str(path), error=f"{file_kind(mode)} is not followed or read"))
         elif suffix == ZIP_SUFFIX:
             _read_zip(path, str(path), out)
         else:
