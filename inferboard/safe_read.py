@@ -98,7 +98,9 @@ def _unique_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     if len(result) != len(pairs):
         seen: set[str] = set()
         duplicate = next(key for key, _ in pairs if key in seen or seen.add(key))
-        raise _Refusal(f"key '{duplicate[:64]}' appears twice in one object")
+        owner = result.get("id")
+        where = f" (the object with id '{owner[:64]}')" if isinstance(owner, str) and duplicate != "id" else ""
+        raise _Refusal(f"key '{duplicate[:64]}' appears twice in one object{where}")
     return result
 
 

@@ -74,6 +74,11 @@ def test_a_duplicate_key_is_refused_wherever_it_is(where):
     assert f"key '{key}' appears twice in one object" in refusal(text)
 
 
+def test_a_duplicate_key_in_a_node_names_the_node():
+    text = good_text().replace('"kind": "gpu_pool",', '"kind": "gpu_pool", "kind": "cpu_pool",')
+    assert "key 'kind' appears twice in one object (the object with id 'gpus')" in refusal(text)
+
+
 @pytest.mark.parametrize("number, message", [("9" * 400, "a number of 400 digits"),
                                              ("-" + "9" * 400, "a number of 400 digits"),
                                              ("1e400", "the number 1e400 is too large"),

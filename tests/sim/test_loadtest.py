@@ -509,3 +509,12 @@ def test_million_requests_fast_and_small():
                          env={"PYTHONPATH": root, "PATH": ""}, check=True).stdout.split()
     wall, peak_kb, served = float(out[0]), int(out[1]), int(out[2])
     assert served == 1_000_000 and wall < 10.0 and peak_kb < 300 * 1024
+
+
+def test_a_tiny_service_time_cv_is_deterministic_service_not_a_division_by_zero():
+    """cv = 1e-200 squares to 0.0: the sampler treats it as deterministic (M/D/1), as theory says."""
+    rho = 0.6
+    r = run_load_test(single(1, rho, cv=1e-200), 100_000, seed=3)
+    wait = r.stations["s"].mean_wait_s
+    assert math.isfinite(wait)
+    assert rel(wait, pollaczek_khinchine_wait(rho, 1.0, 0.0)) < 0.05
