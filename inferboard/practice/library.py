@@ -178,6 +178,11 @@ def user_packs_dir(user_data: Path | None = None) -> Path:
     return Path(user_data) / "scenarios"
 
 
+def in_zip(message: str, staging: Path, zip_path: Path) -> str:
+    """``message`` about a file unpacked into ``staging``, naming it inside the zip (``pack.zip!a/b.yaml``)."""
+    return message.replace(f"{shown(staging)}/", f"{shown(zip_path)}!")
+
+
 class ScenarioLibrary:
     """Every scenario the user can practise, from the shipped pack and imported packs.
 
@@ -293,9 +298,13 @@ class ScenarioLibrary:
         staging = staging_folder(self.user_packs)
         try:
             root = packzip.extract_pack_zip(Path(zip_path), staging)
-            pack, entries, problems = scan_pack(root, self.rubric_names())
+            try:
+                pack, entries, problems = scan_pack(root, self.rubric_names())
+            except (PackError, FileRefused) as error:
+                raise PackError(in_zip(str(error), staging, zip_path)) from None
             if problems:
-                raise PackError(f"{zip_path}: the pack was not imported:\n" + "\n".join(problems))
+                raise PackError(f"{shown(zip_path)}: the pack was not imported:\n"
+                                + "\n".join(in_zip(problem, staging, zip_path) for problem in problems))
             if not entries:
                 raise PackError(f"{zip_path}: the pack holds no scenarios")
             self._check_collisions(pack, entries, replace, zip_path)
@@ -303,7 +312,7 @@ class ScenarioLibrary:
         except PackError:
             raise
         except (ValidationFailed, DesignFileError, OSError) as error:
-            raise PackError(f"{zip_path}: the pack was not imported: {error}") from None
+            raise PackError(f"{shown(zip_path)}: the pack was not imported: {in_zip(str(error), staging, zip_path)}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return pack

@@ -235,3 +235,20 @@ def test_an_installed_pack_with_hostile_yaml_is_skipped_and_the_rest_work(tmp_pa
     assert "bad-bursty-speech" not in lib.entries and "worse-global-llm-chat" not in lib.entries
     assert any("bad-bursty-speech/scenario.yaml" in p and message in p for p in lib.problems)
     assert any("worse/pack.yaml" in p and message in p and "skipped" in p for p in lib.problems)
+
+
+@pytest.mark.parametrize("entries, message", [
+    ([("evil/pack.yaml", b"a: &x [1]\nb: *x\n")], "!evil/pack.yaml: aliases (*name) are not allowed"),
+    ([("evil/pack.yaml", b"id: ../up\ntitle: Evil pack\n")], "!evil/pack.yaml: pack '../up': field 'id'"),
+    ([("evil/pack.yaml", PACK_YAML), ("evil/x-scn/scenario.yaml", b"!!python/object/apply:os.system [ls]\n")],
+     "!evil/x-scn/scenario.yaml: the tag !!python/object/apply:os.system is not allowed"),
+    ([("evil/pack.yaml", PACK_YAML), ("evil/x-scn/scenario.yaml", b"n: " + b"9" * 5000 + b"\n")],
+     "!evil/x-scn/scenario.yaml: not valid YAML: "),
+])
+def test_a_refused_import_names_the_file_inside_the_zip(tmp_path, entries, message):
+    archive = tmp_path / "evil.zip"
+    archive.write_bytes(_zip(entries))
+    with pytest.raises(PackError) as info:
+        ScenarioLibrary(user_packs=tmp_path / "packs").import_pack(archive)
+    text = str(info.value)
+    assert f"{archive}{message}" in text and ".import-" not in text
