@@ -7,7 +7,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QTimer, Signal
+from PySide6.QtWidgets import QWidget
 
 from inferboard.drills.engine import DrillSession
 
@@ -39,11 +40,38 @@ class DrillClock(QObject):
         self.timer.timeout.connect(self.step)
         self._last = self.wall()
         self._ended = False
+        self._painted: set[QWidget] = set()
+        self._watched: list[QWidget] = []
+        self._waiting = False
 
     # ------------------------------------------------------------------ running
+    def watch(self, window: QWidget) -> None:
+        """A window the user needs to see the drill: ``start`` waits until it has been drawn."""
+        self._watched.append(window)
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint and watched in self._watched and watched not in self._painted:
+            self._painted.add(watched)
+            if self._waiting and not self._unpainted():
+                QTimer.singleShot(0, self._go)
+        return False
+
+    def _unpainted(self) -> list[QWidget]:
+        return [w for w in self._watched if w.isVisible() and w not in self._painted]
+
     def start(self) -> None:
+        """Run the clock once every watched window that is shown has been drawn, so the time a slow
+        machine takes to open the windows is not simulated time."""
+        if self._unpainted():
+            self._waiting = True
+            return
+        self._go()
+
+    def _go(self) -> None:
+        self._waiting = False
         self._last = self.wall()
-        if not self.session.finished:
+        if not self.session.finished and not self._ended:
             self.timer.start()
 
     def stop(self) -> None:

@@ -57,6 +57,7 @@ class DrillConsole(QWidget):
         self.setObjectName("drill_console")
         self.setAccessibleName("Drill interviewer console")
         self.session, self.clock = session, clock
+        clock.watch(self)
         self.setWindowTitle(f"Interviewer — drill: {session.drill.title} — Inferboard")
         self.title = QLabel(f"<b style='font-size:12pt'>{esc(session.drill.title)}</b><br>"
                             f"<span style='color:{LIGHT_INK.muted}'>Interviewer console · {esc(session.drill.kind)} · "

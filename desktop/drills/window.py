@@ -45,6 +45,7 @@ class DrillWindow(QWidget):
         self.setWindowFlag(Qt.WindowType.Window)
         self.setObjectName("drill_window")
         self.session, self.clock, self.history = session, clock, history
+        clock.watch(self)
         self.show_result = show_result
         self.record_id: int | None = None
         self.result: dict | None = None  #: the scored result once the drill is over

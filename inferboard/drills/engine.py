@@ -32,6 +32,8 @@ from inferboard.sim.timeline_state import Timeline
 COMPLAINT_DELAY_S = 20 * 60.0  #: customers notice a latency incident this late without alerting (assumption)
 QUALITY_COMPLAINT_DELAY_S = 3 * 3600.0  #: and a quality drop this late (assumption)
 DEFAULT_SPEED = 60.0  #: simulated seconds per wall-clock second while the clock runs
+#: The outcome is judged this many mitigation targets after the notice (where time-to-mitigate reaches 0).
+OUTCOME_TARGETS = 4.0
 
 #: The candidate's verbs and the arguments each takes.
 VERBS: dict[str, tuple[str, ...]] = {
@@ -109,6 +111,8 @@ class DrillSession:
         self.impact_s = drill.cause_start_min * 60.0
         #: the same drill run with no action up to a time, as (until, series): scoring's baseline, kept
         self.do_nothing_run: tuple[float, dict] | None = None
+        #: the recorded actions replayed up to the outcome horizon, as (actions count, series): kept
+        self.outcome_run: tuple[int, dict] | None = None
         from inferboard.drills import views
 
         self.observability = views.Observability.of(design)
@@ -164,6 +168,12 @@ class DrillSession:
     @property
     def now_s(self) -> float:
         return self.timeline.now_s
+
+    @property
+    def outcome_horizon_s(self) -> float:
+        """When the drill's outcome (budget burned, customer impact) is judged, whenever it is ended:
+        OUTCOME_TARGETS times the mitigation target after the notice, within the drill's horizon."""
+        return min(self.horizon_s, self.notice_s + OUTCOME_TARGETS * self.drill.target_mitigate_min * 60.0)
 
     @property
     def finished(self) -> bool:

@@ -4,11 +4,16 @@ Criteria (points): stated the symptom and scope before acting (5); checked recen
 (10: within 10 minutes of being told, nothing after 30); mitigated before deep investigation (10:
 the working mitigation came before the root cause was named and after at most
 :data:`DEEP_LOOKS` dashboard looks); time to mitigate (25: full up to the drill's target, nothing
-at four times it); error budget burned (15: full up to 1% of a 30-day budget, nothing at 10%);
-customer impact against doing nothing (10: full at 30% of the harm, nothing at 100%); root cause
+at four times it); error budget burned (15: full up to 1% of a 30-day budget, nothing at 10%; only
+with a working mitigation); customer impact against doing nothing (10: full at 30% of the harm,
+nothing at 100%; only when a mitigation was tried); root cause
 named (15, by keyword groups); follow-up (10: long-term fix 5, monitoring 5). A mitigation that
 makes things worse costs 5 (at most 10). The percentage is earned / possible; the letter uses the
-rule engine's bands.
+rule engine's bands. A drill with no action scores 0.
+
+The outcome (budget burned, customer impact) is judged at a fixed horizon, the session's
+``outcome_horizon_s`` (four mitigation targets after the notice): a drill ended earlier is run on,
+with its recorded actions, to that horizon, so stopping early never improves the score.
 
 The result also says what observability the design lacked and what it cost in minutes: the
 page that came late or never (against the first alert a collector with default burn-rate rules
@@ -137,8 +142,9 @@ def score(session) -> DrillResult:
     from inferboard.rules.engine import grade_of
 
     drill, actions = session.drill, session.actions
-    series = session.series()
     notice, now = session.notice_s, session.finished_at if session.finished_at is not None else session.now_s
+    until = session.outcome_horizon_s
+    series = outcome_series(session, until)
     lines: list[ScoreLine] = []
 
     def first(verb: str) -> tuple[int | None, Any]:
@@ -189,25 +195,29 @@ def score(session) -> DrillResult:
                                f"{fix.args.get('action')} {fix.args.get('target', '')} worked {ttm:g} min after "
                                f"being told (target {target:g} min)", fix_i, ttm))
     times, dt = series["times_s"], session.timeline.tick_s
-    window = (times >= session.impact_s) & (times < now)
+    window = (times >= session.impact_s) & (times < until)
     availability = session.design.requirements.availability_slo or 99.9
     budget_s = BUDGET_DAYS * 86400.0
     burned = float(np.sum(series["burn_rate"][window]) * dt / budget_s * 100.0)
     if drill.kind == "quality":  # a quality budget: 1 point of accuracy shortfall burns like 1% errors
         shortfall = np.maximum(0.0, session.quality.healthy_pct - 1.0 - series["accuracy_pct"][window]) / 100.0
         burned += float(np.sum(shortfall / (1.0 - availability / 100.0)) * dt / budget_s * 100.0)
-    lines.append(ScoreLine("error_budget", round(15 * _ramp(burned, 1.0, 10.0), 2), 15,
-                           f"{burned:.2f}% of a {BUDGET_DAYS:g}-day error budget burned", fix_i,
-                           ttm))
-    impact = harm(session, series, session.impact_s, now)
-    yours = harm(session, series, notice, now)["total"]  # from being told on: what the candidate could change
-    baseline = harm(session, _do_nothing(session, now), notice, now)["total"]
+    horizon = f"by {minutes(until):g} min after being told"
+    budget_pts = round(15 * _ramp(burned, 1.0, 10.0), 2) if fix is not None else 0.0
+    lines.append(ScoreLine("error_budget", budget_pts, 15,
+                           f"{burned:.2f}% of a {BUDGET_DAYS:g}-day error budget burned {horizon}"
+                           + ("" if fix is not None else ": no working mitigation, so none of it was saved"),
+                           fix_i, ttm))
+    impact = harm(session, series, session.impact_s, until)
+    yours = harm(session, series, notice, until)["total"]  # from being told on: what the candidate could change
+    baseline = harm(session, _do_nothing(session, until), notice, until)["total"]
     ratio = yours / baseline if baseline > 0 else 0.0
+    mitigated = any(x.verb == "apply_mitigation" for x in actions)
     impact["after_notice"] = yours
     impact["share_of_doing_nothing"] = round(ratio, 4)
-    lines.append(ScoreLine("customer_impact", round(10 * _ramp(ratio, 0.3, 1.0), 2), 10,
-                           f"{yours:,.0f} requests harmed after you were told, {ratio:.0%} of doing nothing",
-                           fix_i, ttm))
+    lines.append(ScoreLine("customer_impact", round(10 * _ramp(ratio, 0.3, 1.0), 2) if mitigated else 0.0, 10,
+                           f"{yours:,.0f} requests harmed {horizon}, {ratio:.0%} of doing nothing"
+                           + ("" if mitigated else ": no mitigation was tried"), fix_i, ttm))
     for k, x in enumerate(actions):
         if x.verb == "apply_mitigation" and x.outcome == "worsens":
             lost = min(WORSE_PENALTY, WORSE_CAP + sum(l.points for l in lines if l.criterion == "made_worse"))
@@ -238,6 +248,23 @@ def score(session) -> DrillResult:
                        round(now / 60.0, 2), ttm, round(burned, 4), {k: round(v, 2) for k, v in impact.items()},
                        missing_observability(session, series, ttm), _restored(session, series),
                        [x.to_dict() for x in actions])
+
+
+def outcome_series(session, until: float) -> dict:
+    """The drill's series up to ``until``: the session's own when it has run that far, else its
+    recorded actions replayed on a copy that runs on to ``until`` (ending early changes nothing)."""
+    from inferboard.drills.engine import replay
+
+    if session.now_s >= until:
+        return session.series()
+    memo = session.outcome_run
+    if memo is not None and memo[0] == len(session.actions):
+        return memo[1]
+    other = replay(session.drill, session.source_design, session.seed, session.actions, session.mode)
+    other.advance_to(until)
+    found = other.series()
+    session.outcome_run = (len(session.actions), found)
+    return found
 
 
 def _do_nothing(session, until: float) -> dict:

@@ -319,7 +319,8 @@ def test_the_menu_asks_which_drill_and_starts_the_one_picked(make_window, drill_
     window = next(w for w in drills._OPEN if getattr(w, "session", None) is not None
                   and w.session.drill.id == "cache-eviction-storm")
     try:
-        assert window.isVisible() and window.clock.running
+        assert window.isVisible()
+        qtbot.waitUntil(lambda: window.clock.running)  # once the window is drawn
         assert window.session.mode == "solo" and window.session.seed == 0
     finally:
         window.confirm_close = False
