@@ -65,7 +65,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"scenario": entry.id, "file": str(args.file), **grade.to_dict()}, indent=2))
         return 0
-    print(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
+    print(f"{shown(args.file)} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
           f"the design alone {grade.design_overall:.1f}")
     for line in grade.rubrics:
         percent = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
@@ -131,7 +131,7 @@ def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"file": args.file, "scenario": entry.id, **report.to_dict()}, indent=2))
     else:
-        print(format_report(report, f"{args.file} in '{entry.id}'"))
+        print(format_report(report, f"{shown(args.file)} in '{entry.id}'"))
     return EXIT_BLOCKER if report.blockers else EXIT_OK
 
 

@@ -7,6 +7,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from inferboard.printable import shown
+
 if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
     from inferboard.rules.engine import CheckReport
 
@@ -55,7 +57,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"file": args.file, **report.to_dict()}, indent=2))
     else:
-        print(format_report(report, args.file))
+        print(format_report(report, shown(args.file)))
     return EXIT_BLOCKER if report.blockers else EXIT_OK
 
 
@@ -68,9 +70,9 @@ def format_report(report: CheckReport, source: str) -> str:
     lines.append("")
     lines.append("Scores:")
     for score in report.scores.values():
-        shown = "n/a" if score.percent is None else f"{score.earned:g}/{score.applicable:g} ({score.percent:.0f}%)"
+        earned = "n/a" if score.percent is None else f"{score.earned:g}/{score.applicable:g} ({score.percent:.0f}%)"
         lost = ", ".join(f"{rule_id} -{points:g}" for rule_id, points in score.lost)
-        lines.append(f"  {score.title:<28} {shown}" + (f"  lost: {lost}" if lost else ""))
+        lines.append(f"  {score.title:<28} {earned}" + (f"  lost: {lost}" if lost else ""))
     for rule_id, reason in report.skipped:
         lines.append(f"  skipped {rule_id}: {reason}")
     if not report.behaviour:
