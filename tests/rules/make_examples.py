@@ -63,6 +63,15 @@ def removed(*nodes: str, design_factory: Builder = reference) -> Builder:
     return build
 
 
+def unwired(kind: str, node_id: str, design_factory: Builder = reference, **values) -> Builder:
+    """``design_factory``'s design plus a ``kind`` node in region use1 that nothing is wired to."""
+    def build():
+        design = design_factory()
+        design.add_node(kind, 900, 900, values, node_id=node_id, region="use1")
+        return design
+    return build
+
+
 def then(build: Builder, step: Callable) -> Builder:
     def composed():
         design = build()
@@ -171,6 +180,8 @@ ex("HW-005", "fail-2", params("next-usw2", partitioning="mig", partitions=1), ["
 ex("HW-006", "pass-1", reference)
 ex("HW-006", "pass-2", llm)
 ex("HW-006", "fail-1", lambda: reference(fallback=False), MAIN_GPU)
+ex("HW-006", "fail-2", unwired("fallback_model", "spare", lambda: reference(fallback=False), hardware="cpu"),
+   [*MAIN_GPU, "spare"])  # drawn, not wired
 ex("HW-007", "pass-1", lambda: simple("cpu_pool", {"service_ms": 20}))
 ex("HW-007", "fail-1", lambda: simple("cpu_pool", {"service_ms": 200}), ["cpus"])
 ex("HW-008", "pass-1", reference)
@@ -196,6 +207,8 @@ def _no_global_lb():
 ex("REGION-002", "pass-1", reference)
 ex("REGION-002", "pass-2", lambda: removed("glb", design_factory=lambda: reference((("use1", "us-east"),)))())
 ex("REGION-002", "fail-1", _no_global_lb, ["use1", "usw2"])
+ex("REGION-002", "fail-2", lambda: then(_no_global_lb, lambda d: d.add_node("global_load_balancer", 0, 900,
+                                                                          node_id="spare"))(), ["use1", "usw2", "spare"])
 CPU_4 = {"replicas": 4, "min_replicas": 4, "max_replicas": 4, "workers_per_replica": 4, "service_ms": 12}
 CPU_8 = {**CPU_4, "replicas": 8, "min_replicas": 8, "max_replicas": 8}
 N_PLUS_1 = {"mean_rps": 1000, "peak_rps": 2000, "availability_slo": 99.9}
@@ -298,6 +311,7 @@ ex("LAT-004", "fail-1", _batcher_before_llm, ["batch"])
 ex("LAT-005", "pass-1", reference)
 ex("LAT-005", "pass-2", lambda: simple("cpu_pool"))
 ex("LAT-005", "fail-1", lambda: reference(cache=False), MAIN_GPU)
+ex("LAT-005", "fail-2", unwired("cache", "spare", lambda: reference(cache=False)), MAIN_GPU)  # beside the path
 ex("LAT-006", "pass-1", reference)
 ex("LAT-006", "pass-2", params("gpu-use1", precision="int8"))
 ex("LAT-006", "fail-2", then(params("gpu-use1", precision="int8"), lambda d: drop_edge(d, "gpu-use1:metrics")),
@@ -332,6 +346,7 @@ ex("LAT-008", "fail-2", removed("adm", design_factory=llm), [])
 ex("LAT-010", "pass-1", reference)
 ex("LAT-010", "pass-2", llm)
 ex("LAT-010", "fail-1", lambda: reference(fallback=False), [])
+ex("LAT-010", "fail-2", unwired("fallback_model", "spare", lambda: reference(fallback=False)), ["spare"])
 ex("LAT-009", "pass-1", reference)
 ex("LAT-009", "fail-1", params("batch-use1", timeout_ms=5000.0), ["batch-use1"])
 
@@ -378,6 +393,7 @@ ex("DRIFT-005", "fail-2", params("drift", threshold=0.5), ["drift"])
 ex("ROLL-001", "pass-1", reference)
 ex("ROLL-001", "fail-1", lambda: reference(canary=False), [])
 ex("ROLL-001", "fail-2", lambda: reference(()), [])
+ex("ROLL-001", "fail-3", unwired("canary_router", "spare", lambda: reference(canary=False)), ["spare"])
 ex("ROLL-002", "pass-1", reference)
 ex("ROLL-002", "pass-2", params("canary-use1", auto_rollback=False, shadow=True))
 ex("ROLL-002", "fail-1", params("canary-use1", auto_rollback=False), ["canary-use1"])
