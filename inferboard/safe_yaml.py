@@ -17,39 +17,44 @@ MAX_YAML_DEPTH = 64
 MAX_YAML_NODES = 200_000
 _CORE = "tag:yaml.org,2002:"
 ALLOWED_TAGS = frozenset(_CORE + name for name in ("str", "int", "float", "bool", "null", "map", "seq", "timestamp"))
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YamlFileError(FileRefused):
     """A YAML file could not be read; the message names the file and what is wrong."""
 
 
-class _StrictLoader(_Base):  # type: ignore[misc, valid-type]
-    """A safe loader whose constructors refuse over-long integers and non-finite floats and report
-    any conversion error (a bad date, a bad !!float) at the node's line."""
+def make_loader(base: type) -> type:
+    """A safe loader class on ``base`` (libyaml's CSafeLoader or PyYAML's SafeLoader) whose constructors
+    refuse over-long integers and non-finite floats and report any conversion error (a bad date, a
+    bad !!float) at the node's line."""
 
-    def construct_object(self, node, deep=False):  # noqa: D401 - PyYAML hook
-        try:
-            return super().construct_object(node, deep)
-        except (ValueError, TypeError, OverflowError, ArithmeticError) as error:
-            raise yaml.constructor.ConstructorError(None, None, f"{node.value!s:.40} is not a valid "
-                                                    f"{node.tag.rsplit(':', 1)[-1]}: {error}", node.start_mark)
+    class StrictLoader(base):  # type: ignore[misc, valid-type]
+        def construct_object(self, node, deep=False):  # noqa: D401 - PyYAML hook
+            try:
+                return super().construct_object(node, deep)
+            except (ValueError, TypeError, OverflowError, ArithmeticError) as error:
+                raise yaml.constructor.ConstructorError(None, None, f"{node.value!s:.40} is not a valid "
+                                                        f"{node.tag.rsplit(':', 1)[-1]}: {error}", node.start_mark)
 
-    def construct_yaml_int(self, node):  # noqa: D401 - PyYAML hook
-        digits = sum(char.isalnum() for char in str(node.value))
-        if digits > MAX_NUMBER_DIGITS:
-            raise ValueError(f"{digits} digits (at most {MAX_NUMBER_DIGITS} allowed)")
-        return super().construct_yaml_int(node)
+        def construct_yaml_int(self, node):  # noqa: D401 - PyYAML hook
+            digits = sum(char.isalnum() for char in str(node.value))
+            if digits > MAX_NUMBER_DIGITS:
+                raise ValueError(f"{digits} digits (at most {MAX_NUMBER_DIGITS} allowed)")
+            return super().construct_yaml_int(node)
 
-    def construct_yaml_float(self, node):  # noqa: D401 - PyYAML hook
-        value = super().construct_yaml_float(node)
-        if not math.isfinite(value):
-            raise ValueError("not a finite number")
-        return value
+        def construct_yaml_float(self, node):  # noqa: D401 - PyYAML hook
+            value = super().construct_yaml_float(node)
+            if not math.isfinite(value):
+                raise ValueError("not a finite number")
+            return value
+
+    StrictLoader.add_constructor(_CORE + "int", StrictLoader.construct_yaml_int)
+    StrictLoader.add_constructor(_CORE + "float", StrictLoader.construct_yaml_float)
+    return StrictLoader
 
 
-_StrictLoader.add_constructor(_CORE + "int", _StrictLoader.construct_yaml_int)
-_StrictLoader.add_constructor(_CORE + "float", _StrictLoader.construct_yaml_float)
+#: the loader every YAML file goes through: libyaml's C parser when installed, else pure Python
+_StrictLoader = make_loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def _where(mark: Any) -> str:
@@ -86,6 +91,11 @@ def _check_tree(root: yaml.Node, source: str) -> None:
 
 def load_yaml_text(text: str, source: str) -> Any:
     """Parse one YAML document from ``text``; raise YamlFileError naming ``source`` on any problem."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:  # a lone surrogate: no file can hold it
+            raise YamlFileError(source, f"not valid text (character {error.start})") from None
     loader = _StrictLoader(text)
     try:
         node = loader.get_single_node()
