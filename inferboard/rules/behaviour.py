@@ -18,6 +18,7 @@ from inferboard.errors import InferboardError
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
 from inferboard.rules.results import Result, evidence
+from inferboard.rules.roles import FALLBACK_KINDS
 
 if TYPE_CHECKING:
     from inferboard.sim.design_sim import DesignResult, NodeResult
@@ -281,6 +282,25 @@ def _healthy_served(index: DesignIndex, result: "DesignResult") -> float:
     return max(0.0, _served(result, result.offered_rps) - _fallback_share(index, result))
 
 
+def fallback_carries(leaf: c.FallbackCarries, index: DesignIndex) -> Result:
+    rps = load_rps(index, leaf.load)
+    result = simulate(index, rps, (_sim().Fault("gpu_shortage", "*", 0.0),))
+    checked, hot, details = [], [], []
+    for node in index.of_kinds(tuple(FALLBACK_KINDS)):
+        nr = result.nodes.get(node.id)
+        if nr is None or nr.down or not nr.arrival_rps:
+            continue
+        checked.append(node.id)
+        load = nr.arrival_rps / nr.capacity_rps if nr.capacity_rps else float("inf")
+        if nr.saturated or load > leaf.max_utilisation:
+            hot.append(node.id)
+            details.append(f"with no GPU replicas at {rps:,.0f} req/s '{node.id}' takes {nr.arrival_rps:,.0f} req/s "
+                           f"and would run at {load:.0%} of its capacity")
+    if hot:
+        return Result(False, neg=evidence(hot, details=details))
+    return Result(True, evidence(checked))
+
+
 def _served(result: "DesignResult", rps: float) -> float:
     offered = result.offered_rps
     if offered <= 0:
@@ -291,7 +311,7 @@ def _served(result: "DesignResult", rps: float) -> float:
 LEAF_FUNCTIONS = {
     "latency_within_slo": latency_within_slo, "headroom": headroom, "idle": idle,
     "within_budget": within_budget, "survives_region_loss": survives_region_loss,
-    "survives_spot_reclaim": survives_spot_reclaim,
+    "survives_spot_reclaim": survives_spot_reclaim, "fallback_carries": fallback_carries,
 }
 
 

@@ -255,6 +255,15 @@ class SurvivesSpotReclaim(StrictModel):
     min_served_pct: float = Field(default=95.0, gt=0, le=100)
 
 
+class FallbackCarries(StrictModel):
+    """What-if: with every GPU pool's replicas gone (``gpu_shortage`` at 0 on ``*``) at ``load``, every
+    fallback pool that takes traffic over stays unsaturated and at most ``max_utilisation`` busy."""
+
+    type: Literal["fallback_carries"] = "fallback_carries"
+    load: Load = "peak"
+    max_utilisation: float = Field(default=0.9, gt=0, le=1)
+
+
 # ---------------------------------------------------------------------------------- combinators
 class AllOf(StrictModel):
     type: Literal["all"] = "all"
@@ -278,16 +287,16 @@ LEAVES: dict[str, type[StrictModel]] = {
     "residency_respected": ResidencyRespected, "requirement": Requirement,
     "latency_within_slo": LatencyWithinSlo, "headroom": Headroom, "idle": Idle,
     "within_budget": WithinBudget, "survives_region_loss": SurvivesRegionLoss,
-    "survives_spot_reclaim": SurvivesSpotReclaim,
+    "survives_spot_reclaim": SurvivesSpotReclaim, "fallback_carries": FallbackCarries,
 }
 BEHAVIOUR_LEAVES = frozenset({"latency_within_slo", "headroom", "idle", "within_budget",
-                              "survives_region_loss", "survives_spot_reclaim"})
+                              "survives_region_loss", "survives_spot_reclaim", "fallback_carries"})
 COMBINATORS = ("all", "any", "not")
 
 Condition = Annotated[
     Union[AllOf, AnyOf, NotOf, KindCount, Param, Attached, PathThrough, ServingRegions, ArtifactsDelivered,
           RegionsAllowed, ResidencyRespected, Requirement, LatencyWithinSlo, Headroom, Idle, WithinBudget,
-          SurvivesRegionLoss, SurvivesSpotReclaim],
+          SurvivesRegionLoss, SurvivesSpotReclaim, FallbackCarries],
     Field(discriminator="type"),
 ]
 for _model in (AllOf, AnyOf, NotOf):

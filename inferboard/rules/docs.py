@@ -61,6 +61,10 @@ LEAF_DOCS: dict[str, tuple[str, str, str]] = {
                              "(what fallback pools answer is degraded and does not count) and no surviving pool is "
                              "busier than `max_survivor_utilisation`.",
                              "the region removed", "the region removed and the nodes saturated without it"),
+    "fallback_carries": ("What-if: at `load`, with every GPU pool's replicas gone (`gpu_shortage` at 0 on `*`), "
+                         "every fallback pool that takes traffic over is unsaturated and at most "
+                         "`max_utilisation` busy.", "the fallback pools that took traffic",
+                         "the fallback pools over the limit"),
     "survives_spot_reclaim": ("What-if: at peak, with all spot replicas reclaimed (`spot_reclaimed` on `*`), "
                               "the design serves at least `min_served_pct`% of the traffic.",
                               "the pools using spot", "the pools using spot and the nodes saturated"),

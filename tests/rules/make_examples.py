@@ -269,6 +269,9 @@ def _spot(with_fallback: bool):
 ex("COST-004", "pass-1", _spot(True))
 ex("COST-004", "fail-1", _spot(False), ["cpus"])
 GPU_IDLE = {"gpu_type": "l4", "replicas": 8, "min_replicas": 8, "max_replicas": 8}
+ex("COST-006", "pass-1", reference)
+ex("COST-006", "pass-2", removed("fallback-use1", "fallback-usw2"))  # no fallback: LAT-010 and HW-006 judge that
+ex("COST-006", "fail-1", params("fallback-use1", replicas=1, workers_per_replica=1), ["fallback-use1"])
 ex("COST-005", "pass-1", lambda: simple("gpu_pool", {**GPU_IDLE, "replicas": 1, "min_replicas": 1}, batcher=True))
 ex("COST-005", "pass-2", lambda: simple("cpu_pool", {**CPU_8, "replicas": 64, "max_replicas": 64}))
 ex("COST-005", "fail-1", lambda: simple("gpu_pool", GPU_IDLE, batcher=True, mean_rps=50, peak_rps=100), ["gpus"])
@@ -400,6 +403,9 @@ ex("ROLL-002", "fail-1", params("canary-use1", auto_rollback=False), ["canary-us
 ex("ROLL-003", "pass-1", reference)
 ex("ROLL-003", "pass-2", params("canary-use1", canary_share=0.5, shadow=True))
 ex("ROLL-003", "fail-1", params("canary-use1", canary_share=0.5), ["canary-use1"])
+ex("ROLL-007", "pass-1", reference)
+ex("ROLL-007", "pass-2", params("canary-use1", rollback_error_rate=0.2, shadow=True))  # mirrored: users never see it
+ex("ROLL-007", "fail-1", params("canary-use1", rollback_error_rate=0.2), ["canary-use1"])
 ex("ROLL-004", "pass-1", reference)
 ex("ROLL-004", "fail-1", params("registry", versioned=False), ["registry"])
 ex("ROLL-005", "pass-1", reference)
