@@ -30,6 +30,7 @@ import time
 from pathlib import Path as FsPath
 
 sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
+sys.path.insert(0, str(FsPath(__file__).resolve().parent))
 # Batching tables kept in a folder of this run's own: the first run builds them, as on a new machine.
 os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))
 
@@ -38,6 +39,7 @@ from inferboard.model.requirements import Requirements  # noqa: E402
 from inferboard.sim.faults import parse_fault  # noqa: E402
 from inferboard.sim.timeline import run_timeline  # noqa: E402
 from inferboard.sim.timeline_state import Timeline  # noqa: E402
+from baseline import run_at  # noqa: E402
 
 ROOT = FsPath(__file__).resolve().parents[1]
 DRILL_TARGET_MS = 5.0
@@ -104,24 +106,14 @@ def baseline_revision() -> str:
 
 
 def measure_baseline(revision: str) -> dict | None:
-    """Medians (wall, CPU ms) of the timeline at ``revision``, its bench run from a temporary worktree."""
-    with tempfile.TemporaryDirectory() as folder:
-        tree = FsPath(folder) / "baseline"
-        made = subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), revision],
-                              capture_output=True, text=True)
-        if made.returncode:
-            print(f"baseline {revision}: {made.stderr.strip()}")
-            return None
-        try:  # the baseline's own bench script times the same design
-            run = subprocess.run([sys.executable, str(tree / "bench" / "bench_timeline.py")], capture_output=True,
-                                 text=True, cwd=str(tree))
-            found = re.findall(r"(no faults|3 faults)\s+median wall\s+([\d.]+) ms.*?CPU\s+([\d.]+) ms", run.stdout)
-            if len(found) < 2:
-                print(f"baseline {revision}: no figures in its output ({run.stderr.strip()[-300:]})")
-                return None
-            return {("plain" if label == "no faults" else "faulty"): [float(w), float(c)] for label, w, c in found}
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], capture_output=True)
+    """Medians (wall, CPU ms) of the timeline at ``revision``, its own bench run from a temporary worktree."""
+    text = run_at(revision, "bench_timeline.py")
+    found = re.findall(r"(no faults|3 faults)\s+median wall\s+([\d.]+) ms.*?CPU\s+([\d.]+) ms", text or "")
+    if len(found) < 2:
+        if text is not None:
+            print(f"baseline {revision}: no figures in its output")
+        return None
+    return {("plain" if label == "no faults" else "faulty"): [float(w), float(c)] for label, w, c in found}
 
 
 def first_run_with_tables_kept() -> float | None:

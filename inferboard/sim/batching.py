@@ -348,7 +348,23 @@ def batch_steady(lam: float, servers: int, p: BatchParams) -> BatchSolution:
                              load=lam / cap if cap > 0 else 1.0)
     if lam <= 0 or not math.isfinite(cap):
         return _no_traffic(c, p, cap)
-    table = _solving_table(c, p)
+    if getattr(_RECORDING, "estimated", None) is None or table_ready(c, p):
+        return _steady_on_table(_table(c, p), float(lam), c, p)  # the same table and rate: solved once
+    return _steady_from(_solving_table(c, p), lam, c, p, cap)
+
+
+@lru_cache(maxsize=4096)
+def _steady_on_table(table: BatchTable, lam: float, c: int, p: BatchParams) -> BatchSolution:
+    """``batch_steady`` on the station's own table, kept: a design solved again (an edit elsewhere,
+    the rules' runs, the peak) reads most stations at the rates it read them before."""
+    solution = _steady_from(table, lam, c, p, batch_capacity(c, p))
+    for values in (solution.sojourn_q, solution.wait_q):
+        values.setflags(write=False)  # shared between callers
+    return solution
+
+
+def _steady_from(table: BatchTable, lam: float, c: int, p: BatchParams, cap: float) -> BatchSolution:
+    """The steady state at ``lam`` (below capacity, above 0) read from ``table``."""
     x = lam / cap
     fig = _figures(table, np.array([x]), p.delay_s)
     loads, top = table.loads, float(table.loads[-1])
