@@ -182,32 +182,30 @@ _RECORDING = threading.local()
 
 
 @contextmanager
+def _collecting(name: str):
+    """Within: a fresh set held as this thread's ``name`` (the one before is put back after)."""
+    found: set[tuple[int, BatchParams]] = set()
+    previous = getattr(_RECORDING, name, None)
+    setattr(_RECORDING, name, found)
+    try:
+        yield found
+    finally:
+        setattr(_RECORDING, name, previous)
+
+
 def recording():
     """Within: the ``(servers, params)`` of every batching station solved in this thread is added
     to the set yielded (what :mod:`table_prefetch` starts from)."""
-    used: set[tuple[int, BatchParams]] = set()
-    previous = getattr(_RECORDING, "used", None)
-    _RECORDING.used = used
-    try:
-        yield used
-    finally:
-        _RECORDING.used = previous
+    return _collecting("used")
 
 
-@contextmanager
 def estimating():
     """Within (this thread): a station whose table is not at hand is solved at once on a table
     estimated from the nearest one this process holds (:mod:`batch_estimate`) instead of waiting
     about a second for the build; the ``(servers, params)`` so solved are added to the set yielded,
     for the caller to build (:func:`prepare_table`) and solve again exactly. With no table held at
     all the station's own table is built as usual."""
-    estimated: set[tuple[int, BatchParams]] = set()
-    previous = getattr(_RECORDING, "estimated", None)
-    _RECORDING.estimated = estimated
-    try:
-        yield estimated
-    finally:
-        _RECORDING.estimated = previous
+    return _collecting("estimated")
 
 
 def _solving_table(servers: int, p: BatchParams) -> BatchTable:

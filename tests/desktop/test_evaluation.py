@@ -240,9 +240,9 @@ def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_win
     assert len(runs) <= 3  # not once per edit
 
 
-def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbot, monkeypatch, tmp_path):
-    """Once an evaluation is done the app builds the batching tables of one replica more and one
-    fewer on the batched pool, on a thread of its own; the edit to one more then builds nothing."""
+def two_replica_window(make_window, monkeypatch, tmp_path):
+    """A window on the demo design with its batched pool on 2 replicas, not evaluated yet, and no
+    batching table held or kept (a folder of the test's own)."""
     from inferboard.sim import batching
 
     monkeypatch.setenv(batching.CACHE_DIR_ENV, str(tmp_path))
@@ -250,7 +250,15 @@ def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbo
     batching._READY.clear()
     design = demo_design()
     design.apply(ops.SetParams("gpus", {"replicas": 2}))
-    window = make_window(design, evaluate=False)
+    return make_window(design, evaluate=False)
+
+
+def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbot, monkeypatch, tmp_path):
+    """Once an evaluation is done the app builds the batching tables of one replica more and one
+    fewer on the batched pool, on a thread of its own; the edit to one more then builds nothing."""
+    from inferboard.sim import batching
+
+    window = two_replica_window(make_window, monkeypatch, tmp_path)
     evaluator = window.evaluator
     evaluator.prefetch_tables = True
     steady = []
@@ -288,12 +296,7 @@ def test_a_replica_count_without_its_table_shows_an_estimate_then_the_exact_figu
     the exact ones (the same as evaluating the design afresh), the mark gone."""
     from inferboard.sim import batching
 
-    monkeypatch.setenv(batching.CACHE_DIR_ENV, str(tmp_path))
-    batching._table.cache_clear()
-    batching._READY.clear()
-    design = demo_design()
-    design.apply(ops.SetParams("gpus", {"replicas": 2}))
-    window = make_window(design, evaluate=False)
+    window = two_replica_window(make_window, monkeypatch, tmp_path)
     evaluator = window.evaluator
     shown, marks = [], []
     evaluator.steady_ready.connect(lambda result: shown.append(("steady" in evaluator.estimated_steps, result)))
