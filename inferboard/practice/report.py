@@ -9,11 +9,11 @@ and id, wires as lines styled by signal. The desktop may pass a PNG of its canva
 from __future__ import annotations
 
 import base64
-import json
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
 from inferboard.practice.scenario import PHASE_TITLES
+from inferboard.safe_read import FileRefused, parse_json
 
 CARD_W, CARD_H = 176.0, 56.0
 SIGNAL_STYLE = {"requests": ('#334155', ''), "telemetry": ('#94a3b8', '4 3'), "control": ('#2563eb', '6 3'),
@@ -36,8 +36,8 @@ def _design_dict(design: Any) -> dict[str, Any]:
         return design
     if isinstance(design, (bytes, str)):
         try:
-            raw = json.loads(design)
-        except ValueError:
+            raw = parse_json(design if isinstance(design, bytes) else design.encode("utf-8", "replace"), "design")
+        except FileRefused:
             return {}
         return raw if isinstance(raw, dict) else {}
     from inferboard.store.design_files import design_to_dict

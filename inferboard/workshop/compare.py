@@ -3,11 +3,11 @@ one has, parameters changed on a component both have, wires) and their figures n
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from inferboard.safe_read import FileRefused, parse_json
 from inferboard.workshop.grading import SubmissionResult
 
 #: (label, figures key, unit) of the simulated figures compared.
@@ -36,9 +36,10 @@ class DesignDifferences:
 
 def _nodes(design: str) -> tuple[dict[str, dict[str, Any]], set[str]]:
     try:
-        data = json.loads(design or "{}")
-    except ValueError:
+        data = parse_json((design or "{}").encode("utf-8", "replace"), "design")
+    except FileRefused:
         data = {}
+    data = data if isinstance(data, dict) else {}
     nodes = {str(n.get("id")): n for n in data.get("nodes", []) if isinstance(n, dict)}
     wires = {f"{e.get('source')} -> {e.get('target')}" for e in data.get("edges", []) if isinstance(e, dict)}
     return nodes, wires
