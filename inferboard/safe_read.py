@@ -154,8 +154,3 @@ def parse_json(data: bytes, source: str, max_depth: int = DEFAULT_MAX_DEPTH) -> 
     if nesting_depth(value) > max_depth:
         raise FileRefused(source, f"nested deeper than {max_depth} levels")
     return value
-
-
-def read_json(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
-    """Read and strictly parse the JSON file at ``path`` (see ``read_bounded`` and ``parse_json``)."""
-    return parse_json(read_bounded(path, max_bytes), str(path), max_depth)
