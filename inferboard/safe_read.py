@@ -19,7 +19,8 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 MAX_NUMBER_DIGITS = 300
 DEFAULT_MAX_DEPTH = 64
 _CHUNK = 1 << 20
-_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"), (stat.S_ISCHR, "a character device"),
+_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe"),
+          (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 

@@ -78,7 +78,8 @@ def _check_tree(root: yaml.Node, source: str) -> None:
             raise YamlFileError(source, f"aliases (*name) are not allowed in Inferboard files{_where(node.start_mark)}")
         seen.add(id(node))
         if node.tag not in ALLOWED_TAGS:
-            raise YamlFileError(source, f"the tag {node.tag.replace(_CORE, '!!')[:60]} is not allowed{_where(node.start_mark)}")
+            tag = node.tag.replace(_CORE, "!!")[:60]
+            raise YamlFileError(source, f"the tag {tag} is not allowed{_where(node.start_mark)}")
         if depth > MAX_YAML_DEPTH:
             raise YamlFileError(source, f"nested deeper than {MAX_YAML_DEPTH} levels{_where(node.start_mark)}")
         if len(seen) > MAX_YAML_NODES:

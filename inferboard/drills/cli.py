@@ -90,7 +90,8 @@ def read_script(path: Path) -> list[dict[str, Any]]:
         args = {k: v for k, v in step.items() if k not in ("do", "at_min")}
         unknown = set(args) - set(VERBS[verb])
         if unknown:
-            raise ScriptError(f"{path}: step {i} ({verb}): unknown field(s) {shown(', '.join(sorted(map(str, unknown))))}")
+            names = shown(", ".join(sorted(map(str, unknown))))
+            raise ScriptError(f"{path}: step {i} ({verb}): unknown field(s) {names}")
         problem = _argument_problem(verb, args)
         if problem:
             raise ScriptError(f"{path}: step {i} ({verb}): {shown(problem)}")

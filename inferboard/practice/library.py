@@ -312,7 +312,8 @@ class ScenarioLibrary:
         except PackError:
             raise
         except (ValidationFailed, DesignFileError, OSError) as error:
-            raise PackError(f"{shown(zip_path)}: the pack was not imported: {in_zip(str(error), staging, zip_path)}") from None
+            raise PackError(f"{shown(zip_path)}: the pack was not imported: "
+                            f"{in_zip(str(error), staging, zip_path)}") from None
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return pack

@@ -22,7 +22,8 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("simulate", help="simulate a design: latency, throughput, utilisation, cost")
     p.add_argument("file", metavar="FILE")
     load = p.add_mutually_exclusive_group()
-    load.add_argument("--rps", type=number(0, MAX_RPS, above=True), help="offered requests per second (default: the requirements' mean)")
+    load.add_argument("--rps", type=number(0, MAX_RPS, above=True),
+                      help="offered requests per second (default: the requirements' mean)")
     load.add_argument("--peak", action="store_true", help="simulate at the requirements' peak_rps")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--explain", action="store_true", help="show how every number was computed")
@@ -34,8 +35,10 @@ def register(subparsers) -> None:
                    help="timeline length in hours (default 24, at most a week)")
     p.add_argument("--tick", type=number(1, 3600), metavar="SECONDS", help="timeline step (default 60 s)")
     p.add_argument("--pattern", help="traffic pattern for the timeline (default: the requirements')")
-    p.add_argument("--load-test", type=number(1, 50_000_000, whole=True), metavar="N", help="run a request-level simulation of N requests")
-    p.add_argument("--seed", type=number(0, 2 ** 63 - 1, whole=True), default=0, help="random seed of the load test and bursty traffic")
+    p.add_argument("--load-test", type=number(1, 50_000_000, whole=True), metavar="N",
+                   help="run a request-level simulation of N requests")
+    p.add_argument("--seed", type=number(0, 2 ** 63 - 1, whole=True), default=0,
+                   help="random seed of the load test and bursty traffic")
     p.add_argument("--precision", type=number(0, 100, above=True), default=5.0, metavar="PERCENT",
                    help="load test: warn when a 95%% interval is wider than +/- PERCENT of its value (default 5)")
     p.set_defaults(func=cmd_simulate)

@@ -158,7 +158,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--csv", metavar="FILE", help="write one row per submission to FILE")
     p.add_argument("--html", metavar="FILE", help="write a self-contained HTML report with each design's picture")
-    p.add_argument("--jobs", type=number(1, 256, whole=True), default=None, metavar="N", help="worker processes (default: every core)")
+    p.add_argument("--jobs", type=number(1, 256, whole=True), default=None, metavar="N",
+                   help="worker processes (default: every core)")
     p.add_argument("--no-sim", action="store_true", help="skip the rules and figures that need the simulator")
     p.add_argument("--data-dir", help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_grade)
