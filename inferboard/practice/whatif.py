@@ -26,6 +26,10 @@ from inferboard.sim.plain_words import fault_words
 
 SERVING_KINDS = kind_group("serving_pool")
 REPLICA_KINDS = kind_group("replica_pool")
+FALLBACK_KINDS = kind_group("fallback")
+#: A follow-up does not hold up when more than this share is answered by a fallback (degraded), or
+#: when a pool runs busier than HOT_UTILISATION after it (one more loss and it queues).
+DEGRADED_LIMIT, HOT_UTILISATION = 0.05, 0.9
 
 
 @dataclass
@@ -42,6 +46,8 @@ class Readout:
     #: Requests that waited past a queue timeout (counted as lost).
     timeout_rate: float | None = None
     notes: list[str] = field(default_factory=list)
+    #: Share of the offered requests answered by a fallback model: served, but degraded.
+    fallback_rate: float | None = None
 
     @property
     def available(self) -> bool:
@@ -263,9 +269,13 @@ def simulator_readout(result: Any, rps: float) -> Readout:
     busy = [_num(nr.utilisation) for nr in nodes.values()]
     busy = [b for b in busy if b is not None]
     shed, errors = _num(result.shed_rate), _num(result.error_rate)
+    offered = _num(result.offered_rps) or 0.0
+    degraded = sum(max(0.0, nr.arrival_rps - nr.shed_rps) for nr in nodes.values()
+                   if nr.kind in FALLBACK_KINDS and not nr.down)
     return Readout(rps, _num(result.p99_ms), _num(result.cost_per_hour), shed, errors,
                    max(busy) if busy else None, "simulator", timeout_rate=_num(result.timeout_rate),
-                   notes=[str(n) for n in (result.notes or [])][:10])
+                   notes=[str(n) for n in (result.notes or [])][:10],
+                   fallback_rate=min(1.0, degraded / offered) if offered > 0 else None)
 
 
 def _num(value: Any) -> float | None:
@@ -343,6 +353,10 @@ def verdict(result: WhatIf, requirements: Requirements) -> str:
         parts.append(f"requests lost {100 * a.lost_rate:.1f}% -> {100 * b.lost_rate:.1f}%")
     if a.max_utilisation is not None and b.max_utilisation is not None:
         parts.append(f"busiest pool {100 * a.max_utilisation:.0f}% -> {100 * b.max_utilisation:.0f}% busy")
+    degraded = b.fallback_rate or 0.0
+    if degraded > 0.005 or (a.fallback_rate or 0.0) > 0.005:
+        parts.append(f"answered by a fallback (degraded) {100 * (a.fallback_rate or 0.0):.0f}% -> "
+                     f"{100 * degraded:.0f}%")
     if a.cost_per_hour is not None and b.cost_per_hour is not None and not math.isclose(a.cost_per_hour,
                                                                                         b.cost_per_hour):
         parts.append(f"cost ${a.cost_per_hour:.2f}/h -> ${b.cost_per_hour:.2f}/h")
@@ -353,7 +367,8 @@ def verdict(result: WhatIf, requirements: Requirements) -> str:
         parts.append("no part of the design is in reach of " + ", ".join(fault_words(u) for u in result.unmatched))
     if not parts:
         return "No measurable change: the design absorbs this follow-up."
-    held = b.lost_rate < 0.01 and (b.p99_ms is None or slo is None or b.p99_ms <= slo)
+    held = (b.lost_rate < 0.01 and (b.p99_ms is None or slo is None or b.p99_ms <= slo)
+            and degraded <= DEGRADED_LIMIT and (b.max_utilisation or 0.0) <= HOT_UTILISATION)
     if held:
         return "Holds up: " + "; ".join(parts) + "."
     return ("Fails: " if b.lost_rate >= 0.5 else "Struggles: ") + "; ".join(parts) + "."

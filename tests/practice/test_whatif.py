@@ -166,3 +166,31 @@ def test_a_follow_up_on_a_design_that_serves_nothing_fails_and_says_why():
     for design in (blank, unwired):
         results = run_follow_ups(entry.scenario, design)
         assert results and all(not r.held and NOTHING_SERVES in r.verdict for r in results)
+
+
+def _fallback_readout(fallback_rps: float, busiest: float):
+    from types import SimpleNamespace
+
+    from inferboard.practice.whatif import simulator_readout
+
+    node = lambda kind, arrival, utilisation: SimpleNamespace(kind=kind, arrival_rps=arrival, shed_rps=0.0,  # noqa: E731
+                                                               down=False, utilisation=utilisation)
+    result = SimpleNamespace(p99_ms=40.0, cost_per_hour=10.0, shed_rate=0.0, error_rate=0.0, timeout_rate=0.0,
+                             notes=[], offered_rps=1000.0,
+                             nodes={"gpus": node("gpu_pool", 1000.0 - fallback_rps, busiest),
+                                    "fb": node("fallback_model", fallback_rps, 0.3)})
+    return simulator_readout(result, 1000.0)
+
+
+@pytest.mark.parametrize("fallback_rps,busiest,holds", [(0.0, 0.6, True), (300.0, 0.6, False), (0.0, 0.95, False)])
+def test_degraded_or_hot_answers_do_not_hold_up(fallback_rps, busiest, holds):
+    from inferboard.model import Requirements
+    from inferboard.practice.whatif import WhatIf, verdict
+
+    before, after = _fallback_readout(0.0, 0.5), _fallback_readout(fallback_rps, busiest)
+    assert after.fallback_rate == pytest.approx(fallback_rps / 1000.0)
+    result = WhatIf("f", "F", "?", [], {}, before, after)
+    result.verdict = verdict(result, Requirements(slo_p99_ms=100))
+    assert result.held == holds, result.verdict
+    if fallback_rps:
+        assert "answered by a fallback (degraded) 0% -> 30%" in result.verdict
