@@ -16,6 +16,7 @@ from inferboard.rules.context import DERIVED
 from inferboard.rules.engine import (BLOCKER_CAP, BLOCKER_GRADE_CAP, GRADES, PENALTY_CAP, SEVERITY_PENALTY,
                                      default_rules)
 from inferboard.rules.loader import RuleSet
+from inferboard.rules.probes import PROBES_FILE, load_probes
 from inferboard.rules.schema import MESSAGE_FIELDS, SECTIONS, SEVERITY_SHARE
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
@@ -218,6 +219,19 @@ def _roles() -> list[str]:
             "requests crossing a residency border) lists every role.", ""]
 
 
+def _probes(rules: RuleSet) -> list[str]:
+    if rules.folder is None or not (rules.folder / PROBES_FILE).is_file():
+        return []
+    probes = load_probes(rules)
+    lines = ["## Mistakes an interviewer probes", "",
+             "Each mistake an experienced ML-serving interviewer probes, and the rules that catch it "
+             f"(`rubrics/{PROBES_FILE}`):", "", "| Mistake | Rules |", "|---|---|"]
+    lines += [f"| {p.mistake} | {', '.join(p.rules)} |" for p in probes.probes]
+    if probes.not_covered:
+        lines += ["", "Not covered by a rule yet:", "", *[f"- {text}" for text in probes.not_covered]]
+    return lines + [""]
+
+
 def render(rules: RuleSet | None = None) -> str:
     rules = rules or default_rules()
     lines = ["# Rules and rubrics", "",
@@ -226,7 +240,7 @@ def render(rules: RuleSet | None = None) -> str:
              "`rubrics/<rubric>/<RULE-ID>.yaml` validated by `inferboard/rules/schema.py` (unknown fields are "
              "errors), with pass and fail example designs in `rubrics/<rubric>/examples/<RULE-ID>/` and the "
              "expected offending ids in `expected.yaml` beside them. `inferboard explain RULE-ID` shows the same "
-             "explanation as the desktop app.", "", *_scoring(rules), *_roles(),
+             "explanation as the desktop app.", "", *_scoring(rules), *_roles(), *_probes(rules),
              "Message placeholders: " + "; ".join(f"`{{{k}}}` {v}" for k, v in MESSAGE_FIELDS.items()) + ".", "",
              "| Rubric | Prefix | Weight | Rules | Points |", "|---|---|---|---|---|"]
     for rubric in rules.rubrics.values():
