@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from inferboard.catalog.schema import ParamSpec
 
+from desktop.editor.number_keys import NumberKeys
 from desktop.theme import LIGHT_INK
 
 
@@ -145,6 +146,7 @@ class TextEditor(ParamEditor):
         if spec.type in ("int", "float"):
             self.edit.setAlignment(Qt.AlignmentFlag.AlignRight)
             self.edit.setPlaceholderText(range_text(spec))
+            self.number_keys = NumberKeys(self.edit, spec.type == "int", spec.min, spec.max)
         elif spec.type == "schedule":
             self.edit.setPlaceholderText("hour:replicas, …  e.g. 8:6, 20:2")
         self.edit.editingFinished.connect(self._commit)

@@ -16,6 +16,7 @@ from inferboard.model import events as ev
 from inferboard.model.requirements import LOCATIONS
 
 from desktop.editor.document import DesignDocument
+from desktop.editor.number_keys import NumberKeys
 from desktop.theme import LIGHT_INK
 
 #: field -> (label, unit, help)
@@ -113,6 +114,7 @@ class RequirementsEditor(QWidget):
             widget.setAlignment(Qt.AlignmentFlag.AlignRight)
             widget.setPlaceholderText("not set")
             widget.editingFinished.connect(lambda n=name, w=widget: self._commit_text(n, w))
+            NumberKeys(widget, int in typing.get_args(annotation), low=0.0)
         widget.setAccessibleName(label)
         widget.setToolTip(f"<b>{label}</b><br>{help_text}")
         text = f"{label} ({unit})" if unit else label

@@ -1,6 +1,6 @@
 """The fault editor: the faults planned on the simulated day, each with its kind, target, start,
 duration and magnitude, drawn as bars on a 24-hour strip (drag a bar to move it, its right end to
-lengthen it). Every change is one undo step of the design, so faults are saved with it."""
+lengthen it; or with the strip focused, the arrow keys). Every change is one undo step of the design, so faults are saved with it."""
 
 from __future__ import annotations
 
@@ -145,6 +145,27 @@ class FaultStrip(QWidget):
             self.moved.emit(*preview)
         self.update()
 
+    def keyPressEvent(self, event) -> None:
+        """Without a mouse: Up/Down pick a fault, Left/Right move it five minutes (Shift: an hour),
+        Ctrl+Left/Right shorten or lengthen it by as much."""
+        key, mods = event.key(), event.modifiers()
+        if key in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.faults:
+            step = -1 if key == Qt.Key.Key_Up else 1
+            self.row_clicked.emit(min(len(self.faults) - 1, max(0, self.selected + step)))
+        elif key in (Qt.Key.Key_Left, Qt.Key.Key_Right) and 0 <= self.selected < len(self.faults):
+            fault = self.faults[self.selected]
+            delta = (3600.0 if mods & Qt.KeyboardModifier.ShiftModifier else SNAP_S) * (
+                -1 if key == Qt.Key.Key_Left else 1)
+            if mods & Qt.KeyboardModifier.ControlModifier:
+                self.moved.emit(self.selected, fault.start_s, max(SNAP_S, fault.duration_s + delta))
+            else:
+                self.moved.emit(self.selected, max(0.0, fault.start_s + delta), fault.duration_s)
+        else:
+            super().keyPressEvent(event)
+            return
+        self.setFocus()  # selecting the row in the table hands the focus to its first control
+        event.accept()
+
 
 class FaultEditor(QDialog):
     """Non-modal; ``set_faults(faults, title)`` is how it edits the design (one undo step each)."""
@@ -158,7 +179,9 @@ class FaultEditor(QDialog):
         self.apply_faults = set_faults
         self.default_start = default_start
         intro = QLabel("Faults planned on the simulated day: the timeline plays them and they are saved with the "
-                       "design. Drag a bar to move it, its right end to change how long it lasts.", self)
+                       "design. Drag a bar to move it, its right end to change how long it lasts; from the keyboard, "
+                       "Up/Down in the strip pick a fault, Left/Right move it, Ctrl+Left/Right change its length.",
+                       self)
         intro.setWordWrap(True)
         self.strip = FaultStrip(self)
         self.table = QTableWidget(0, len(COLUMNS), self)
@@ -167,6 +190,8 @@ class FaultEditor(QDialog):
         self.table.verticalHeader().hide()
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Tab goes from control to control and on to the buttons, not from cell to cell inside the table.
+        self.table.setTabKeyNavigation(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)

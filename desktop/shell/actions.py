@@ -113,7 +113,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "Large type in the readouts and plots, for a room", checkable=True, separator_after=True),
     ActionSpec("view.focus_canvas", "Focus Ca&nvas", VIEW, "F6", "focus_canvas"),
     ActionSpec("view.focus_outline", "Focus Ou&tline", VIEW, "Ctrl+Shift+O", "focus_outline"),
-    ActionSpec("view.focus_inspector", "Focus Ins&pector", VIEW, "Ctrl+I", "focus_inspector",
+    ActionSpec("view.focus_inspector", "Focus Ins&pector", VIEW, "Ctrl+I", "focus_inspector"),
+    ActionSpec("view.focus_requirements", "Focus Re&quirements", VIEW, "F7", "focus_requirements",
+               "Edit the design's workload and SLOs from the keyboard (Tab between fields, Up/Down step a number)",
                separator_after=True),
     *(ActionSpec(f"view.panel.{name}", title, VIEW, "", "toggle_dock", f"Show or hide the {title.lower()} panel",
                  checkable=True, arg=name, submenu="&Panels")

@@ -1,5 +1,6 @@
 """The main window's canvas tools: find on canvas, the minimap, align and distribute, group and
-ungroup. One method per handler named in the action table; ``self`` is the window."""
+ungroup, and the keys to the requirements. One method per handler named in the action table;
+``self`` is the window."""
 
 from __future__ import annotations
 
@@ -99,3 +100,10 @@ class CanvasCommands:
             return False
         self.scene.select_ids(members)
         return True
+
+    # ------------------------------------------------------------------ keyboard
+    def focus_requirements(self) -> None:
+        """Show the requirements panel and put the keys in its first field."""
+        self.docks["requirements"].show()
+        self.docks["requirements"].raise_()
+        self.requirements.title.setFocus()
