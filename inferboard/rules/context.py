@@ -16,7 +16,7 @@ POOL_KINDS = kind_group("replica_pool")
 GPU_KINDS = kind_group("gpu_pool")
 #: Weight memory against FP16, and the share of GPU memory usable for weights; the same figures as
 #: the simulator's (inferboard/sim/hardware.py), restated so structural checks never import it.
-PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "int8": 0.5}
+PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "fp8": 0.5, "int8": 0.5}
 USABLE_MEMORY = 0.9
 JURISDICTION = {"us-east": "us", "us-west": "us", "eu-west": "eu", "eu-central": "eu",
                 "ap-southeast": "apac", "ap-northeast": "apac"}
@@ -58,7 +58,8 @@ def _available(index: "DesignIndex", node: Node) -> float | None:
     if memory is None:
         return None
     mig = node.params.get("partitioning", "none") == "mig"
-    return (memory / _parts(node) if mig else memory) * USABLE_MEMORY
+    tensor_parallel = max(1, int(node.params.get("tensor_parallel", 1)))  # one replica's weights span this many GPUs
+    return (memory / _parts(node) if mig else memory) * USABLE_MEMORY * tensor_parallel
 
 
 def _detection(index: "DesignIndex", node: Node) -> float | None:
@@ -76,11 +77,12 @@ DERIVED: dict[str, tuple[tuple[str, ...], str, Callable[["DesignIndex", Node], A
     "gpu_memory_gb": (GPU_KINDS, "memory of one GPU of the node's GPU type (gpu_types.yaml)", _gpu_memory),
     "gpu_mig_max": (GPU_KINDS, "most MIG instances the node's GPU type supports (0 = no MIG)", _mig_max),
     "weights_gb": (GPU_KINDS, "the model's weights on this node: requirements.model_size_gb (FP16) scaled "
-                   "by precision (fp32 x2, fp16 x1, int8 x0.5); undeclared when the size is not given",
+                   "by precision (fp32 x2, fp16 x1, fp8 and int8 x0.5); undeclared when the size is not given",
                    _weights),
     "memory_needed_gb": (GPU_KINDS, "GPU memory the model servers of one GPU need: weights_gb, times "
                          "'partitions' when time-sliced (each server loads a copy)", _needed),
-    "memory_available_gb": (GPU_KINDS, "usable memory per server: 90% of the GPU, or of one MIG slice",
+    "memory_available_gb": (GPU_KINDS, "usable memory per server: 90% of the GPU, or of one MIG slice, times "
+                            "tensor_parallel for an LLM replica split over several GPUs",
                             _available),
     "failover_detection_s": (("global_load_balancer",), "seconds to declare a region dead: "
                              "health_check_interval_s times unhealthy_threshold", _detection),

@@ -153,6 +153,12 @@ ex("SCALE-008", "fail-1", without("metrics:scaler-use1"), ["scaler-use1"])
 # ----------------------------------------------------------------------------------- hardware
 ex("HW-001", "pass-1", reference)
 ex("HW-001", "pass-2", params("gpu-use1", gpu_type="a100_40gb", partitioning="mig", partitions=7))
+ex("HW-001", "pass-3", then(params("llm", llm, gpu_type="h100", tensor_parallel=4),
+                            lambda d: set_requirements(d, model_size_gb=140)))  # 140 GB over 4 x 80 GB
+ex("HW-001", "pass-4", then(params("llm", llm, gpu_type="h100", tensor_parallel=2, precision="fp8"),
+                            lambda d: set_requirements(d, model_size_gb=140)))  # 70 GB at FP8 over 2 x 80 GB
+ex("HW-001", "fail-4", then(params("llm", llm, gpu_type="h100", tensor_parallel=1, precision="fp8"),
+                            lambda d: set_requirements(d, model_size_gb=200)), ["llm"])  # 100 GB on one 80 GB card
 ex("HW-001", "fail-1", req(model_size_gb=30), ALL_GPU)
 ex("HW-001", "fail-2", then(params("gpu-use1", gpu_type="a100_40gb", partitioning="mig", partitions=7),
                             lambda d: set_requirements(d, model_size_gb=9)), ["gpu-use1"])
