@@ -162,6 +162,26 @@ def aligned_and_grouped(app, window) -> None:
     settle(app, window)
 
 
+def faults_by_keyboard(app, window) -> None:
+    """Planned Faults opened with Ctrl+Shift+F, an outage picked in the strip and moved an hour
+    later and 30 minutes longer with the arrow keys, the keys then in its duration field."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    region = next((n.id for n in window.document.design.nodes.values() if n.kind == "region"), "*")
+    window.readouts.add_fault("region_outage", region, start_s=10 * 3600, duration_s=3600)
+    editor = window.edit_faults()
+    editor.move(window.x() + 360, window.y() + 220)
+    settle(app, window, 200)
+    editor.strip.setFocus()
+    QTest.keyClick(editor.strip, Qt.Key.Key_Down)
+    QTest.keyClick(editor.strip, Qt.Key.Key_Right, Qt.KeyboardModifier.ShiftModifier)
+    for _ in range(6):
+        QTest.keyClick(editor.strip, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    editor.table.cellWidget(0, 3).setFocus()
+    window.fault_shot = editor
+
+
 #: name -> (example, theme, size, set-up after the first evaluation)
 SHOTS = {
     "starter.png": ("starter.json", "light", (1600, 1000), lambda app, w: select_busiest_pool(w)),
@@ -175,9 +195,27 @@ SHOTS = {
     "find-on-canvas.png": ("multi-region.json", "light", (1600, 1000), find_gpu_pools),
     "minimap.png": ("starter.json", "light", (1600, 1000), minimap_on_a_large_design),
     "arrange-group.png": ("starter.json", "light", (1600, 1000), aligned_and_grouped),
+    "faults-keyboard.png": ("multi-region.json", "light", (1600, 1000), faults_by_keyboard),
+    "shortcuts.png": ("starter.json", "light", (1600, 1000), lambda app, w: None),
 }
 #: Shots whose set-up places the view itself (no fit to the whole design before the shot).
 KEEP_VIEW = {"find-on-canvas.png", "minimap.png"}
+
+
+def shoot_shortcuts(app, window, name: str) -> None:
+    """The F1 list scrolled to the Edit menu's find, arrange and group keys."""
+    from desktop.shell.command_palette import ShortcutsDialog
+
+    dialog = ShortcutsDialog(window, window.action_specs)
+    dialog.resize(640, 760)
+    dialog.show()
+    rows = [dialog.table.item(r, 1).text() for r in range(dialog.table.rowCount())]
+    if "Find on Canvas" in rows:
+        dialog.table.scrollToItem(dialog.table.item(rows.index("Find on Canvas") - 3, 1),
+                                  dialog.table.ScrollHint.PositionAtTop)
+    settle(app, window, 300)
+    shoot(dialog, name)
+    dialog.close()
 
 
 def main(names: list[str]) -> int:
@@ -190,7 +228,12 @@ def main(names: list[str]) -> int:
         if name not in KEEP_VIEW:
             window.view.fit_all()
         settle(app, window, 500)
-        shoot(window, name)
+        if name == "faults-keyboard.png":
+            shoot(window.fault_shot, name)
+        elif name == "shortcuts.png":
+            shoot_shortcuts(app, window, name)
+        else:
+            shoot(window, name)
         close(window)
     return 0
 
