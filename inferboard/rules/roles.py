@@ -17,18 +17,18 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING, Literal
 
-from inferboard.catalog.roles import kinds_with
+from inferboard.catalog.roles import kind_group
 
 if TYPE_CHECKING:
     from inferboard.rules.context import DesignIndex
 
 PoolRole = Literal["main", "canary", "shadow", "fallback", "batch"]
 POOL_ROLES: tuple[str, ...] = ("main", "canary", "shadow", "fallback", "batch")
-SERVING_KINDS = frozenset(kinds_with("serving_pool"))
-FALLBACK_KINDS = frozenset(kinds_with("fallback"))
-CANARY_KINDS = frozenset(kinds_with("canary"))
-ENTRY_KINDS = kinds_with("traffic_entry")
-QUEUE_KINDS = frozenset(kinds_with("work_queue"))
+SERVING_KINDS = kind_group("serving_pool")
+FALLBACK_KINDS = kind_group("fallback")
+CANARY_KINDS = kind_group("canary")
+ENTRY_KINDS = kind_group("traffic_entry")
+QUEUE_KINDS = kind_group("work_queue")
 #: The canary router's port that carries the candidate's traffic.
 CANDIDATE_PORT = "canary"
 
