@@ -412,6 +412,7 @@ ex("ROLL-003", "fail-1", params("canary-use1", canary_share=0.5), ["canary-use1"
 ex("ROLL-007", "pass-1", reference)
 ex("ROLL-007", "pass-2", params("canary-use1", rollback_error_rate=0.2, shadow=True))  # mirrored: users never see it
 ex("ROLL-007", "fail-1", params("canary-use1", rollback_error_rate=0.2), ["canary-use1"])
+ex("ROLL-007", "fail-2", params("canary-usw2", rollback_latency_ratio=3.0), ["canary-usw2"])
 ex("ROLL-004", "pass-1", reference)
 ex("ROLL-004", "fail-1", params("registry", versioned=False), ["registry"])
 ex("ROLL-005", "pass-1", reference)
