@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressB
                                QSlider, QSpinBox, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from inferboard import humanize
+from inferboard.sim.trust import steady_trust, timeline_trust
 
 from desktop.readouts.fault_menu import fill_fault_menu
 from desktop.readouts.readings import (PEAK, PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
@@ -319,16 +320,30 @@ class ReadoutsPanel(QWidget):
     def refresh_tiles(self) -> None:
         self.reading = reading = self.current_reading()
         self.board.show_reading(reading, self.requirements(), self.theme)
+        trust = self.trust_of(reading)
         for key, tile in self.tiles.items():
             words = self.working.plain_summary(key, reading, self.steady, self.design_provider())
             tile.explanation = words
-            tile.setToolTip(f"<b>{html.escape(tile.title)}</b><br>{html.escape(words)}<br><i>Click for the working."
-                            "</i>" if words else tile.title)
+            label = trust[key].text() if key in trust else ""
+            tile.trust = label
+            tile.setAccessibleDescription(label)
+            how = f"<br><b>How far to trust it:</b> {html.escape(label)}" if label else ""
+            tile.setToolTip(f"<b>{html.escape(tile.title)}</b><br>{html.escape(words)}{how}<br><i>Click for the "
+                            "working.</i>" if words else tile.title + how)
         self.at_label.setText(reading.status_line() if reading is not None else "")
         self.at_label.setToolTip(reading.basis if reading is not None else "")
         if self.working.key is not None:
             self.show_working(self.working.key, raise_tab=False)
         self.reading_changed.emit(reading)
+
+    def trust_of(self, reading: Reading | None) -> dict:
+        """How each headline figure of ``reading`` was obtained (see ``inferboard.sim.trust``)."""
+        if reading is None:
+            return {}
+        if reading.mode == PLAYHEAD:
+            return timeline_trust()
+        result = self.steady_peak if reading.mode == PEAK else self.steady
+        return steady_trust(result) if result is not None else {}
 
     def show_steady(self, result) -> None:
         self.steady = result

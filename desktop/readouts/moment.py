@@ -6,11 +6,13 @@ of the timeline), so the cards agree with the numbers beside them. Nothing here 
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from typing import Any
 
 from inferboard import humanize
 from inferboard.catalog.roles import kind_group
+from inferboard.sim.trust import TIMELINE, node_trust, steady_trust
 
 from desktop.readouts.readings import PLAYHEAD, Reading, number
 
@@ -56,7 +58,9 @@ def steady_badges(design: Any, steady: Any, explain=lambda key: "") -> dict:
         if u is None or number(getattr(node_result, "capacity_rps", None)) is None:
             continue
         level = level_for_utilisation(u, bool(getattr(node_result, "saturated", False)))
-        badges[node_id] = ((f"{humanize.share(u)} busy", level), explain(f"nodes.{node_id}.utilisation"))
+        trust = node_trust(steady, node_id)
+        how = f"<br><i>{html.escape(trust.text())}</i>" if trust is not None else ""
+        badges[node_id] = ((f"{humanize.share(u)} busy", level), explain(f"nodes.{node_id}.utilisation") + how)
     return badges
 
 
@@ -74,7 +78,7 @@ def _timeline_badges(design: Any, reading: Reading) -> dict:
         text += _ready_words(design.nodes[node_id], ready)
         tip = (f"At {humanize.clock(reading.time_s)}: {humanize.share(u)} busy, {queue:,.1f} requests queued"
                + (f", {replicas:.0f} replicas" if replicas is not None else "")
-               + (f", {ready:.0f} ready" if ready is not None else ""))
+               + (f", {ready:.0f} ready" if ready is not None else "") + f"<br><i>{html.escape(TIMELINE.text())}</i>")
         badges[node_id] = ((text, level_for_utilisation(u, u >= 0.999)), tip)
     return badges
 
@@ -104,7 +108,10 @@ def build_moment(design: Any, reading: Reading | None, steady: Any = None, fault
     p99 = reading.values.get("p99_ms")
     if p99 is not None:
         level = "ok" if slo_p99_ms is None or p99 <= slo_p99_ms else "bad"
-        tip = f"p99 {humanize.duration_ms(p99)} ({reading.short_basis})"
+        trust = TIMELINE if reading.mode == PLAYHEAD else (
+            steady_trust(steady)["p99_ms"] if getattr(steady, "network", None) is not None else None)
+        tip = f"p99 {humanize.duration_ms(p99)} ({reading.short_basis})" + (
+            f"<br><i>{html.escape(trust.text())}</i>" if trust is not None else "")
         for node in design.nodes.values():
             if node.kind in ENTRY_KINDS:
                 moment.badges[node.id] = ((f"p99 {humanize.duration_ms(p99)}", level), tip)

@@ -66,6 +66,8 @@ class Tile(QFrame):
             column.addWidget(label)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.explanation = ""
+        #: How the figure was obtained and its stated error (set by the readouts; shown on hover).
+        self.trust = ""
         self.theme: Theme = LIGHT
         self.set_scale(1.0)
         self.show_value(None, None, "", LIGHT)

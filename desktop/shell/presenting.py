@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from inferboard import humanize
+from inferboard.sim.trust import node_trust
 
 from desktop.readouts.moment import build_moment
 from desktop.shell.window_parts import WindowParts
@@ -137,9 +138,11 @@ class Presenter:
         fit = node_result.memory_fit
         if fit is not None:
             rows.append(f"<tr><td>Memory</td><td align='right'><b>{'fits' if fit else 'does not fit'}</b></td></tr>")
+        trust = node_trust(result, node_ids[0])
+        how = f"<p><i>{html.escape(trust.text())}</i></p>" if trust is not None else ""
         w.inspector.set_live("<p><b>Simulated: steady state at the mean rate</b> (hover a figure for its working)</p>"
                              "<table width='100%'>"
-                             + "".join(rows) + "</table>" if rows else "")
+                             + "".join(rows) + "</table>" + how if rows else "")
 
     def on_failed(self, step: str, message: str) -> None:
         w = self.window

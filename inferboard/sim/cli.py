@@ -126,6 +126,7 @@ def finite_json(value: Any) -> Any:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from inferboard.sim.design_sim import evaluate
     from inferboard.sim.faults import timed_faults
+    from inferboard.sim.trust import steady_trust, timeline_trust
     from inferboard.store import read_design
 
     problem = flag_problem(args)
@@ -144,6 +145,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return _load_test(design, args, rps, faults)
     result = evaluate(design, rps, [f for f in faults if f.start_s <= 0] if args.timeline else faults)
     out = result.to_dict()
+    out["trust"] = {key: trust.to_dict() for key, trust in steady_trust(result).items()}
     timeline = None
     if args.timeline:
         from inferboard.sim.timeline import run_timeline
@@ -151,6 +153,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         timeline = run_timeline(design, hours=args.hours, tick_s=args.tick, pattern=args.pattern,
                                 faults=[*timed_faults(design.faults), *faults], seed=args.seed)
         out["timeline"] = timeline.to_dict()
+        out["timeline"]["trust"] = {key: trust.to_dict() for key, trust in timeline_trust().items()}
     if args.explain:
         out["explanations"] = result.explanations()
         out["in_words"] = _in_words(result, design)
