@@ -197,9 +197,28 @@ SHOTS = {
     "arrange-group.png": ("starter.json", "light", (1600, 1000), aligned_and_grouped),
     "faults-keyboard.png": ("multi-region.json", "light", (1600, 1000), faults_by_keyboard),
     "shortcuts.png": ("starter.json", "light", (1600, 1000), lambda app, w: None),
+    "trust-tooltip.png": ("starter.json", "light", (1600, 1000), lambda app, w: None),
 }
 #: Shots whose set-up places the view itself (no fit to the whole design before the shot).
 KEEP_VIEW = {"find-on-canvas.png", "minimap.png"}
+
+
+def shoot_trust_tooltip(app, window, name: str) -> None:
+    """The steady state's p99 tile with its tooltip (what the figure is and how far to trust it),
+    taken from the screen since a tooltip is a window of its own."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QToolTip
+
+    window.readouts.set_mode("steady")
+    settle(app, window, 200)
+    tile = window.readouts.tiles["p99_ms"]
+    QToolTip.showText(tile.mapToGlobal(QPoint(tile.width() // 2, tile.height())), tile.toolTip(), tile)
+    settle(app, window, 600)
+    corner = tile.mapToGlobal(QPoint(-20, -40))
+    screen = app.primaryScreen().grabWindow(0, corner.x(), corner.y(), 760, 300)
+    screen.save(str(OUT / name))
+    print(f"wrote {OUT / name}")
+    QToolTip.hideText()
 
 
 def shoot_shortcuts(app, window, name: str) -> None:
@@ -232,6 +251,8 @@ def main(names: list[str]) -> int:
             shoot(window.fault_shot, name)
         elif name == "shortcuts.png":
             shoot_shortcuts(app, window, name)
+        elif name == "trust-tooltip.png":
+            shoot_trust_tooltip(app, window, name)
         else:
             shoot(window, name)
         close(window)
