@@ -64,3 +64,19 @@ def test_the_router_picks_the_route_the_plain_count_picks(monkeypatch):
 def test_no_cards_and_no_routes_count_nothing():
     assert crossings_each([], [(0, 0, 10, 10)]).tolist() == []
     assert crossings_each([[(0, 0), (5, 0)]], []).tolist() == [0]
+
+
+def test_a_clear_forward_route_is_taken_without_weighing_the_ways_round(monkeypatch):
+    """A way round is never shorter than a forward route, so when one forward route crosses no card
+    the router weighs only the forward ones (at most 81), and the route has one vertical run."""
+    weighed = []
+
+    def counting(routes, rects, pad=4.0):
+        weighed.append(len(routes))
+        return crossings_each(routes, rects, pad)
+
+    monkeypatch.setattr(routing, "crossings_each", counting)
+    source, target = (0, 0, 170, 72), (600, 300, 170, 72)
+    points = route((174, 36), (594, 336), source, target, [(300, 600, 170, 72)])
+    assert len(points) == 4 and points[1][0] == points[2][0]
+    assert weighed and max(weighed) <= 81

@@ -90,6 +90,10 @@ def route(start: Point, end: Point, source: Rect, target: Rect, others: Iterable
         xs = sorted((low + i * CHANNEL_STEP for i in range(steps + 1)), key=lambda x: abs(x - middle))
         for x in xs[:80] or [middle]:
             candidates.append([start, (x, start[1]), (x, end[1]), end])
+        hits = _hits(candidates, source, target, others)
+        clear = np.flatnonzero(hits == 0).tolist()
+        if clear:  # a way round is never shorter than a forward route: no need to weigh those
+            return _simplify(candidates[min(clear, key=lambda i: (length(candidates[i]), i))])
     # round above or below: out a short way, along a free horizontal channel, and in from the
     # left (the only way when the target is behind the source, or a card blocks every channel)
     outs = [start[0] + d for d in (6.0, 12.0, STUB)]
@@ -107,8 +111,13 @@ def route(start: Point, end: Point, source: Rect, target: Rect, others: Iterable
     # The shortest route that crosses no card (among equals the earlier, nearer the middle, wins);
     # when every route crosses something, the one crossing fewest.
     ordered = sorted(candidates, key=length)
-    hits = crossings_each(ordered, others, -CLEAR / 2) + crossings_each(ordered, (source, target), 2.0)
+    hits = _hits(ordered, source, target, others)
     clear = np.flatnonzero(hits == 0)
     if clear.size:
         return _simplify(ordered[int(clear[0])])
     return _simplify(min(zip(hits.tolist(), ordered), key=lambda item: item[0] * 1e6 + length(item[1]))[1])
+
+
+def _hits(routes: Sequence[Sequence[Point]], source: Rect, target: Rect, others: Sequence[Rect]) -> np.ndarray:
+    """Per route, the cards it passes too close to plus its crossings of its own two cards."""
+    return crossings_each(routes, others, -CLEAR / 2) + crossings_each(routes, (source, target), 2.0)
