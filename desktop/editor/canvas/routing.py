@@ -87,13 +87,14 @@ def route(start: Point, end: Point, source: Rect, target: Rect, others: Iterable
     if high >= low:  # forwards: one vertical run in the freest channel, nearest the middle first
         middle = (low + high) / 2
         steps = int((high - low) / CHANNEL_STEP)
-        xs = sorted((low + i * CHANNEL_STEP for i in range(steps + 1)), key=lambda x: abs(x - middle))
-        for x in xs[:80] or [middle]:
+        channels = low + np.arange(steps + 1) * CHANNEL_STEP
+        xs = channels[np.argsort(np.abs(channels - middle), kind="stable")[:80]].tolist()
+        for x in xs or [middle]:
             candidates.append([start, (x, start[1]), (x, end[1]), end])
         hits = _hits(candidates, source, target, others)
-        clear = np.flatnonzero(hits == 0).tolist()
-        if clear:  # a way round is never shorter than a forward route: no need to weigh those
-            return _simplify(candidates[min(clear, key=lambda i: (length(candidates[i]), i))])
+        clear = np.flatnonzero(hits == 0)
+        if clear.size:  # all forward routes are as long, and a way round is never shorter
+            return _simplify(candidates[int(clear[0])])
     # round above or below: out a short way, along a free horizontal channel, and in from the
     # left (the only way when the target is behind the source, or a card blocks every channel)
     outs = [start[0] + d for d in (6.0, 12.0, STUB)]
