@@ -67,7 +67,7 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
                 quality.set_version(session.now_s, quality.version_of(stable[0], session.now_s), f"canary:{target}")
         return [timeline(sim.RollbackCanary(target)), back_to_stable]
     if action == "scale_out":
-        _kind(session, target, "gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service")
+        _kind(session, target, *TARGET_KINDS["scale_out"])
         factor = DEFAULT_SCALE if value is None else float(value)
         if not 1.0 < factor <= 10.0:
             raise ValueError("the scale factor must be above 1 and at most 10")
@@ -147,7 +147,7 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
 #: mitigation -> the node kinds it can target (empty: it takes no target)
 TARGET_KINDS: dict[str, tuple[str, ...]] = {
     "rollback_canary": ("canary_router",), "fail_over": ("region",), "restore_region": ("region",),
-    "scale_out": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service"),
+    "scale_out": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model"),  # the simulator scales model pools
     "restart_replicas": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service"),
     "move_to_dedicated_gpus": ("gpu_pool", "generation_pool"), "warm_cache": ("cache",), "flush_cache": ("cache",),
     "set_batcher_delay": ("dynamic_batcher",), "move_traffic": ("traffic_source", "canary_router"),

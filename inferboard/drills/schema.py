@@ -136,6 +136,30 @@ class Evidence(StrictModel):
     shows: str = Field(min_length=8, max_length=300)
 
 
+class Symptom(StrictModel):
+    """What the page states, with a size the simulated series must show by the time the candidate
+    is told (measured by :mod:`inferboard.drills.symptoms`)."""
+
+    metric: Literal["p99_ms", "p50_ms", "error_rate", "shed_rate", "failed_rate", "accuracy_pct", "business_pct"]
+    measure: Literal["slo_multiple", "baseline_multiple", "level", "drop_pp", "drop_pct"]
+    size: float = Field(gt=0, le=1000)
+    #: accuracy of one traffic segment instead of all traffic
+    segment: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9-]{0,31}$")
+    #: when the symptom begins, if not when the cause starts (the baseline is the time before it)
+    since_min: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.segment and self.metric != "accuracy_pct":
+            raise ValueError("a segment goes with the accuracy_pct metric only")
+        latency = self.metric in ("p99_ms", "p50_ms")
+        if self.measure == "slo_multiple" and not latency:
+            raise ValueError("slo_multiple measures a latency (p99_ms or p50_ms)")
+        if self.measure in ("drop_pp", "drop_pct") and latency:
+            raise ValueError("a latency rises: use slo_multiple or baseline_multiple")
+        return self
+
+
 class Drill(StrictModel):
     schema_version: Literal[1] = 1
     id: str = Field(pattern=ID)
@@ -155,6 +179,12 @@ class Drill(StrictModel):
     traffic: Literal["mean", "peak"] = "mean"
     plant: Plant
     changes: list[Change] = Field(min_length=1, max_length=20)
+    #: The symptom the page states, with its size (checked against the simulation by the tests).
+    symptom: Symptom
+    #: The bundled designs (file names without ``.json`` in ``assets/drills/designs`` or
+    #: ``assets/examples``) the page and the mitigations are checked on; elsewhere the cause may
+    #: hit softer or harder.
+    checked_on: list[str] = Field(default_factory=lambda: ["ranker-drill"], min_length=1, max_length=8)
     symptoms: list[str] = Field(min_length=1, max_length=10)
     evidence: list[Evidence] = Field(min_length=1, max_length=10)
     mitigations: list[Mitigation] = Field(min_length=2, max_length=12)
@@ -180,6 +210,10 @@ class Drill(StrictModel):
             raise ValueError("keywords_needed is more than the keyword groups")
         if not (self.plant.faults or self.plant.edits or self.plant.drift or self.plant.versions):
             raise ValueError("the plant is empty: nothing would go wrong")
+        if self.symptom.measure in ("baseline_multiple", "drop_pp", "drop_pct") and (
+                (self.symptom.since_min or self.cause_start_min) <= 0):
+            raise ValueError("symptom: a change against the time before needs the symptom to start after minute 0 "
+                             "(give since_min)")
         return self
 
     @property

@@ -58,3 +58,24 @@ def test_every_bundled_drill_is_planted_with_changes_decoys_and_mitigations(dril
 def test_a_design_lacking_the_drills_components_is_told_why(starter_design):
     drills = load_drills()
     assert applicable(drills["slow-canary-version"], starter_design) == ["the design has no canary router"]
+
+
+def test_the_library_does_not_follow_one_template():
+    """Change logs of different lengths, causes that start at different minutes and not always in
+    the entry at the jump, and several drills with more than one fix."""
+    drills = list(load_drills().values())
+    assert len({len(d.changes) for d in drills}) >= 3
+    assert sum(d.cause_start_min != 10 for d in drills) >= 6
+    planted_elsewhere = [d.id for d in drills
+                         if not any(c.planted and c.at_min == d.cause_start_min for c in d.changes)]
+    assert len(planted_elsewhere) >= 6, planted_elsewhere
+    assert sum(sum(m.effect == "fixes" for m in d.mitigations) > 1 for d in drills) >= 6
+
+
+def test_a_symptom_with_a_segment_must_be_about_accuracy(tmp_path):
+    text = SOURCE.read_text(encoding="utf-8").replace(
+        "symptom: {metric: p99_ms, measure: baseline_multiple, size: 3}",
+        "symptom: {metric: p99_ms, measure: drop_pp, size: 3, segment: mobile}")
+    with pytest.raises(DrillError) as caught:
+        load_drill(write(tmp_path, text))
+    assert "field 'symptom'" in str(caught.value) and "segment" in str(caught.value)
