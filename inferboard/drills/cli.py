@@ -15,6 +15,7 @@ import math
 from typing import Any
 
 from inferboard.cli_args import EXIT_BAD_INPUT, number
+from inferboard.drills import play
 from inferboard.errors import InferboardError
 from inferboard.printable import shown
 
@@ -216,3 +217,4 @@ def register(sub) -> None:
     q.add_argument("--history", metavar="DIR", help="keep the drill in the practice history in DIR")
     q.add_argument("--folder", help="a folder of drill files instead of the bundled library")
     q.set_defaults(func=cmd_run)
+    play.register(drill_sub)
