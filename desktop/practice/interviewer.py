@@ -21,6 +21,7 @@ from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRe
 from inferboard.practice.session import OVERTIME, SessionStateError
 
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs
+from desktop.practice.inject_plan import attach_injects
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
 from desktop.practice.result_tabs import readout_text
@@ -122,6 +123,7 @@ class InterviewerConsole(QWidget):
         self._update_buttons()
         self.private.setChecked(len(QGuiApplication.screens()) > 1)
         self.show_private(self.private.isChecked())
+        self.injects = attach_injects(self)
 
     def _layout(self) -> None:
         """Title and timer above the buttons; the three panels side by side on a wide screen and one

@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError
 
 from inferboard.catalog import default_catalog
 from inferboard.errors import Problem, ValidationFailed
+from inferboard.practice.injects import MAX_INJECTS, PlannedInject, check_injects
 from inferboard.model.requirements import LOCATIONS, Requirements
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
@@ -122,6 +123,8 @@ class Scenario(StrictModel):
     #: Weight of the clarifying-question score beside the rubric weights in the overall score.
     clarify_weight: float = Field(default=1.0, ge=0, le=100)
     follow_ups: list[FollowUp] = Field(default_factory=list, max_length=20)
+    #: Interviewer only: follow-ups the console plays by itself at the minutes given (editable there).
+    injects: list[PlannedInject] = Field(default_factory=list, max_length=MAX_INJECTS)
     reference: Reference
     #: Interviewer only: how to run the round.
     interviewer_script: str = Field(default="", max_length=6000)
@@ -252,6 +255,7 @@ def cross_check(scenario: Scenario) -> list[Problem]:
         seen_rubrics.add(weight.rubric)
     for n, follow_up in enumerate(scenario.follow_ups):
         problems += _check_follow_up(scenario, n, follow_up)
+    problems += check_injects(scenario.injects, {f.id for f in scenario.follow_ups})
     return problems
 
 
