@@ -154,7 +154,7 @@ class Player:
         if not parts:
             raise DrillError("mitigate ACTION [TARGET] [VALUE]; 'actions' lists them")
         value = None
-        if len(parts) >= 2 and _is_number(parts[-1]):
+        if len(parts) >= 2 and _float_in(parts[-1]) is not None:
             value = float(parts.pop())
         action, target = parts[0], (parts[1] if len(parts) > 1 else "")
         if len(parts) > 2:
@@ -177,7 +177,9 @@ class Player:
         return "Noted: follow-up"
 
     def wait(self, arg: str) -> str:
-        minutes = float(arg) if _is_number(arg.strip()) else 5.0
+        minutes = _float_in(arg.strip()) if arg.strip() else 5.0
+        if minutes is None:
+            raise DrillError("wait MINUTES")
         if minutes <= 0:
             raise DrillError("wait MINUTES (more than 0)")
         self.session.wait(minutes)
@@ -218,12 +220,12 @@ class Player:
         return f"[min {self.session.now_s / 60:5.1f}] drill> "
 
 
-def _is_number(text: str) -> bool:
+def _float_in(text: str) -> float | None:
+    """``text`` as a number, or None when it is not one."""
     try:
-        float(text)
+        return float(text)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 COMMANDS: dict[str, Command] = {
