@@ -24,6 +24,9 @@ PRACTICE_ACTIONS = (
                "Be the interviewer of a candidate on another machine"),
     ActionSpec("practice.history", "Practice &History…", PRACTICE, "", "open_practice_history",
                "Past attempts, scores over time, replays and reports", separator_after=True),
+    ActionSpec("practice.inject_plan", "Interviewer console: Plan tab (timed follow-ups)", PRACTICE, "Alt+L", None,
+               "Follow-ups played by themselves at chosen minutes; change the plan before or during the round",
+               scope="console"),
 )
 
 

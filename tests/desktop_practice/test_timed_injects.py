@@ -4,6 +4,9 @@ its replay and the notes record it, and a follow-up played by hand is not played
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
 
 def test_a_planned_follow_up_plays_itself_at_its_minute(interview, qtbot, clock):
     mock = interview(evaluate=False)
@@ -35,7 +38,7 @@ def test_a_planned_follow_up_plays_itself_at_its_minute(interview, qtbot, clock)
     assert "by hand" in panel.table.cellWidget(1, 2).text()
 
 
-def test_the_plan_is_folded_away_with_what_only_the_interviewer_sees(interview):
+def test_the_plan_is_folded_away_with_what_only_the_interviewer_sees(interview, qtbot):
     mock = interview(evaluate=False)
     console = mock.console
     index = console.tabs.indexOf(console.injects)
@@ -43,3 +46,8 @@ def test_the_plan_is_folded_away_with_what_only_the_interviewer_sees(interview):
     assert not console.tabs.isTabVisible(index)
     console.private.setChecked(True)
     assert console.tabs.isTabVisible(index)
+    console.tabs.setCurrentIndex(0)
+    console.windowHandle().requestActivate()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is console)
+    qtbot.keyClick(console.tabs, Qt.Key.Key_L, Qt.KeyboardModifier.AltModifier)  # the tab's key (F1 lists it)
+    assert console.tabs.currentWidget() is console.injects

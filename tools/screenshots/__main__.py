@@ -23,6 +23,7 @@ GROUPS = {
     "remote": ("a remote mock interview: the host dialog and the joined console", "1600x1000"),
     "workshop": ("scenario authoring and projector mode (whole screen)", "1920x1080"),
     "cohort": ("grading a room and the cohort view (whole screen)", "1920x1080"),
+    "injects": ("the interviewer's plan of timed follow-ups and the candidate's notice", "1600x1000"),
     "drills": ("an incident drill: dashboards, alert, change log, mitigation, result, interviewer", "1600x1000"),
     "screens": ("every window and dialog as placed on the screen it runs on, into a folder per size",
                 "1366x768 and 1600x1000"),
