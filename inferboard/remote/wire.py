@@ -147,9 +147,26 @@ class InterviewEnded(Wire):
     t_s: float = Field(ge=0, allow_inf_nan=False)
 
 
+# ------------------------------------------------------------------------------ drill (inferboard.drills.remote)
+class DrillView(Wire):
+    """What the candidate may see of a drill running on the interviewer's machine."""
+
+    type: Literal["drill_view"]
+    drill_id: ID
+    view: Annotated[dict[str, JsonValue], Field(max_length=16)]
+
+
+class DrillAction(Wire):
+    """One of the candidate's drill actions, for the session on the interviewer's machine."""
+
+    type: Literal["drill_action"]
+    verb: ID
+    args: Annotated[dict[str, JsonValue], Field(max_length=8)] = Field(default_factory=dict)
+
+
 CONTROL = (Ping, Ack, Resume, Bye)
-TO_INTERVIEWER = (SessionInfo, DesignChanged, QuestionAsked)
-TO_CANDIDATE = (FactRevealed, FollowUpPlayed, PhaseChanged, InterviewEnded)
+TO_INTERVIEWER = (SessionInfo, DesignChanged, QuestionAsked, DrillAction)
+TO_CANDIDATE = (FactRevealed, FollowUpPlayed, PhaseChanged, InterviewEnded, DrillView)
 APP_TYPES = {m.model_fields["type"].annotation.__args__[0] for m in TO_INTERVIEWER + TO_CANDIDATE}
 
 Message = Annotated[Union[CONTROL + TO_INTERVIEWER + TO_CANDIDATE], Field(discriminator="type")]

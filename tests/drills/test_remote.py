@@ -1,0 +1,105 @@
+"""A drill over the interview link: the session on the interviewer's side, the candidate's side
+seeing only the view as data and sending actions; every message checked by the link's schemas."""
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from inferboard.drills.engine import DrillError, DrillSession
+from inferboard.drills.library import get_drill
+from inferboard.drills.remote import DrillHost, view_from_data, view_to_data
+from inferboard.drills.views import Dashboard, Unavailable
+from inferboard.remote import wire
+
+from tests.drills.conftest import without_observability
+
+
+def through_the_link(message: wire.Wire, accepts) -> wire.Wire:
+    """A message dumped, sealed-frame-parsed and checked by direction as the link does."""
+    return wire.envelope(wire.dump(wire.Envelope(mid=0, msg=message)), accepts).msg
+
+
+@pytest.fixture(scope="module")
+def host(drill_design):
+    return DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="interview"))
+
+
+def test_the_view_survives_the_wire_and_the_truth_does_not_travel(host):
+    data = host.view()
+    sent = through_the_link(wire.DrillView(type="drill_view", drill_id="slow-canary-version", view=data),
+                            wire.TO_CANDIDATE)
+    seen = view_from_data(json.loads(json.dumps(sent.view)))
+    local = host.session.view()
+    assert seen.page == local.page and seen.notice == local.notice and math.isclose(seen.now_s, local.now_s)
+    system = seen.dashboards["system"]
+    assert isinstance(system, Dashboard)
+    p99, here = system.panels["Latency (ms)"]["p99"], local.dashboards["system"].panels["Latency (ms)"]["p99"]
+    assert np.allclose(p99, here, rtol=1e-4, equal_nan=True)
+    assert [n.title for n in seen.notifications] == [n.title for n in local.notifications]
+    text = json.dumps(data)
+    assert "root_cause" not in text and host.session.drill.root_cause[:40] not in text
+    assert "planted" not in text and "fixes" not in text
+
+
+def test_the_candidates_actions_are_done_on_the_interviewers_session_without_their_effect(host):
+    message = wire.DrillAction(type="drill_action", verb="apply_mitigation",
+                               args={"action": "rollback_canary", "target": "{canary}"})
+    got = through_the_link(message, wire.TO_INTERVIEWER)
+    assert host.act(got.verb, dict(got.args)) == "done"
+    assert host.session.actions[-1].outcome == "fixes"  # known on the interviewer's side only
+    assert host.act("wait", {"minutes": 30}).startswith("not done: 'wait' cannot be done")
+    assert host.act("apply_mitigation", {"action": "warm_cache", "target": "us-east-gpus"}).startswith("not done:")
+    assert [a.verb for a in host.session.actions] == ["apply_mitigation"]
+
+
+def test_a_view_message_cannot_go_to_the_interviewer_nor_an_action_to_the_candidate():
+    with pytest.raises(wire.WireError, match="does not take 'drill_view'"):
+        through_the_link(wire.DrillView(type="drill_view", drill_id="x1", view={}), wire.TO_INTERVIEWER)
+    with pytest.raises(wire.WireError, match="does not take 'drill_action'"):
+        through_the_link(wire.DrillAction(type="drill_action", verb="check_changes"), wire.TO_CANDIDATE)
+
+
+def test_a_remote_drill_is_an_interview_and_unavailable_views_say_why(drill_design):
+    with pytest.raises(DrillError, match="interview mode"):
+        DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0))
+    blind = without_observability(drill_design)
+    host = DrillHost(DrillSession(get_drill("slow-canary-version"), blind, seed=0, mode="interview"))
+    seen = view_from_data(host.view())
+    assert isinstance(seen.dashboards["breakdown"], Unavailable) and seen.dashboards["breakdown"].reason
+
+
+CANDIDATE = """
+import json, sys
+from inferboard.drills.remote import view_from_data
+from inferboard.remote import wire
+for line in sys.stdin:
+    got = wire.envelope(line.strip().encode(), wire.TO_CANDIDATE).msg
+    view = view_from_data(got.view)
+    print(json.dumps({"page": view.page, "alerts": len(view.notifications), "now": view.now_s,
+                      "changes": len(view.changes)}), flush=True)
+    action = wire.DrillAction(type="drill_action", verb="check_changes")
+    print(wire.dump(wire.Envelope(mid=0, msg=action)).decode(), flush=True)
+"""
+
+
+@pytest.mark.slow
+def test_a_drill_runs_across_two_processes(drill_design):
+    """The interviewer's process holds the session; a candidate process sees only the data sent."""
+    host = DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="interview"))
+    frame = wire.dump(wire.Envelope(mid=0, msg=wire.DrillView(type="drill_view", drill_id="slow-canary-version",
+                                                                 view=host.view())))
+    child = subprocess.run([sys.executable, "-c", CANDIDATE], input=frame.decode() + "\n", capture_output=True,
+                           text=True, timeout=120, cwd=str(Path(__file__).parents[2]))
+    assert child.returncode == 0, child.stderr[-500:]
+    seen, reply = child.stdout.splitlines()
+    seen = json.loads(seen)
+    local = host.session.view()
+    assert seen["page"] == local.page and seen["changes"] == len(local.changes) and seen["alerts"] == 1
+    action = wire.envelope(reply.encode(), wire.TO_INTERVIEWER).msg
+    assert host.act(action.verb, dict(action.args)) == "done"
+    assert host.session.actions[-1].verb == "check_changes"
