@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import sys
 from dataclasses import dataclass
 from typing import Callable, TextIO
@@ -20,6 +21,7 @@ import numpy as np
 
 from inferboard.drills import views
 from inferboard.drills.engine import DrillError, DrillSession
+from inferboard.drills.library import applicable, load_drills
 
 SPARKS = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 40
@@ -249,10 +251,11 @@ ALIASES = {"?": "help", "dashboard": "dash", "look": "dash", "quit": "finish", "
 
 
 def banner(session: DrillSession) -> str:
-    drill = session.drill
-    return (f"{drill.title}  ({drill.kind}, {drill.difficulty})\n"
+    """How the candidate was told, and the page; never the drill's title (it names the cause)."""
+    design = session.source_design.metadata.get("title", "") or "your design"
+    return (f"Incident drill on {design}\n"
             f"Minute {session.notice_s / 60:.1f}: {session.notice}\n"
-            f"Page: {session.fill(drill.page)}")
+            f"Page: {session.fill(session.drill.page)}")
 
 
 def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.0, echo: bool = False) -> None:
@@ -290,18 +293,26 @@ def print_result(session: DrillSession, out: TextIO) -> None:
         print(f"  missing: {item.what}: {item.why} (cost {item.cost_min:g} min)", file=out)
 
 
+def surprise(design, seed: int, folder=None):
+    """A drill that can run on ``design``, picked by ``seed``, as on call (the cause unknown)."""
+    runnable = [d for _, d in sorted(load_drills(folder).items()) if not applicable(d, design)]
+    if not runnable:
+        raise KeyError("no drill can be planted on this design")
+    return random.Random(seed).choice(runnable)
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     from inferboard.drills.library import get_drill
     from inferboard.paths import data_dir
     from inferboard.store import read_design
 
+    design_path = args.design or str(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
+    design, _ = read_design(design_path)
     try:
-        drill = get_drill(args.id, args.folder)
+        drill = get_drill(args.id, args.folder) if args.id else surprise(design, args.seed, args.folder)
     except KeyError as error:
         print(error.args[0], file=sys.stderr)
         return 2
-    design_path = args.design or str(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
-    design, _ = read_design(design_path)
     try:
         session = DrillSession(drill, design, seed=args.seed)
     except DrillError as error:
@@ -314,7 +325,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 def register(drill_sub) -> None:
     """Add ``drill play`` to the ``drill`` command's subcommands."""
     q = drill_sub.add_parser("play", help="play a drill interactively in the terminal")
-    q.add_argument("id")
+    q.add_argument("id", nargs="?", help="the drill (leave it out for one picked at random, its cause unknown)")
     q.add_argument("--design", metavar="FILE", help="the design to plant it in (default: the bundled ranker design)")
     q.add_argument("--seed", type=int, default=0)
     q.add_argument("--step-min", type=float, default=1.0,

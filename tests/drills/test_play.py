@@ -8,6 +8,7 @@ from inferboard.drills.engine import DrillSession
 from inferboard.drills.library import get_drill
 from inferboard.drills.play import Player, play, render_dashboard, sparkline
 from inferboard.drills.views import Unavailable
+from inferboard.paths import data_dir
 
 from tests.drills.conftest import without_observability
 
@@ -30,6 +31,7 @@ def test_a_drill_played_from_typed_lines_records_each_action_and_scores(drill_de
     play(session, lines, out, step_min=1.0)
     text = out.getvalue()
     assert "Page: p99 has roughly tripled" in text and "Commands:" in text
+    assert session.drill.title not in text.split("Commands:")[0]  # the title names the cause
     assert "== System metrics" in text and "p99 SLO" in text
     assert "ranker build 2.14 raised to 20% in eu-west-canary" in text
     verbs = [a.verb for a in session.actions]
@@ -79,3 +81,21 @@ def test_drill_play_names_an_unknown_drill_in_one_line(capsys):
     assert main(["drill", "play", "no-such-drill"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown drill 'no-such-drill'" in err
+
+
+def test_drill_play_without_a_name_picks_a_runnable_drill_by_seed_and_keeps_it_hidden(monkeypatch, capsys,
+                                                                                      starter_design):
+    from inferboard.cli import main
+    from inferboard.drills.library import applicable, load_drills
+    from inferboard.drills.play import surprise
+
+    picks = {surprise(starter_design, seed).id for seed in range(12)}
+    assert picks and all(not applicable(load_drills()[i], starter_design) for i in picks)
+    assert surprise(starter_design, 3).id == surprise(starter_design, 3).id
+    monkeypatch.setattr("sys.stdin", io.StringIO("page\n"))
+    starter = data_dir("assets") / "examples" / "starter.json"
+    assert main(["drill", "play", "--design", str(starter), "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    drill = surprise(starter_design, 3)
+    before_result = out.rsplit(drill.title + ":", 1)[0]
+    assert drill.page in before_result and drill.title not in before_result
