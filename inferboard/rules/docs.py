@@ -151,7 +151,10 @@ def _scoring(rules: RuleSet) -> list[str]:
              "implies drift detection, traffic to serve implies capacity that scales on a serving metric. "
              "When the design lacks the capability (nothing is drawn for it, or what is drawn does not do "
              "it), the rule fires and its points are lost: a missing piece is a finding, never an "
-             "inapplicable rule. Behaviour rules of this sort fail outright when nothing serves the load.",
+             "inapplicable rule. Behaviour rules of this sort fail outright when nothing serves the load, "
+             "or when no traffic source is wired through to a serving pool; a cache, fallback, canary router, "
+             "admission control or global load balancer counts only on the request path from a traffic "
+             "source. Drawing a part without wiring it earns nothing.",
              "- A *quality* rule judges a component that is drawn (an autoscaler's metric, an alert's "
              "runbook, a canary's share); its `applies_when` requires that component, so it counts only when "
              "the component is there.",

@@ -52,15 +52,23 @@ def test_every_rule_states_known_roles():
         assert rule.roles and set(rule.roles) <= {"main", *NOT_MAIN}, rule.id
 
 
-@pytest.mark.parametrize("design_factory", [reference, lambda: read_design(EXAMPLE)[0]],
-                         ids=["reference", "multi-region-example"])
+def _scenario_reference(scenario_id: str):
+    from inferboard.practice.library import ScenarioLibrary
+
+    return lambda: ScenarioLibrary(user_packs=None).load().get(scenario_id).reference_design()
+
+
+@pytest.mark.parametrize("design_factory", [reference, lambda: read_design(EXAMPLE)[0],
+                                            _scenario_reference("recsys-ranking-diurnal"),
+                                            _scenario_reference("global-llm-chat")],
+                         ids=["reference", "multi-region-example", "recsys-reference", "llm-chat-reference"])
 def test_no_canary_shadow_or_fallback_pool_draws_a_main_pool_finding(design_factory):
     design = design_factory()
     for router in [n.id for n in design.nodes.values() if n.kind == "canary_router"][:1]:
         design.set_params(router, shadow=True)
     index = DesignIndex(design)
     others = {pool for pool, role in index.roles.items() if role != "main"}
-    assert {"canary", "shadow", "fallback"} <= {index.roles[p] for p in others}
+    assert {"canary", "shadow"} <= {index.roles[p] for p in others}
     report = check_design(design)
     for finding in report.findings:
         if set(RULES.get(finding.rule_id).roles) == {"main"}:
