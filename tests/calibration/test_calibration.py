@@ -80,6 +80,8 @@ def test_the_engine_bands_and_orders_the_graded_designs_as_the_expert(scenario_i
     for level, (overall, lost) in scores.items():
         low, high = band(scenario_id, level)
         assert low <= overall <= high, f"{scenario_id} {level}: {overall:.1f} outside {low}-{high} ({lost})"
+    # a near-perfect design beats the single-region, fixed-replica one by a clear margin
+    assert scores["strong"][0] - scores["middling"][0] >= 20, scores
     ranks = bands()["ranks"]
     tau = kendall_tau_b([ranks[level] for level in LEVELS], [scores[level][0] for level in LEVELS])
     shown = {level: round(score, 1) for level, (score, _) in scores.items()}
