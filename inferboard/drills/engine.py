@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from inferboard.drills import symptoms
 from inferboard.drills.library import applicable, fill, resolve, roles
 from inferboard.drills.operations import ClearFaults, SetParams
 from inferboard.drills.schema import Drill
@@ -119,6 +120,8 @@ class DrillSession:
         self.notice_s, self.notice = views.first_notice(self) if start_clock else (0.0, "")
         if start_clock:
             self.advance_to(self.notice_s)
+        #: what the page says: the drill's, or what this design shows when the cause hits it softer
+        self.page = symptoms.page_for(self) if start_clock else self.fill(drill.page)
 
     # ------------------------------------------------------------------ planting
     def node_for(self, text: str) -> str:

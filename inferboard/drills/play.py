@@ -255,7 +255,7 @@ def banner(session: DrillSession) -> str:
     design = session.source_design.metadata.get("title", "") or "your design"
     return (f"Incident drill on {design}\n"
             f"Minute {session.notice_s / 60:.1f}: {session.notice}\n"
-            f"Page: {session.fill(session.drill.page)}")
+            f"Page: {session.page}")
 
 
 def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.0, echo: bool = False) -> None:

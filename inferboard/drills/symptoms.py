@@ -2,7 +2,7 @@
 
 A drill's ``symptom`` (:class:`inferboard.drills.schema.Symptom`) names a series and a size; this
 module measures that size in a run, so a test can check that the page tells the truth: the
-symptom is at least as large as stated by the time the candidate is told (and not more than
+symptom is at least as large as stated when the candidate is told (and not more than
 :data:`OVERSTATED` times larger: a page that says "p99 doubled" while it went up twentyfold
 misleads as much as one that overstates), and a mitigation that fixes the incident takes it away.
 
@@ -16,12 +16,15 @@ Measures (``baseline`` is the median over the ticks before ``since_min``):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 #: the page may understate its symptom, but not by more than this factor
 OVERSTATED = 3.0
-#: the symptom is measured over the ticks from ``since_min`` to this long after the notice
-AFTER_NOTICE_S = 5 * 60.0
+#: the symptom is measured over the ticks from ``since_min`` to this long after the notice (the
+#: page is what the candidate reads when told: the symptom must be there by then)
+AFTER_NOTICE_S = 0.0
 #: a fix must have taken the symptom away over this last stretch of the run
 RECENT_S = 10 * 60.0
 
@@ -90,3 +93,34 @@ def describe(symptom) -> str:
     unit = {"slo_multiple": "× the p99 SLO", "baseline_multiple": "× its level before",
             "level": "", "drop_pp": " points down", "drop_pct": "% down"}[symptom.measure]
     return f"{symptom.metric}{where} at least {symptom.size:g}{unit}"
+
+
+def _named(session, symptom) -> str:
+    if symptom.metric == "business_pct":
+        return session.quality.business.metric
+    if symptom.metric == "accuracy_pct":
+        return f"accuracy on {symptom.segment}" if symptom.segment else "accuracy"
+    return {"p99_ms": "p99", "p50_ms": "p50", "error_rate": "the error rate", "shed_rate": "the shed share",
+            "failed_rate": "errors and shedding"}[symptom.metric]
+
+
+def measured_page(session, size: float) -> str:
+    """A page that says what the series show of the symptom (``size``, as measured), in words."""
+    symptom = session.drill.symptom
+    name = _named(session, symptom)
+    said = {"slo_multiple": f"{name} reached {size:.2g} times its SLO",
+            "baseline_multiple": f"{name} is {size:.2g} times its usual level",
+            "level": f"{name} reached {100 * size:.2g}% of requests",
+            "drop_pp": f"{name} is {max(size, 0.0):.1f} points under its usual level",
+            "drop_pct": f"{name} is {max(size, 0.0):.0f}% under its usual level"}[symptom.measure]
+    return f"Something looks off: {said}; nobody is sure it matters yet."
+
+
+def page_for(session) -> str:
+    """The page the candidate reads: the drill's own where its symptom is there at the stated size
+    when they are told, else one built from what this design's series show (a cause that hits
+    softer here must not be announced as if it hit hard)."""
+    size = at_notice(session, session.series())
+    if not math.isfinite(size) or size >= session.drill.symptom.size:
+        return session.fill(session.drill.page)
+    return measured_page(session, size)

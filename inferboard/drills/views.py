@@ -362,7 +362,7 @@ def candidate_view(session, names=None) -> CandidateView:
              for name in DASHBOARDS if name in wanted or obs.available(name)}
     raised = alerts(session, s)
     missing = [f"{name}: {obs.available(name)}" for name in (*DASHBOARDS, "alerts") if obs.available(name)]
-    return CandidateView(session.now_s, session.fill(session.drill.page), session.notice_s, session.notice, shown,
+    return CandidateView(session.now_s, session.page, session.notice_s, session.notice, shown,
                          notifications(session, raised), change_log(session), missing)
 
 

@@ -103,3 +103,21 @@ def test_each_mitigation_does_what_the_drill_says(runs, drill_id, index):
 @pytest.mark.parametrize("drill_id,design,index", ELSEWHERE_FIXES)
 def test_the_fixes_work_on_every_design_the_drill_is_checked_on(runs, drill_id, design, index):
     check(runs, drill_id, index, design)
+
+
+def test_where_a_cause_hits_softer_the_page_says_what_the_series_show(runs):
+    """On the multi-region example the autoscaler absorbs the cache eviction storm: the page is
+    not the drill's ("over twenty times its SLO") but the p99 actually reached, against its SLO."""
+    import numpy as np
+
+    session, series = runs("multi-region", "cache-eviction-storm")
+    drill = DRILLS["cache-eviction-storm"]
+    assert "multi-region" not in drill.checked_on
+    told = (series["times_s"] >= drill.cause_start_min * 60) & (series["times_s"] <= session.notice_s)
+    reached = float(np.max(series["p99_ms"][told])) / session.design.requirements.slo_p99_ms
+    assert reached < drill.symptom.size
+    assert session.page != drill.page and session.view(dashboards=[]).page == session.page
+    assert session.page.startswith("Something looks off: p99 reached ")
+    assert f"{reached:.2g} times its SLO" in session.page
+    on_home, _ = runs("ranker-drill", "cache-eviction-storm")
+    assert on_home.page == drill.page
