@@ -18,6 +18,8 @@ CASES = [(drill_id, i) for drill_id, drill in sorted(DRILLS.items()) for i in ra
 FAST = {("slow-canary-version", 0), ("slow-canary-version", 1), ("bad-retrained-model", 0),
         ("bad-retrained-model", 1)}
 CHECKED = [(drill_id, name) for drill_id, drill in sorted(DRILLS.items()) for name in drill.checked_on]
+#: the runs on the ranker design are shared with the cheap tests; the others build their own batching tables
+CHECKED_CASES = [pytest.param(d, n, marks=() if n == "ranker-drill" else pytest.mark.slow) for d, n in CHECKED]
 ELSEWHERE_FIXES = [(drill_id, name, i) for drill_id, name in CHECKED if name != "ranker-drill"
                    for i, m in enumerate(DRILLS[drill_id].mitigations) if m.effect == "fixes"]
 
@@ -78,7 +80,7 @@ def test_the_planted_cause_breaks_the_slo_or_quality_when_nothing_is_done(runs, 
     assert not _restored(session, series)
 
 
-@pytest.mark.parametrize("drill_id,design", CHECKED)
+@pytest.mark.parametrize("drill_id,design", CHECKED_CASES)
 def test_the_page_states_a_symptom_the_series_show_at_its_size(runs, drill_id, design):
     drill = DRILLS[drill_id]
     session, series = runs(design, drill_id)
@@ -105,6 +107,7 @@ def test_the_fixes_work_on_every_design_the_drill_is_checked_on(runs, drill_id, 
     check(runs, drill_id, index, design)
 
 
+@pytest.mark.slow
 def test_where_a_cause_hits_softer_the_page_says_what_the_series_show(runs):
     """On the multi-region example the autoscaler absorbs the cache eviction storm: the page is
     not the drill's ("over twenty times its SLO") but the p99 actually reached, against its SLO."""
