@@ -103,3 +103,34 @@ def test_a_drill_runs_across_two_processes(drill_design):
     action = wire.envelope(reply.encode(), wire.TO_INTERVIEWER).msg
     assert host.act(action.verb, dict(action.args)) == "done"
     assert host.session.actions[-1].verb == "check_changes"
+
+
+def test_a_drill_runs_over_the_sealed_interview_link(drill_design):
+    """The candidate's machine hosts, the interviewer's joins with the code: the view goes one way
+    through the sealed channel, the candidate's mitigation the other, and the interviewer's
+    session does it."""
+    import queue
+
+    from inferboard.remote.peer import HostPeer, JoinPeer
+
+    to_candidate, to_interviewer = queue.Queue(), queue.Queue()
+    info = wire.SessionInfo(type="session", scenario_id="drill", scenario_title="Incident drill",
+                            digest="0" * 64, session_uid="1" * 32)
+    candidate = HostPeer(info, "127.0.0.1", 0, on_message=to_candidate.put).start()
+    interviewer = JoinPeer("127.0.0.1", candidate.port, candidate.code, on_message=to_interviewer.put).start()
+    try:
+        assert to_interviewer.get(timeout=20)["type"] == "session"
+        host = DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="interview"))
+        interviewer.send({"type": "drill_view", "drill_id": "slow-canary-version", "view": host.view(["system"])})
+        seen = view_from_data(to_candidate.get(timeout=20)["view"])
+        assert seen.page == host.session.page and "you: rollback canary" not in str(seen.changes)
+        candidate.send({"type": "drill_action", "verb": "apply_mitigation",
+                        "args": {"action": "rollback_canary", "target": "{canary}"}})
+        action = to_interviewer.get(timeout=20)
+        assert host.act(action["verb"], action["args"]) == "done"
+        interviewer.send({"type": "drill_view", "drill_id": "slow-canary-version", "view": host.view(["system"])})
+        seen = view_from_data(to_candidate.get(timeout=20)["view"])
+        assert any(c["text"].startswith("you: rollback canary") for c in seen.changes)
+    finally:
+        interviewer.end("test over")
+        candidate.end("test over")
