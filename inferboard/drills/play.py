@@ -83,6 +83,7 @@ def render_dashboard(board: views.Dashboard | views.Unavailable) -> str:
 
 
 def render_alerts(notes: list[views.Notification]) -> str:
+    """The alerts as delivered, each notification with the alerts grouped in it."""
     if not notes:
         return "No alerts have reached you."
     rows = []
@@ -93,6 +94,7 @@ def render_alerts(notes: list[views.Notification]) -> str:
 
 
 def render_changes(rows: list[dict]) -> str:
+    """The recent-changes log as lines, newest first."""
     if not rows:
         return "No recent changes."
     return "Recent changes (newest first):\n" + "\n".join(
@@ -117,21 +119,26 @@ class Player:
 
     # ------------------------------------------------------------------ commands
     def dash(self, arg: str) -> str:
+        """Open a dashboard (``system`` when none is named)."""
         name = arg.strip() or "system"
         return render_dashboard(self.session.open_dashboard(name))
 
     def segments(self, arg: str) -> str:
+        """The per-segment dashboard."""
         return render_dashboard(self.session.slice_by_segment())
 
     def alerts(self, arg: str) -> str:
+        """The alerts delivered so far (and mark them seen)."""
         notes = self.session.view(dashboards=[]).notifications
         self.seen_alerts = len(notes)
         return render_alerts(notes)
 
     def changes(self, arg: str) -> str:
+        """Check the recent changes (recorded)."""
         return render_changes(self.session.check_changes())
 
     def symptom(self, arg: str) -> str:
+        """State the symptom; ``|`` separates the scope."""
         text, _, scope = arg.partition("|")
         if not text.strip():
             raise DrillError("say what you see: symptom TEXT [| SCOPE]")
@@ -139,12 +146,14 @@ class Player:
         return "Noted: symptom" + (f" (scope: {scope.strip()})" if scope.strip() else "")
 
     def hypothesis(self, arg: str) -> str:
+        """Write down a hypothesis."""
         if not arg.strip():
             raise DrillError("hypothesis TEXT")
         self.session.record_hypothesis(arg.strip())
         return "Noted: hypothesis"
 
     def actions(self, arg: str) -> str:
+        """The mitigations this design allows, with their targets."""
         rows = []
         for action, targets in self.session.mitigation_targets().items():
             shown = ", ".join(t for t in targets if t) or "(no target)"
@@ -152,6 +161,7 @@ class Player:
         return "Mitigations on this design (mitigate ACTION [TARGET] [VALUE]):\n" + "\n".join(rows)
 
     def mitigate(self, arg: str) -> str:
+        """Apply a mitigation: ACTION [TARGET] [VALUE]."""
         parts = arg.split()
         if not parts:
             raise DrillError("mitigate ACTION [TARGET] [VALUE]; 'actions' lists them")
@@ -166,12 +176,14 @@ class Player:
             f" ({value:g})" if value is not None else "") + ". The dashboards will show what it does."
 
     def cause(self, arg: str) -> str:
+        """Name the root cause."""
         if not arg.strip():
             raise DrillError("cause TEXT")
         self.session.name_root_cause(arg.strip())
         return "Noted: root cause"
 
     def followup(self, arg: str) -> str:
+        """Write the long-term fix and the monitoring, separated by ``|``."""
         fix, _, monitoring = arg.partition("|")
         if not fix.strip() or not monitoring.strip():
             raise DrillError("followup FIX | MONITORING")
@@ -179,6 +191,7 @@ class Player:
         return "Noted: follow-up"
 
     def wait(self, arg: str) -> str:
+        """Let the clock run (five minutes unless told)."""
         minutes = _float_in(arg.strip()) if arg.strip() else 5.0
         if minutes is None:
             raise DrillError("wait MINUTES")
@@ -188,9 +201,11 @@ class Player:
         return f"{minutes:g} minutes pass."
 
     def page(self, arg: str) -> str:
+        """The page again."""
         return banner(self.session)
 
     def help(self, arg: str) -> str:
+        """The commands and what each does."""
         width = max(len(c.usage) for c in COMMANDS.values())
         return "Commands:\n" + "\n".join(f"  {c.usage:<{width}}  {c.help}" for c in COMMANDS.values())
 
@@ -219,6 +234,7 @@ class Player:
         return "".join(out)
 
     def prompt(self) -> str:
+        """The prompt, with the simulated minute."""
         return f"[min {self.session.now_s / 60:5.1f}] drill> "
 
 
@@ -284,6 +300,7 @@ def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.
 
 
 def print_result(session: DrillSession, out: TextIO) -> None:
+    """The score, line by line, and what missing observability cost."""
     result = session.result()
     print(f"{session.drill.title}: {result.grade} ({result.percent:.0f}%), told at minute {result.notice_min:g}; "
           + ("restored" if result.restored else "NOT restored"), file=out)
@@ -302,6 +319,7 @@ def surprise(design, seed: int, folder=None):
 
 
 def cmd_play(args: argparse.Namespace) -> int:
+    """``inferboard drill play``: load the drill and the design, then run the prompt on stdin."""
     from inferboard.drills.library import get_drill
     from inferboard.paths import data_dir
     from inferboard.store import read_design
