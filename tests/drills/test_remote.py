@@ -73,38 +73,6 @@ def test_a_remote_drill_is_an_interview_and_unavailable_views_say_why(drill_desi
     assert isinstance(seen.dashboards["breakdown"], Unavailable) and seen.dashboards["breakdown"].reason
 
 
-CANDIDATE = """
-import json, sys
-from inferboard.drills.remote import view_from_data
-from inferboard.remote import wire
-for line in sys.stdin:
-    got = wire.envelope(line.strip().encode(), wire.TO_CANDIDATE).msg
-    view = view_from_data(got.view)
-    print(json.dumps({"page": view.page, "alerts": len(view.notifications), "now": view.now_s,
-                      "changes": len(view.changes)}), flush=True)
-    action = wire.DrillAction(type="drill_action", verb="check_changes")
-    print(wire.dump(wire.Envelope(mid=0, msg=action)).decode(), flush=True)
-"""
-
-
-@pytest.mark.slow
-def test_a_drill_runs_across_two_processes(drill_design):
-    """The interviewer's process holds the session; a candidate process sees only the data sent."""
-    host = DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="interview"))
-    frame = wire.dump(wire.Envelope(mid=0, msg=wire.DrillView(type="drill_view", drill_id="slow-canary-version",
-                                                                 view=host.view())))
-    child = subprocess.run([sys.executable, "-c", CANDIDATE], input=frame.decode() + "\n", capture_output=True,
-                           text=True, timeout=120, cwd=str(Path(__file__).parents[2]))
-    assert child.returncode == 0, child.stderr[-500:]
-    seen, reply = child.stdout.splitlines()
-    seen = json.loads(seen)
-    local = host.session.view()
-    assert seen["page"] == local.page and seen["changes"] == len(local.changes) and seen["alerts"] == 1
-    action = wire.envelope(reply.encode(), wire.TO_INTERVIEWER).msg
-    assert host.act(action.verb, dict(action.args)) == "done"
-    assert host.session.actions[-1].verb == "check_changes"
-
-
 def test_a_drill_runs_over_the_sealed_interview_link(drill_design):
     """The candidate's machine hosts, the interviewer's joins with the code: the view goes one way
     through the sealed channel, the candidate's mitigation the other, and the interviewer's
@@ -134,3 +102,58 @@ def test_a_drill_runs_over_the_sealed_interview_link(drill_design):
     finally:
         interviewer.end("test over")
         candidate.end("test over")
+
+
+CANDIDATE_MACHINE = """
+import json, queue, sys
+from inferboard.drills.remote import view_from_data
+from inferboard.remote import wire
+from inferboard.remote.peer import HostPeer
+got = queue.Queue()
+info = wire.SessionInfo(type="session", scenario_id="drill", scenario_title="Incident drill",
+                        digest="0" * 64, session_uid="2" * 32)
+peer = HostPeer(info, "127.0.0.1", 0, on_message=got.put).start()
+print(json.dumps({"port": peer.port, "code": peer.code}), flush=True)
+view = view_from_data(got.get(timeout=60)["view"])
+print(json.dumps({"page": view.page, "dashboards": sorted(view.dashboards), "changes": len(view.changes)}), flush=True)
+peer.send({"type": "drill_action", "verb": "apply_mitigation",
+           "args": {"action": "rollback_canary", "target": "{canary}"}})
+view = view_from_data(got.get(timeout=60)["view"])
+print(json.dumps({"changes": [c["text"] for c in view.changes]}), flush=True)
+peer.end("drill over")
+"""
+
+
+@pytest.mark.slow
+def test_a_drill_runs_across_two_processes_over_the_link(drill_design):
+    """The candidate's machine is a second process hosting the link; this one joins with its code,
+    holds the session, and does the rollback the candidate sent."""
+    import queue
+
+    from inferboard.remote.peer import JoinPeer
+
+    child = subprocess.Popen([sys.executable, "-c", CANDIDATE_MACHINE], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=str(Path(__file__).parents[2]))
+    got = queue.Queue()
+    interviewer = None
+    try:
+        where = json.loads(child.stdout.readline())
+        interviewer = JoinPeer("127.0.0.1", where["port"], where["code"], on_message=got.put).start()
+        assert got.get(timeout=30)["type"] == "session"
+        host = DrillHost(DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="interview"))
+        interviewer.send({"type": "drill_view", "drill_id": "slow-canary-version", "view": host.view(["system"])})
+        seen = json.loads(child.stdout.readline())
+        assert seen["page"] == host.session.page and "system" in seen["dashboards"]
+        action = got.get(timeout=30)
+        assert host.act(action["verb"], action["args"]) == "done"
+        assert host.session.actions[-1].outcome == "fixes"
+        interviewer.send({"type": "drill_view", "drill_id": "slow-canary-version", "view": host.view(["system"])})
+        after = json.loads(child.stdout.readline())
+        assert any(text.startswith("you: rollback canary") for text in after["changes"])
+        assert child.wait(timeout=30) == 0
+    finally:
+        if interviewer is not None:
+            interviewer.end("test over")
+        if child.poll() is None:
+            child.kill()
+        child.wait(timeout=10)
