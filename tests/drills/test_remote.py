@@ -12,7 +12,7 @@ import pytest
 
 from inferboard.drills.engine import DrillError, DrillSession
 from inferboard.drills.library import get_drill
-from inferboard.drills.remote import DrillHost, view_from_data, view_to_data
+from inferboard.drills.remote import DrillHost, view_from_data
 from inferboard.drills.views import Dashboard, Unavailable
 from inferboard.remote import wire
 
