@@ -15,7 +15,6 @@ import math
 from typing import Any
 
 from inferboard.cli_args import EXIT_BAD_INPUT, number
-from inferboard.drills import play
 from inferboard.errors import InferboardError
 from inferboard.printable import shown
 
@@ -217,4 +216,23 @@ def register(sub) -> None:
     q.add_argument("--history", metavar="DIR", help="keep the drill in the practice history in DIR")
     q.add_argument("--folder", help="a folder of drill files instead of the bundled library")
     q.set_defaults(func=cmd_run)
-    play.register(drill_sub)
+    _register_play(drill_sub)
+
+
+def _register_play(drill_sub) -> None:
+    """Add ``drill play``; the player (and the simulator under it) is imported only when it runs,
+    so ``inferboard --help`` stays light."""
+    q = drill_sub.add_parser("play", help="play a drill interactively in the terminal")
+    q.add_argument("id", nargs="?", help="the drill (leave it out for one picked at random, its cause unknown)")
+    q.add_argument("--design", metavar="FILE", help="the design to plant it in (default: the bundled ranker design)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--step-min", type=float, default=1.0,
+                   help="simulated minutes each command takes (default 1; 0 stops the clock between waits)")
+    q.add_argument("--folder", help="a folder of drill files instead of the bundled library")
+    q.set_defaults(func=_cmd_play)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from inferboard.drills import play  # the simulator loads only for the command that needs it
+
+    return play.cmd_play(args)

@@ -338,15 +338,3 @@ def cmd_play(args: argparse.Namespace) -> int:
         return 2
     play(session, sys.stdin, sys.stdout, args.step_min, echo=not sys.stdin.isatty())
     return 0
-
-
-def register(drill_sub) -> None:
-    """Add ``drill play`` to the ``drill`` command's subcommands."""
-    q = drill_sub.add_parser("play", help="play a drill interactively in the terminal")
-    q.add_argument("id", nargs="?", help="the drill (leave it out for one picked at random, its cause unknown)")
-    q.add_argument("--design", metavar="FILE", help="the design to plant it in (default: the bundled ranker design)")
-    q.add_argument("--seed", type=int, default=0)
-    q.add_argument("--step-min", type=float, default=1.0,
-                   help="simulated minutes each command takes (default 1; 0 stops the clock between waits)")
-    q.add_argument("--folder", help="a folder of drill files instead of the bundled library")
-    q.set_defaults(func=cmd_play)
