@@ -130,8 +130,10 @@ def test_stale_results_are_dropped(make_window, qtbot):
     qtbot.waitUntil(started.is_set, timeout=WAIT_MS)
     window.document.execute(ops.SetParams("gpus", {"replicas": 5}), "five")  # while the worker runs
     qtbot.waitUntil(lambda: not window.evaluator.busy() and bool(seen), timeout=WAIT_MS)
-    # the result for 3 replicas arrived late and was dropped
-    assert [result.nodes["gpus"].replicas for result in seen] == [5]
+    # the result for 3 replicas arrived late and was dropped; 5 may come twice (on an estimated
+    # batching table first, then exactly once the table is built)
+    assert {result.nodes["gpus"].replicas for result in seen} == {5}
+    assert len(seen) <= 2
 
 
 def test_evaluation_never_blocks_the_gui_thread(make_window, qtbot):
