@@ -40,10 +40,10 @@ def test_autosave_timer_writes_only_unsaved_changes(make_window, data_folder, qt
     autosave = window.autosaver.design_file
     ticks = []
     window.autosaver.timer.timeout.connect(lambda: ticks.append(autosave.exists()))
-    qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=3000)
+    qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=15_000)
     assert ticks[:3] == [False, False, False]  # the timer ran three times: nothing unsaved yet
     window.document.execute(ops.SetLabel("gpus", "edited"), "label")
-    qtbot.waitUntil(autosave.exists, timeout=3000)
+    qtbot.waitUntil(autosave.exists, timeout=15_000)
     assert parse_design(autosave.read_bytes()).node("gpus").label == "edited"
     assert autosave.parent == data_folder / "autosave"
     window.document.undo_stack.undo()  # back to the clean state: nothing to recover
