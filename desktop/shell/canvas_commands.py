@@ -5,6 +5,7 @@ ungroup, and the keys to the requirements. One method per handler named in the a
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QLineEdit, QPlainTextEdit, QTextEdit
 
 from inferboard.model import EditRefused, ops
 
@@ -57,13 +58,23 @@ class CanvasCommands:
         self.finder.step(direction)
 
     # ------------------------------------------------------------------ arrange
+    @staticmethod
+    def _typing_in_a_field() -> bool:
+        """Whether the keyboard focus is in a text or number field, where the arrange keys
+        (Ctrl+Shift+V among them) belong to the field and must not move cards."""
+        return isinstance(QApplication.focusWidget(), (QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox))
+
     def align_selection(self, edge: str) -> bool:
         """Line the selected components up on one edge or centre (one undo step)."""
+        if self._typing_in_a_field():
+            return False
         op = arrange.align_op(self.document.design, self.scene.selected_node_ids(), edge)
         return self._arrange(op, "Select two or more components to align them.")
 
     def distribute_selection(self, axis: str) -> bool:
         """Equal gaps between the selected components across ("x") or down ("y")."""
+        if self._typing_in_a_field():
+            return False
         op = arrange.distribute_op(self.document.design, self.scene.selected_node_ids(), axis)
         return self._arrange(op, "Select three or more components to distribute them.")
 
@@ -75,6 +86,8 @@ class CanvasCommands:
 
     def group_selection(self) -> bool:
         """Put the selected cards in a new region fitted round them (one undo step)."""
+        if self._typing_in_a_field():
+            return False
         design = self.document.design
         region_id = design.new_node_id("region")
         try:
@@ -89,6 +102,8 @@ class CanvasCommands:
 
     def ungroup_selection(self) -> bool:
         """Remove the selected region (or the selected cards' region); its members stay put."""
+        if self._typing_in_a_field():
+            return False
         design = self.document.design
         try:
             op = arrange.ungroup_op(design, self.scene.selected_node_ids())

@@ -105,3 +105,19 @@ def test_too_small_a_selection_is_told_and_changes_nothing(window, qtbot):
     qtbot.keyClick(window.view, Qt.Key.Key_H, CTRL_SHIFT)
     assert window.document.undo_stack.count() == count
     assert "three or more" in window.statusBar().currentMessage()
+
+
+def test_arrange_keys_typed_in_a_text_field_move_no_card(window, qtbot):
+    window.scene.select_ids(["lb", "batcher", "gpus"])
+    window.finder.open()
+    field = window.finder.bar.field
+    qtbot.waitUntil(field.hasFocus, timeout=5000)
+    count = window.document.undo_stack.count()
+    for key in (Qt.Key.Key_V, Qt.Key.Key_H, Qt.Key.Key_Up):
+        qtbot.keyClick(field, key, CTRL_SHIFT)
+    qtbot.keyClick(field, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    assert window.document.undo_stack.count() == count
+    window.view.setFocus()
+    qtbot.waitUntil(window.view.hasFocus, timeout=5000)
+    qtbot.keyClick(window.view, Qt.Key.Key_V, CTRL_SHIFT)  # on the canvas the same key distributes
+    assert window.document.undo_stack.count() == count + 1
