@@ -1,0 +1,74 @@
+"""Public-docstring coverage per package, measured by tools/docstrings.py: every package reaches
+85%. Packages still being brought up to it are held at a floor they may not fall below."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from tools import docstrings
+
+TARGET = 85.0
+#: Packages not yet at the target, each with the floor it has reached (raise these, never lower).
+#: inferboard.sim and inferboard.drills are being reorganised and documented on their own.
+NOT_YET: dict[str, float] = {
+    "desktop": 53.0,
+    "desktop.drills": 38.0,
+    "desktop.editor": 25.0,
+    "desktop.editor.canvas": 23.0,
+    "desktop.findings": 36.0,
+    "desktop.practice": 28.0,
+    "desktop.readouts": 34.0,
+    "desktop.shell": 37.0,
+    "desktop.workshop": 28.0,
+    "inferboard": 80.0,
+    "inferboard.catalog": 69.0,
+    "inferboard.drills": 67.0,
+    "inferboard.model": 39.0,
+    "inferboard.practice": 54.0,
+    "inferboard.remote": 56.0,
+    "inferboard.rules": 57.0,
+    "inferboard.sim": 72.0,
+    "inferboard.store": 82.0,
+    "inferboard.workshop": 34.0,
+}
+
+
+def test_every_package_reaches_the_target_or_its_floor():
+    coverage = docstrings.measure()
+    assert {"desktop", "desktop.editor.canvas", "inferboard", "inferboard.practice"} <= set(coverage)
+    short = {name: round(cov.percent, 1) for name, cov in coverage.items()
+             if cov.percent < NOT_YET.get(name, TARGET)}
+    assert not short, f"public-docstring coverage below the floor: {short} (python -m tools.docstrings)"
+
+
+def test_a_package_that_reached_the_target_leaves_the_waiting_list():
+    coverage = docstrings.measure()
+    done = [name for name in NOT_YET if name in coverage and coverage[name].percent >= TARGET]
+    assert not done, f"{done} reached {TARGET}%: take them out of NOT_YET"
+
+
+def test_public_names_are_functions_classes_and_their_public_methods():
+    tree = ast.parse(textwrap.dedent('''
+        def shown():
+            """Documented."""
+        def _hidden(): pass
+        class Box:
+            def __init__(self): pass
+            def open(self): pass
+            @property
+            def size(self):
+                """Documented."""
+            @size.setter
+            def size(self, value): pass
+            def _inner(self): pass
+        LIMIT = 3
+    '''))
+    assert docstrings.public_names(tree) == [("shown", True), ("Box", False), ("Box.open", False),
+                                             ("Box.size", True)]
+
+
+def test_the_script_fails_when_a_package_is_under_the_minimum(capsys):
+    assert docstrings.main(["--min", "101"]) == 1
+    assert "inferboard.practice" in capsys.readouterr().out
+    assert docstrings.main(["--min", "0"]) == 0
