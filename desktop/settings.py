@@ -11,26 +11,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QSettings
 
-DATA_DIR_ENV = "INFERBOARD_DATA_DIR"
-
-
-def data_dir(override: str | os.PathLike | None = None) -> Path:
-    """The folder for settings and autosaves, created if missing."""
-    if override is not None:
-        folder = Path(override)
-    elif os.environ.get(DATA_DIR_ENV):
-        folder = Path(os.environ[DATA_DIR_ENV])
-    else:
-        from platformdirs import user_data_dir
-
-        folder = Path(user_data_dir("inferboard", appauthor=False))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+from inferboard.paths import user_data_dir
 
 
 def app_settings(folder: Path | None = None) -> QSettings:
     """The app's settings, as an INI file in the data folder (never the registry or ~/.config)."""
-    return QSettings(str((folder or data_dir()) / "settings.ini"), QSettings.Format.IniFormat)
+    return QSettings(str((folder or user_data_dir()) / "settings.ini"), QSettings.Format.IniFormat)
 
 
 class RecentFiles:

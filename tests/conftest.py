@@ -3,6 +3,8 @@ import shutil
 import sys
 import tempfile
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 if os.environ["QT_QPA_PLATFORM"] == "offscreen":
     # One 1600x1000 screen (offscreen's own is 800x800): windows are fitted to their screen.
@@ -13,6 +15,15 @@ if os.environ["QT_QPA_PLATFORM"] == "offscreen":
 _TABLES = None if "INFERBOARD_CACHE_DIR" in os.environ else tempfile.mkdtemp(prefix="inferboard-tables-")
 if _TABLES is not None:
     os.environ["INFERBOARD_CACHE_DIR"] = _TABLES
+
+@pytest.fixture(autouse=True)
+def user_data_folder(tmp_path, monkeypatch):
+    """Every test keeps its settings, history, packs and cohorts in a folder of its own, never the
+    real home (see ``inferboard.paths.user_data_dir``)."""
+    folder = tmp_path / "inferboard-data"
+    monkeypatch.setenv("INFERBOARD_DATA_DIR", str(folder))
+    return folder
+
 
 #: The run's exit status, kept for ``pytest_unconfigure``.
 _STATUS: list[int] = []

@@ -21,7 +21,6 @@ from inferboard.store import design_to_bytes, parse_design
 from desktop.editor.canvas.scene import DesignScene
 from desktop.editor.canvas.view import CanvasView
 from desktop.editor.document import DesignDocument
-from desktop.settings import data_dir
 from desktop.theme import LIGHT, Theme
 
 PHASE_NAMES = {"clarify": "Clarify requirements", "high_level": "High-level design", "deep_dive": "Deep dive",
@@ -31,12 +30,12 @@ PHASE_NAMES = {"clarify": "Clarify requirements", "high_level": "High-level desi
 # ------------------------------------------------------------------------------ storage
 def open_history(folder: str | Path | None = None) -> History:
     """The attempt history in the app's data folder ($INFERBOARD_DATA_DIR in tests)."""
-    return History(data_dir(folder))
+    return History(folder)
 
 
 def open_library(folder: str | Path | None = None) -> ScenarioLibrary:
     """The shipped scenarios plus the packs imported into the app's data folder."""
-    return ScenarioLibrary(user_packs=user_packs_dir(data_dir(folder))).load()
+    return ScenarioLibrary(user_packs=user_packs_dir(folder)).load()
 
 
 # ------------------------------------------------------------------------------ text

@@ -12,6 +12,7 @@ from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from inferboard.model import events as ev
+from inferboard.paths import user_data_dir
 
 from desktop import compat, icons  # noqa: F401  (compat: see desktop/compat.py)
 from desktop.editor.canvas.editing import FRAGMENT_MIME, CanvasEditor
@@ -27,7 +28,7 @@ from desktop.editor.warnings_view import LiveWarnings
 from desktop.findings.dock import FindingsPanel
 from desktop.readouts.dock import ReadoutsPanel
 from desktop.readouts.loadtest import LoadTestRunner
-from desktop.settings import RecentFiles, app_settings, data_dir
+from desktop.settings import RecentFiles, app_settings
 from desktop.shell.actions import build_actions, menu_order
 from desktop.shell.autosave import INTERVAL_MS, Autosaver
 from desktop.shell.canvas_commands import CanvasCommands
@@ -97,7 +98,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.setObjectName("main_window")
         self._shown_once = False
         self.setWindowIcon(icons.app_icon())
-        self.data_dir = data_dir(data_folder)
+        self.data_dir = user_data_dir(data_folder)
         self.settings = app_settings(self.data_dir)
         self.recent = RecentFiles(self.settings)
         self.theme_manager = ThemeManager(theme_mode or str(self.settings.value("view/theme", "system")), self)

@@ -334,11 +334,9 @@ _OPEN: list[Any] = []
 def open_cohorts(main_window=None, *, store: CohortStore | None = None, data_folder=None,
                  cohort_id: int | None = None):
     """Workshop › Cohorts…"""
-    from desktop.settings import data_dir
-
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
-    store = store if store is not None else CohortStore(data_dir(data_folder))
+    store = store if store is not None else CohortStore(data_folder)
     theme = main_window.theme_manager.theme if main_window is not None else None
     window = CohortWindow(store, None, cohort_id, theme=theme)
     window.show()

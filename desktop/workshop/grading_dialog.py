@@ -241,12 +241,11 @@ def open_grade_submissions(main_window=None, *, library: ScenarioLibrary | None 
                            store: CohortStore | None = None, data_folder=None, paths: Sequence[str] = ()):
     """Workshop › Grade Submissions…"""
     from desktop.practice.common import open_library
-    from desktop.settings import data_dir
 
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
     library = library if library is not None else open_library(data_folder)
-    store = store if store is not None else CohortStore(data_dir(data_folder))
+    store = store if store is not None else CohortStore(data_folder)
     dialog = GradeSubmissionsDialog(library, store, None)
     dialog.add_paths(paths)
     dialog.show()

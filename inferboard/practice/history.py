@@ -26,6 +26,7 @@ from typing import Any
 
 import sqlite_utils
 
+from inferboard.paths import user_data_dir
 from inferboard.store.local_db import open_or_recover, open_database, write_transaction
 
 DB_NAME = "history.db"
@@ -61,12 +62,6 @@ def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def default_data_dir() -> Path:
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("inferboard"))
-
-
 @dataclass
 class AttemptRecord:
     """An attempt read back: the attempt row and everything recorded for it, in order."""
@@ -84,11 +79,10 @@ class AttemptRecord:
 
 
 class History:
-    """The history database in ``folder`` (default: the platform's user data folder)."""
+    """The history database in ``folder`` (default: :func:`inferboard.paths.user_data_dir`)."""
 
     def __init__(self, folder: Path | str | None = None):
-        self.folder = Path(folder) if folder is not None else default_data_dir()
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder = user_data_dir(folder)
         self.path = self.folder / DB_NAME
         #: Where a corrupt database was moved, if it was; and the message for the user.
         self.recovered_from: Path | None = None

@@ -18,7 +18,7 @@ from pydantic import Field, ValidationError
 
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.design import Design
-from inferboard.paths import data_dir
+from inferboard.paths import data_dir, user_data_dir
 from inferboard.printable import shown
 from inferboard.practice import packzip
 from inferboard.practice.pack_install import install_folder, recover_installs, staging_folder
@@ -167,15 +167,13 @@ def scan_pack(folder: Path, rubrics: set[str] | None) -> tuple[Pack, list[Scenar
 
 
 def shipped_pack_dir() -> Path:
+    """The folder of the scenario packs that ship with Inferboard."""
     return data_dir("assets") / "scenarios"
 
 
 def user_packs_dir(user_data: Path | None = None) -> Path:
-    if user_data is None:
-        import platformdirs
-
-        user_data = Path(platformdirs.user_data_dir("inferboard"))
-    return Path(user_data) / "scenarios"
+    """The folder imported scenario packs go to, under ``user_data`` or the user's data folder."""
+    return user_data_dir(user_data) / "scenarios"
 
 
 def in_zip(message: str, staging: Path, zip_path: Path) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
+from inferboard.paths import user_data_dir
 from inferboard.store.local_db import open_database, open_or_recover, write_transaction
 from inferboard.workshop.grading import GradingRun, SubmissionResult
 from inferboard.workshop.reports import common_findings
@@ -48,15 +49,10 @@ def utc_now() -> str:
 
 
 class CohortStore:
-    """The cohort database in ``folder`` (default: the platform's user data folder)."""
+    """The cohort database in ``folder`` (default: :func:`inferboard.paths.user_data_dir`)."""
 
     def __init__(self, folder: Path | str | None = None):
-        if folder is None:
-            from inferboard.practice.history import default_data_dir
-
-            folder = default_data_dir()
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.folder = user_data_dir(folder)
         self.path = self.folder / DB_NAME
         self.lock = threading.RLock()
         self.db, self.recovered_from, self.notice = open_or_recover(self.path, self._connect, "cohort database")
