@@ -18,7 +18,7 @@ from inferboard.catalog.schema import ComponentKind, GpuTable
 COMPONENTS = Path(__file__).parents[1] / "components"
 GPU_FILE = COMPONENTS / "gpu_types.yaml"
 
-GPU_IDS = {"t4", "l4", "a10g", "a100_40gb", "a100_80gb", "h100"}
+GPU_IDS = {"t4", "l4", "a10g", "l40s", "a100_40gb", "a100_80gb", "h100", "h200", "mi300x"}
 
 #: kind id -> category
 KINDS = {
@@ -317,9 +317,9 @@ def test_gpu_figures_are_plausible(gpu_table: GpuTable):
     for gpu in gpus.values():
         assert gpu.spot_per_hour < gpu.on_demand_per_hour, gpu.id
         assert gpu.source.strip(), gpu.id
-    for gpu_id in ("a100_40gb", "a100_80gb", "h100"):
+    for gpu_id in ("a100_40gb", "a100_80gb", "h100", "h200"):
         assert gpus[gpu_id].mig_max_instances == 7, gpu_id
-    for gpu_id in ("t4", "l4", "a10g"):
+    for gpu_id in ("t4", "l4", "a10g", "l40s", "mi300x"):
         assert gpus[gpu_id].mig_max_instances == 0, gpu_id
     order = ["t4", "l4", "a10g", "a100_40gb", "a100_80gb", "h100"]
     speeds = [gpus[g].relative_speed for g in order]
@@ -328,10 +328,21 @@ def test_gpu_figures_are_plausible(gpu_table: GpuTable):
     # 312 : 989, the ratio an LLM prefill scales by; FP8 exists only on Ada and Hopper
     assert gpus["a100_80gb"].peak_tflops.fp16 / gpus["h100"].peak_tflops.fp16 == pytest.approx(0.315, abs=0.002)
     assert [g for g in order if gpus[g].peak_tflops.fp8 is not None] == ["l4", "h100"]
+    assert all(gpus[g].peak_tflops.fp8 is not None for g in ("l40s", "h200", "mi300x"))
     for gpu in gpus.values():
-        assert gpu.peak_tflops.int8 == pytest.approx(2 * gpu.peak_tflops.fp16, rel=0.01), gpu.id
+        # the L40S datasheet prints 362.05 (FP16) beside 733 (INT8): 1.2% off twice
+        assert gpu.peak_tflops.int8 == pytest.approx(2 * gpu.peak_tflops.fp16, rel=0.015), gpu.id
         assert gpu.peak_tflops.fp32 < gpu.peak_tflops.fp16, gpu.id
     assert gpus["a100_80gb"].hbm_bandwidth_tb_s > gpus["a100_40gb"].hbm_bandwidth_tb_s
+    # the H200 is the H100's compute with more and faster memory
+    assert gpus["h200"].peak_tflops == gpus["h100"].peak_tflops
+    assert gpus["h200"].hbm_bandwidth_tb_s > gpus["h100"].hbm_bandwidth_tb_s
+    # NVLink / Infinity Fabric parts all-reduce an order of magnitude faster than PCIe cards
+    pcie = [g for g in gpus.values() if g.interconnect == "pcie"]
+    fast = [g for g in gpus.values() if g.interconnect != "pcie"]
+    assert {g.id for g in pcie} == {"t4", "l4", "a10g", "l40s"}
+    assert min(g.interconnect_gb_s for g in fast) >= 5 * max(g.interconnect_gb_s for g in pcie)
+    assert max(g.allreduce_latency_us for g in fast) < min(g.allreduce_latency_us for g in pcie)
 
 
 # --- unknown fields are refused -----------------------------------------------------------------

@@ -172,6 +172,10 @@ class PeakFlops(StrictModel):
     int8: float | None = Field(default=None, gt=0)
 
 
+#: How the GPUs of one tensor-parallel replica talk to each other.
+Interconnect = Literal["nvlink", "pcie", "infinity_fabric"]
+
+
 class GpuType(StrictModel):
     """One GPU model with the figures the simulator and cost model need."""
 
@@ -183,6 +187,11 @@ class GpuType(StrictModel):
     hbm_bandwidth_tb_s: float = Field(gt=0)
     peak_tflops: PeakFlops
     mig_max_instances: int = Field(ge=0)
+    #: GPU-to-GPU link of a tensor-parallel replica, its bandwidth one way per GPU and the fixed
+    #: time of one small all-reduce over it
+    interconnect: Interconnect = "pcie"
+    interconnect_gb_s: float = Field(default=32.0, gt=0)
+    allreduce_latency_us: float = Field(default=20.0, ge=0)
     on_demand_per_hour: float = Field(gt=0)
     spot_per_hour: float = Field(gt=0)
     source: str
