@@ -10,19 +10,56 @@ the ratio of the windows, and its batch sizes by the ratio of the batch limits; 
 is the target's own exact limit. Between server counts the waiting part
 (queueing for a free replica) is scaled as the Erlang-C wait of an M/M/c queue at the same load.
 The error against the exact tables is measured in docs/simulator.md ("Estimated tables").
+
+A station whose exact table would cost too much to build (:func:`affordable_anchor`: a batch limit in
+the hundreds, where every replication moves hundreds of requests per dispatch) is always answered
+on an estimate, from the same batcher with its batch limit halved until its table is affordable.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Iterable
 
 import numpy as np
 
+from inferboard.sim import batch_replications as replications
 from inferboard.sim.batch_replications import BatchParams, BatchTable, batch_capacity
 from inferboard.sim.batch_replications import _no_traffic_row as no_traffic_row  # the exact no-traffic limit
 
-__all__ = ["estimate_table", "nearest_anchor"]
+__all__ = ["EXACT_WORK_LIMIT", "affordable_anchor", "estimate_table", "nearest_anchor", "table_work"]
+
+#: Most requests (as :func:`table_work` counts them) an exact table may simulate: about 3 s of CPU on a
+#: busy machine. Every batcher up to a batch limit of 256 stays under it.
+EXACT_WORK_LIMIT = 7e7
+
+
+def table_work(servers: int, p: BatchParams) -> float:
+    """About how many requests the replications of the table of ``servers`` replicas with ``p``
+    simulate (an upper bound: each dispatch is counted at the batch the light-load window or the
+    fluid limit gives, at most the batch limit)."""
+    big_b = max(int(p.batch_max), 1)
+    cap = batch_capacity(int(servers), p)
+    if not math.isfinite(cap) or cap <= 0:
+        return 0.0
+    loads = replications._LOADS
+    steps, _ = replications._steps(big_b)
+    runs = np.where(loads >= replications._LONG_FROM, replications._LONG_RUNS, 1)
+    guess = np.minimum(big_b, np.maximum(1.0 + loads * cap * _window(p), loads * big_b))
+    return float(np.sum(replications._replications(p, cap) * steps * runs * guess))
+
+
+def affordable_anchor(servers: int, p: BatchParams) -> tuple[int, BatchParams] | None:
+    """None when the exact table of ``(servers, p)`` is affordable (:data:`EXACT_WORK_LIMIT`); else
+    the station its table is estimated from: the same batcher with the batch limit halved until its
+    table costs at most half the limit."""
+    if table_work(servers, p) <= EXACT_WORK_LIMIT:
+        return None
+    anchor = p
+    while anchor.batch_max > 1 and table_work(servers, anchor) > EXACT_WORK_LIMIT / 2:
+        anchor = replace(anchor, batch_max=max(int(anchor.batch_max) // 2, 1))
+    return int(servers), anchor
 
 
 def _distance(key: tuple[int, BatchParams], servers: int, p: BatchParams) -> float:

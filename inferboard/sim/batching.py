@@ -17,6 +17,8 @@ point): see docs/simulator.md, "Dynamic batcher".
 Public API (stable): :class:`BatchParams`, :func:`batch_steady` (one load), :func:`batch_arrays`
 (vectorised over ticks) and :func:`batch_wait_tail`; within :func:`estimating` a station whose table
 is not built yet is solved on an estimated table (:mod:`batch_estimate`) instead of waiting for it.
+A station whose exact table would cost too much (:func:`table_estimated`: batch limits in the hundreds)
+is always solved on an estimate from the same batcher with a smaller batch limit.
 """
 
 from __future__ import annotations
@@ -30,10 +32,11 @@ from functools import lru_cache
 
 import numpy as np
 
-from inferboard.sim.batch_estimate import estimate_table, nearest_anchor
+from inferboard.sim.batch_estimate import affordable_anchor, estimate_table, nearest_anchor
 from inferboard.sim.batch_replications import PROBS, BatchParams, BatchTable, batch_capacity, simulate_table
 
-__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady", "batch_wait_tail"]
+__all__ = ["BatchParams", "BatchSolution", "batch_arrays", "batch_capacity", "batch_steady", "batch_wait_tail",
+           "table_estimated"]
 
 _ARRAY_KEYS = ("capacity", "utilisation", "mean_batch", "throughput", "mean_wait", "mean_sojourn",
                "p50", "p95", "p99", "max_wait")
@@ -232,8 +235,15 @@ def table_ready(servers: int, p: BatchParams) -> bool:
 
     if (int(servers), p) in _READY:
         return True
+    servers, p = affordable_anchor(int(servers), p) or (int(servers), p)
     folder = _SHARED_TABLES[0] if _SHARED_TABLES else table_cache_dir()
-    return folder is not None and os.path.exists(_table_path(folder, int(servers), p))
+    return folder is not None and os.path.exists(_table_path(folder, servers, p))
+
+
+def table_estimated(servers: int, p: BatchParams) -> bool:
+    """Whether the station of ``servers`` replicas with ``p`` is always solved on an estimated table:
+    its exact table would cost too much to build (see :func:`batch_estimate.affordable_anchor`)."""
+    return int(servers) > 0 and affordable_anchor(int(servers), p) is not None
 
 
 def prepare_table(servers: int, p: BatchParams) -> None:
@@ -246,10 +256,14 @@ def prepare_table(servers: int, p: BatchParams) -> None:
 @lru_cache(maxsize=512)
 def _table(servers: int, p: BatchParams) -> BatchTable:
     key = (servers, p)
-    with _BUILDING_GUARD:
-        lock = _BUILDING.setdefault(key, threading.Lock())
-    with lock:  # another thread building the same table: wait for it, then read it back
-        table = _made_table(servers, p)
+    cheaper = affordable_anchor(servers, p)
+    if cheaper is not None:  # too costly to solve: estimated from a smaller batcher, never kept on disk
+        table = estimate_table(_table(*cheaper), cheaper, servers, p)
+    else:
+        with _BUILDING_GUARD:
+            lock = _BUILDING.setdefault(key, threading.Lock())
+        with lock:  # another thread building the same table: wait for it, then read it back
+            table = _made_table(servers, p)
     with _BUILDING_GUARD:
         _BUILDING.pop(key, None)
         if len(_READY) > 4096:

@@ -159,7 +159,8 @@ def batch_station(st: Station, lam: float, ca2: float) -> StationCalc:
     cap = bt.batch_capacity(c, params)
     info = {"lam": lam, "c": c, "B": bmax, "tau0": st.batch_base_s, "alpha": st.batch_item_s,
             "D": st.batch_timeout_s, "ca2": ca2, "cs2": params.service_scv}
-    calc = StationCalc(f"batch B={bmax} ×{c}", cap, info)
+    estimated = " (estimated table)" if bt.table_estimated(c, params) else ""
+    calc = StationCalc(f"batch B={bmax} ×{c}{estimated}", cap, info)
     unlimited = not math.isfinite(cap)
     # the room limits the queue only if the time-out does not empty it first
     bounded = st.queue_capacity is not None and not unlimited and (t is None or t >= st.queue_capacity / cap)

@@ -12,10 +12,12 @@ from dataclasses import asdict, dataclass
 from typing import Iterable
 
 EXACT, APPROXIMATION, TABLE, FLUID = "exact", "approximation", "table", "fluid"
+ESTIMATE = "estimate"
 #: Worst last: a figure composed from several stations is as trustworthy as its weakest part.
-ORDER = (EXACT, APPROXIMATION, TABLE)
+ORDER = (EXACT, APPROXIMATION, TABLE, ESTIMATE)
 TITLES = {EXACT: "exact closed form", APPROXIMATION: "closed-form approximation",
-          TABLE: "table with stated error", FLUID: "per-tick fluid approximation"}
+          TABLE: "table with stated error", FLUID: "per-tick fluid approximation",
+          ESTIMATE: "estimated table"}
 HEADLINE = ("p50_ms", "p95_ms", "p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
 
 
@@ -42,6 +44,8 @@ STATION_ERRORS = {
     EXACT: "exact for the model's assumptions (Poisson arrivals, exponential or fixed service)",
     APPROXIMATION: "within about 10% of the load test up to 90% utilisation (Allen–Cunneen, G/G/c)",
     TABLE: "within 5% of the load test up to 90% of capacity, 10% above (dynamic batcher table)",
+    ESTIMATE: "directional: a batcher with a batch limit in the hundreds is read off a smaller batcher's table, "
+              "scaled (no stated error; the load test gives its own intervals)",
 }
 FLOWS = Trust(EXACT, "flow balance: exact given each station's capacity")
 COST = Trust(EXACT, "exact: the catalog's prices times the replicas running")
@@ -52,7 +56,7 @@ TIMELINE = Trust(FLUID, "within about 15% of the load test at each moment; withi
 def station_method(model: str) -> str:
     """The method behind one station's figures, from its model name ("M/M/8", "batch B=16 ×3")."""
     if model.startswith("batch"):
-        return TABLE
+        return ESTIMATE if model.endswith("(estimated table)") else TABLE
     if model == "delay" or model.startswith("M/M/") or model == "M/D/1":
         return EXACT
     return APPROXIMATION

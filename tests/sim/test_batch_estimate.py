@@ -110,3 +110,30 @@ def test_a_replica_edit_s_estimate_is_near_the_exact_table(tmp_path, monkeypatch
     want = batching._figures(exact, loads, PARAMS.delay_s)
     for name in ("p50", "p99", "mean_wait"):
         assert np.all(np.abs(got[name] / want[name] - 1.0) < 0.15), (name, got[name] / want[name])
+
+
+def test_a_batcher_up_to_256_keeps_its_exact_table_and_a_huger_one_is_estimated_from_a_halved_one():
+    from inferboard.sim.batch_estimate import EXACT_WORK_LIMIT, affordable_anchor, table_work
+
+    for big_b in (1, 8, 16, 64, 256):
+        for servers in (1, 16, 1024):
+            for delay in (0.0, 0.005, 1.0):
+                p = BatchParams(big_b, delay, 0.002, 0.0005, 0.09)
+                assert affordable_anchor(servers, p) is None, (big_b, servers, delay)
+    huge = BatchParams(1022, 0.005, 0.002, 0.0005, 0.09)
+    assert table_work(1024, huge) > EXACT_WORK_LIMIT
+    servers, anchor = affordable_anchor(1024, huge)
+    # halved (1022 -> 511 -> 255 -> 127) until affordable with room to spare; nothing else changed
+    assert servers == 1024 and anchor.batch_max in (255, 127, 63)
+    assert anchor == BatchParams(anchor.batch_max, 0.005, 0.002, 0.0005, 0.09)
+    assert table_work(1024, anchor) <= EXACT_WORK_LIMIT / 2 < table_work(1024, BatchParams(2 * anchor.batch_max + 1,
+                                                                                            0.005, 0.002, 0.0005, 0.09))
+    assert batching.table_estimated(1024, huge) and not batching.table_estimated(1024, anchor)
+
+
+def test_the_work_of_a_table_grows_with_its_batches():
+    from inferboard.sim.batch_estimate import table_work
+
+    # past the dispatch floor every dispatch of a full-batch load moves B requests: twice B, twice the work
+    small, large = (table_work(4, BatchParams(b, 1.0, 0.002, 0.0005, 0.09)) for b in (300, 600))
+    assert large == pytest.approx(2 * small, rel=0.15)

@@ -49,3 +49,37 @@ def test_a_design_at_the_schema_bounds_gives_finite_results(end):
     for result in (evaluate(design).to_dict(), run_design_load_test(design, 2000, seed=1).to_dict(),
                    run_timeline(design, hours=1, tick_s=60).to_dict()):
         assert non_finite(result) == []
+
+
+@pytest.mark.slow
+def test_a_huge_batcher_on_the_most_replicas_is_answered_at_once_on_a_flagged_estimate(tmp_path, monkeypatch):
+    """A batch limit of 1022 on 1,024 replicas: its exact table would simulate over 10^8 requests
+    (10 s); from a fresh table folder, the steady state, the rules, the load test and the timeline
+    build no table with a batch limit over 256, give finite numbers, and say the batcher is estimated."""
+    from inferboard.rules import check_design
+    from inferboard.sim import batching
+    from inferboard.sim.trust import ESTIMATE, steady_trust
+
+    monkeypatch.setenv("INFERBOARD_CACHE_DIR", str(tmp_path / "tables"))
+    built = []
+    real = batching.simulate_table
+    monkeypatch.setattr(batching, "simulate_table", lambda c, p, cap: built.append(p.batch_max) or real(c, p, cap))
+    data = json.loads((data_dir("assets") / "examples" / "starter.json").read_text())
+    for node in data["nodes"]:
+        if node["kind"] == "dynamic_batcher":
+            node["params"]["max_batch_size"] = 1022
+        if node["kind"] in ("gpu_pool", "autoscaler"):
+            node["params"].update(min_replicas=1024, max_replicas=1024)
+        if node["kind"] == "gpu_pool":
+            node["params"]["replicas"] = 1024
+    design = parse_design(json.dumps(data).encode(), "huge-batcher.json")
+    steady = evaluate(design)
+    models = [s.model for s in steady.network.stations.values() if s.model.startswith("batch")]
+    assert models == ["batch B=1022 ×1024 (estimated table)"]
+    assert steady_trust(steady)["p99_ms"].method == ESTIMATE
+    report = check_design(design)
+    assert report.skipped == []
+    results = (steady.to_dict(), run_design_load_test(design, 2000, seed=1).to_dict(),
+               run_timeline(design, hours=1, tick_s=60).to_dict(), report.to_dict())
+    assert all(non_finite(result) == [] for result in results)
+    assert max(built, default=0) <= 256
