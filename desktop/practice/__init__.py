@@ -34,6 +34,25 @@ def _main_window(main_window, data_folder=None):
     return window
 
 
+def _history(history, data_folder, parent):
+    """``history``, else the app's; None after one message when it cannot be opened (another program
+    keeps it locked past its busy timeout, a read-only folder)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from inferboard.store.local_db import DatabaseUnavailable
+
+    from desktop.practice.common import HISTORY_PROBLEM_TITLE
+    from desktop.practice.common import open_history as default_history
+
+    if history is not None:
+        return history
+    try:
+        return default_history(data_folder)
+    except DatabaseUnavailable as error:
+        QMessageBox.warning(parent, HISTORY_PROBLEM_TITLE, f"{error}\n\nNothing was started.")
+        return None
+
+
 def _pick(library, scenario_id: str | None, parent, mode: str):
     from desktop.practice.library_dialog import choose_scenario
 
@@ -46,7 +65,6 @@ def open_practice(main_window=None, scenario_id: str | None = None, *, library=N
                   clock: Callable[[], float] | None = None, check_unsaved: bool = True, data_folder=None):
     """Start a solo round in ``main_window`` (a new main window when None). Returns the
     ``SoloPractice`` controller, the ``MockInterview`` if the user chose that in the dialog, or None."""
-    from desktop.practice.common import open_history as default_history
     from desktop.practice.common import open_library
     from desktop.practice.solo import SoloPractice
 
@@ -65,7 +83,9 @@ def open_practice(main_window=None, scenario_id: str | None = None, *, library=N
     if mode == "mock":
         return open_mock_interview(window, entry.id, library=library, history=history, clock=clock,
                                    data_folder=data_folder)
-    history = history if history is not None else default_history(data_folder)
+    history = _history(history, data_folder, window)
+    if history is None:
+        return None
     if history.notice:  # a damaged history was moved aside: say where it went, until the next message
         window.show_message(history.notice, 0)
     controller = SoloPractice(window, entry, history, clock, library)
@@ -80,7 +100,6 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
                         show: bool = True):
     """Open the candidate window and the interviewer console for a scenario; returns the
     ``MockInterview`` (``.candidate``, ``.console``) or None when the dialog was cancelled."""
-    from desktop.practice.common import open_history as default_history
     from desktop.practice.common import open_library
     from desktop.practice.mock import MockInterview
 
@@ -94,7 +113,9 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
     if mode == "solo":
         return open_practice(main_window, entry.id, library=library, history=history, clock=clock,
                              data_folder=data_folder)
-    history = history if history is not None else default_history(data_folder)
+    history = _history(history, data_folder, main_window)
+    if history is None:
+        return None
     if history.notice and main_window is not None:
         main_window.show_message(history.notice, 0)
     theme_mode = main_window.theme_manager.mode if main_window is not None else None
@@ -110,12 +131,13 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
 def open_history(main_window=None, *, history=None, data_folder=None, views=()):
     """Show the attempt history (scores over time per rubric, results, replays, reports), with a
     button for each of ``views`` (``history_view.HistoryView``: the drill history, say)."""
-    from desktop.practice.common import open_history as default_history
     from desktop.practice.history_view import HistoryWindow
 
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
-    history = history if history is not None else default_history(data_folder)
+    history = _history(history, data_folder, main_window)
+    if history is None:
+        return None
     theme = main_window.theme_manager.theme if main_window is not None else None
     window = HistoryWindow(history, None, theme, views)
     window.show()
@@ -144,14 +166,15 @@ def join_interview(main_window=None, *, library=None, history=None, data_folder=
                    clock: Callable[[], float] | None = None, show: bool = True):
     """Practice > Join Interview…: address and code, then the interviewer console (notes and score
     sheet stored in this machine's history)."""
-    from desktop.practice.common import open_history as default_history
     from desktop.practice.common import open_library
     from desktop.practice.remote_dialogs import JoinInterviewDialog
 
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
     library = library if library is not None else open_library(data_folder)
-    history = history if history is not None else default_history(data_folder)
+    history = _history(history, data_folder, main_window)
+    if history is None:
+        return None
     theme = main_window.theme_manager.theme if main_window is not None else None
     dialog = JoinInterviewDialog(library, history, None, theme, clock)
     if show:

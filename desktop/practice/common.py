@@ -10,7 +10,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QStyledItemDelegate, QStyleOptionViewItem,
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPushButton, QStyledItemDelegate, QStyleOptionViewItem,
                                QToolButton, QTreeView, QVBoxLayout, QWidget)
 
 from inferboard.model import Design
@@ -31,6 +31,35 @@ PHASE_NAMES = {"clarify": "Clarify requirements", "high_level": "High-level desi
 def open_history(folder: str | Path | None = None) -> History:
     """The attempt history in the app's data folder ($INFERBOARD_DATA_DIR in tests)."""
     return History(folder)
+
+
+#: The title of the message shown when the practice history cannot be written.
+HISTORY_PROBLEM_TITLE = "Practice history not written"
+
+
+def warn_history_problem(parent: QWidget, session) -> None:
+    """Show, once, why the practice history could not be written (another program kept it locked past
+    its busy timeout, say): during a round, that the round goes on; after its end, that the result is
+    kept in this window, with Retry to write it again."""
+    problem = session.take_history_problem()
+    if not problem or getattr(parent, "_history_warning_open", False):
+        return
+    if not session.end_unsaved and getattr(parent, "_history_warned", False):
+        return  # during a round, said once
+    parent._history_warned = True
+    parent._history_warning_open = True
+    try:
+        while session.end_unsaved:
+            answer = QMessageBox.warning(parent, HISTORY_PROBLEM_TITLE, f"{problem}\n\nThe round's result is kept in "
+                                         "this window until it is written: Retry writes it now.",
+                                         QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Close)
+            if answer != QMessageBox.StandardButton.Retry or session.save_finish():
+                return
+            problem = session.take_history_problem()
+        QMessageBox.warning(parent, HISTORY_PROBLEM_TITLE, f"{problem}\n\nThe round goes on in this window; its "
+                            "result is written to the history when it ends.")
+    finally:
+        parent._history_warning_open = False
 
 
 def open_library(folder: str | Path | None = None) -> ScenarioLibrary:

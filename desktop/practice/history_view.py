@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from inferboard.practice.history import History
 from inferboard.practice.replay import Replay
+from inferboard.store.local_db import DatabaseUnavailable
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
@@ -286,6 +287,10 @@ class HistoryWindow(QWidget):
                                             "Delete this attempt and everything recorded for it?") \
                 != QMessageBox.StandardButton.Yes:
             return False
-        self.history.delete_attempt(attempt_id)
+        try:
+            self.history.delete_attempt(attempt_id)
+        except DatabaseUnavailable as error:  # another program keeps the history locked, say
+            QMessageBox.warning(self, "Delete attempt", f"{error}\n\nNothing was deleted.")
+            return False
         self.refresh()
         return True

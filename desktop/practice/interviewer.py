@@ -20,7 +20,7 @@ from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRe
                                                 PhaseChanged, QuestionAsked, encode)
 from inferboard.practice.session import OVERTIME, SessionStateError
 
-from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs
+from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs, warn_history_problem
 from desktop.practice.inject_plan import attach_injects
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
@@ -187,6 +187,7 @@ class InterviewerConsole(QWidget):
         self._update_buttons()
 
     def refresh_status(self) -> None:
+        warn_history_problem(self, self.session)
         if not self.running():
             return
         status = self.session.status()
@@ -310,6 +311,7 @@ class InterviewerConsole(QWidget):
             return None
         self.result = self.link.end()
         self.tick.stop()
+        warn_history_problem(self, self.session)
         self.timer_widget.show_text("Interview over", f"Lasted {mmss(self.result.result.duration_s)} · automatic "
                                                       f"grade {self.result.result.grade.grade}")
         self._asked = tuple(self.session.asked)

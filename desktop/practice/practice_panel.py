@@ -16,7 +16,7 @@ from inferboard.model.requirements import Requirements
 from inferboard.practice.session import OVERTIME, PracticeSession, Result, SessionStateError
 
 from desktop.editor.document import DesignDocument
-from desktop.practice.common import esc, mmss, paragraphs, phase_name
+from desktop.practice.common import esc, mmss, paragraphs, phase_name, warn_history_problem
 from desktop.practice.questions import QuestionPanel
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.theme import LIGHT_INK
@@ -134,6 +134,7 @@ class PracticePanel(QWidget):
         return self.session.state == "running"
 
     def refresh_status(self) -> None:
+        warn_history_problem(self, self.session)
         if not self.running():
             return
         status = self.session.status()
@@ -204,6 +205,7 @@ class PracticePanel(QWidget):
         self.record_timer.stop()
         result = self.session.submit(self.document.design)
         self._stop()
+        warn_history_problem(self, self.session)
         self.timer_widget.show_text("Submitted", f"Grade {result.grade.grade} · {result.grade.overall:.0f}%")
         self.status_text.emit("")
         self.submitted.emit(result)
@@ -217,6 +219,7 @@ class PracticePanel(QWidget):
             return False
         self.session.abandon()
         self._stop()
+        warn_history_problem(self, self.session)
         self.timer_widget.show_text("Abandoned")
         self.status_text.emit("")
         self.abandoned.emit()

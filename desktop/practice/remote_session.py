@@ -29,7 +29,7 @@ from inferboard.remote.interview import CandidateGuard, RemoteTransport, resolve
 from inferboard.remote.peer import HostPeer, JoinPeer, Status
 
 from desktop.practice.candidate import CandidateWindow
-from desktop.practice.common import esc, mmss
+from desktop.practice.common import esc, mmss, warn_history_problem
 from desktop.practice.interviewer import InterviewerConsole
 from desktop.theme import LIGHT_INK
 
@@ -303,7 +303,7 @@ class RemoteInterviewer(QObject):
             restore_console(self.console, record)
         self.console.start()
         if record is None and self.history is not None and uid:
-            self.history.add_event(link.session.attempt_id, 0.0, SESSION_EVENT, uid)
+            link.session.write_history("add_event", 0.0, SESSION_EVENT, uid)
         self.resumed_attempt = record.id if record is not None else None
         self.transport.release()
         self.console_opened.emit(self.console)
@@ -341,9 +341,10 @@ class RemoteInterviewer(QObject):
         rows = console.score_sheet.rows()
         if not rows:
             return False
-        self.history.replace_event(attempt_id, "score_sheet", console.session.elapsed(),
-                                   json.dumps({"rows": rows, "overall": console.score_sheet.overall()}))
-        return True
+        written = console.session.write_history("replace_event", "score_sheet", console.session.elapsed(),
+                                                json.dumps({"rows": rows, "overall": console.score_sheet.overall()}))
+        warn_history_problem(console, console.session)
+        return written
 
     def end(self, reason: str = "the interviewer left") -> None:
         self.score_timer.stop()

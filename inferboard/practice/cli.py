@@ -44,7 +44,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
     width = max((len(e.id) for e in entries), default=10)
     for entry in entries:
         s = entry.scenario
-        print(f"{entry.id:<{width}}  {s.difficulty:<6}  {s.total_minutes:>3g} min  {shown(s.title)}")
+        print(shown(f"{entry.id:<{width}}  {s.difficulty:<6}  {s.total_minutes:>3g} min  {s.title}"))
     return 0
 
 
@@ -65,20 +65,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"scenario": entry.id, "file": str(args.file), **grade.to_dict()}, indent=2))
         return 0
-    print(f"{shown(args.file)} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
-          f"the design alone {grade.design_overall:.1f}")
+    print(shown(f"{args.file} against '{entry.id}': {grade.overall:.1f} ({grade.grade}); "
+                f"the design alone {grade.design_overall:.1f}"))
     for line in grade.rubrics:
         percent = "n/a" if line.percent is None else f"{line.percent:5.1f}%"
-        print(f"  {line.title:<32} {percent}  (weight {line.weight:g})")
+        print(shown(f"  {line.title:<32} {percent}  (weight {line.weight:g})"))
     if grade.lost:
         print("Lost points:")
         for lost in grade.lost:
-            print(f"  -{lost.points:g} {lost.source}: {lost.message}")
+            print(shown(f"  -{lost.points:g} {lost.source}: {lost.message}"))
     if grade.diff.missing:
-        print("Missing compared with the reference: "
-              + ", ".join(f"{kind} x{count}" for kind, count in grade.diff.missing.items()))
+        print(shown("Missing compared with the reference: "
+                    + ", ".join(f"{kind} x{count}" for kind, count in grade.diff.missing.items())))
     for rule_id, reason in grade.skipped:
-        print(f"  (skipped {rule_id}: {reason})", file=sys.stderr)
+        print(shown(f"  (skipped {rule_id}: {reason})"), file=sys.stderr)
     return 0
 
 
@@ -91,7 +91,7 @@ def cmd_pack_export(args: argparse.Namespace) -> int:
     except PackError as error:
         print(shown(error, keep_newlines=True), file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"{path}: exported '{args.id}'")
+    print(shown(f"{path}: exported '{args.id}'"))
     return 0
 
 
@@ -104,7 +104,7 @@ def cmd_pack_import(args: argparse.Namespace) -> int:
     except PackError as error:
         print(shown(error, keep_newlines=True), file=sys.stderr)
         return EXIT_BAD_INPUT
-    print(f"{args.file}: imported pack '{pack.info.id}' ({len(pack.scenario_ids)} scenarios) into {pack.folder}")
+    print(shown(f"{args.file}: imported pack '{pack.info.id}' ({len(pack.scenario_ids)} scenarios) into {pack.folder}"))
     return 0
 
 
@@ -124,7 +124,7 @@ def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     try:
         entry = library.get(args.scenario)
     except KeyError as error:
-        print(str(error.args[0]), file=sys.stderr)
+        print(shown(error.args[0]), file=sys.stderr)
         return EXIT_UNREADABLE
     design, _ = read_design(args.file)
     report = score_design(design, entry.scenario, behaviour=not args.no_behaviour)

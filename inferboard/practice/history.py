@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import json
+import sqlite3
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -27,7 +28,7 @@ from typing import Any
 import sqlite_utils
 
 from inferboard.paths import user_data_dir
-from inferboard.store.local_db import open_or_recover, open_database, write_transaction
+from inferboard.store.local_db import open_database, open_or_recover, unavailable, write_transaction
 
 DB_NAME = "history.db"
 SCHEMA_VERSION = 1
@@ -50,11 +51,16 @@ TABLES: dict[str, dict[str, Any]] = {
 
 
 def _locked(method):
-    """Serialise calls: the GUI thread and a grading worker may share one History."""
+    """Serialise calls: the GUI thread and a grading worker may share one History. SQLite's refusals
+    (another process kept the file locked past the busy timeout, a read-only folder) become one
+    DatabaseUnavailable line naming the file."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         with self.lock:
-            return method(self, *args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.OperationalError as error:
+                raise unavailable(error, self.path, "practice history", "used") from None
     return wrapper
 
 

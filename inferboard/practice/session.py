@@ -3,7 +3,10 @@ through timed phases with gentle nudges, submit, and get a graded result.
 
 The clock is injected (``clock()`` returns seconds, monotonic), so tests drive time by hand.
 With a ``History``, everything is written as it happens: the attempt when it starts, each question
-when asked, each design snapshot, phase changes and follow-ups, and the scores at submit.
+when asked, each design snapshot, phase changes and follow-ups, and the scores at submit. When the
+history cannot be written (another program keeps it locked past its busy timeout, a read-only
+folder) the round goes on in memory: ``take_history_problem()`` says why, once, and the round's end
+is kept until ``save_finish()`` writes it.
 
 Phases follow the scenario's minutes; ``advance_phase()`` moves on early. Phase *i* starts at the
 earlier of its scheduled time (previous start + previous minutes) and the moment the candidate
@@ -27,6 +30,7 @@ from inferboard.practice.replay import Replay
 from inferboard.practice.scenario import PHASE_TITLES, FollowUp, Question
 from inferboard.practice.whatif import WhatIf, run_follow_ups
 from inferboard.store.design_files import design_to_bytes, parse_design
+from inferboard.store.local_db import DatabaseUnavailable
 
 OVERTIME = "overtime"
 NUDGE_LAST_S = 120.0
@@ -133,6 +137,10 @@ class PracticeSession:
         self.notes: list[tuple[float, str]] = []
         self._building = False
         self.result: Result | None = None
+        #: Why the history could not be written, until the window takes it (``take_history_problem``).
+        self.history_problem = ""
+        #: The round's end (status, ended at, grade, result) while it is not written to the history.
+        self._finish: tuple | None = None
 
     @classmethod
     def resume(cls, entry: ScenarioEntry, history: History, attempt_id: int,
@@ -184,10 +192,52 @@ class PracticeSession:
         self._t0 = self.clock()
         self.started_at = self.wall()
         self.replay.mark(0.0, "phase", self.scenario.phases[0].title)
-        if self.history is not None:
+        self._start_attempt()
+        self.write_history("add_event", 0.0, "phase", self.scenario.phases[0].name)
+
+    def _start_attempt(self) -> None:
+        """The attempt's row in the history (kept for later when the history cannot be written)."""
+        if self.history is None or self.attempt_id is not None:
+            return
+        try:
             self.attempt_id = self.history.start_attempt(self.scenario.id, self.scenario.title, self.mode,
                                                          self.started_at)
-            self.history.add_event(self.attempt_id, 0.0, "phase", self.scenario.phases[0].name)
+        except DatabaseUnavailable as error:
+            self.history_problem = str(error)
+
+    def write_history(self, write: str, *args: Any) -> bool:
+        """``history.<write>(attempt_id, *args)``; when the history cannot be written the round goes on
+        and ``history_problem`` says why (what the round holds stays in memory). True when written."""
+        if self.history is None or self.attempt_id is None:
+            return False
+        try:
+            getattr(self.history, write)(self.attempt_id, *args)
+        except DatabaseUnavailable as error:
+            self.history_problem = str(error)
+            return False
+        return True
+
+    def take_history_problem(self) -> str:
+        """Why the history could not be written since last asked ("" when it could)."""
+        problem, self.history_problem = self.history_problem, ""
+        return problem
+
+    @property
+    def end_unsaved(self) -> bool:
+        """Whether the round has ended but its end is not written to the history yet."""
+        return self._finish is not None
+
+    def save_finish(self) -> bool:
+        """Write the round's end (and the attempt, if it could not be started) to the history; True
+        when it is written or there is nothing to write, False with ``history_problem`` saying why."""
+        if self.history is None or self._finish is None:
+            return True
+        self._start_attempt()
+        if self.result is not None:
+            self.result.attempt_id = self.attempt_id
+        if self.write_history("finish_attempt", *self._finish):
+            self._finish = None
+        return self._finish is None
 
     def elapsed(self) -> float:
         if self.state == "ready":
@@ -233,8 +283,7 @@ class PracticeSession:
         self._manual_starts[index + 1] = now
         name = self.scenario.phases[index + 1].name
         self.replay.mark(now, "phase", self.scenario.phases[index + 1].title)
-        if self.history is not None:
-            self.history.add_event(self.attempt_id, now, "phase", name)
+        self.write_history("add_event", now, "phase", name)
         return name
 
     def status(self) -> TimerStatus:
@@ -295,8 +344,7 @@ class PracticeSession:
         self.replay.mark(now, "question", question.text)
         facts = [self.reveal_fact(fact_id, record=False) for fact_id in question.reveals]
         credit = question_credit(phase, self._building) if question.key else 0.0
-        if self.history is not None:
-            self.history.add_question(self.attempt_id, question.id, question.text, question.category, now, phase,
+        self.write_history("add_question", question.id, question.text, question.category, now, phase,
                                       self.wall(), credit if question.key else None)
         return AskResult(question, facts, now, phase, credit, first)
 
@@ -307,8 +355,8 @@ class PracticeSession:
             fact = self.scenario.fact(fact_id)
         except KeyError as error:
             raise SessionStateError(str(error.args[0])) from None
-        if record and self.history is not None:
-            self.history.add_event(self.attempt_id, self.elapsed(), "fact", fact.id)
+        if record:
+            self.write_history("add_event", self.elapsed(), "fact", fact.id)
         self.replay.mark(self.elapsed(), "answer", fact.text)
         truth = self.scenario.requirements
         values = {name: getattr(truth, name) for name in fact.sets}
@@ -339,8 +387,7 @@ class PracticeSession:
         if not self.replay.add(now, data, self.phase_at(now), label):
             return False
         self._building = self._building or building_started(design)
-        if self.history is not None:
-            self.history.add_snapshot(self.attempt_id, now, self.phase_at(now), data, label)
+        self.write_history("add_snapshot", now, self.phase_at(now), data, label)
         return True
 
     def play_follow_up(self, follow_up_id: str) -> FollowUp:
@@ -348,15 +395,13 @@ class PracticeSession:
         follow_up = self.scenario.follow_up(follow_up_id)
         self.follow_ups_played.append(follow_up.id)
         self.replay.mark(self.elapsed(), "follow_up", f"{follow_up.title}: {follow_up.prompt}")
-        if self.history is not None:
-            self.history.add_event(self.attempt_id, self.elapsed(), "follow_up", follow_up.id)
+        self.write_history("add_event", self.elapsed(), "follow_up", follow_up.id)
         return follow_up
 
     def add_note(self, text: str) -> None:
         self._require_running()
         self.notes.append((self.elapsed(), text[:4000]))
-        if self.history is not None:
-            self.history.add_event(self.attempt_id, self.elapsed(), "note", text[:4000])
+        self.write_history("add_event", self.elapsed(), "note", text[:4000])
 
     # ------------------------------------------------------------------ ending
     def phase_ends(self) -> dict[str, float]:
@@ -378,8 +423,8 @@ class PracticeSession:
                              what_ifs, design_to_bytes(design), self.entry.reference_bytes,
                              self.scenario.reference.notes, self.started_at, ended_at, self.elapsed(),
                              self.phase_ends(), list(self.asked), list(self.follow_ups_played))
-        if self.history is not None:
-            self.history.finish_attempt(self.attempt_id, "submitted", ended_at, grade, self.result.to_dict())
+        self._finish = ("submitted", ended_at, grade, self.result.to_dict())
+        self.save_finish()
         return self.result
 
     def _mark_scheduled_phases(self) -> None:
@@ -405,8 +450,8 @@ class PracticeSession:
             return
         self._stopped_at = self.clock()
         self.state = "abandoned"
-        if self.history is not None:
-            self.history.finish_attempt(self.attempt_id, "abandoned", self.wall())
+        self._finish = ("abandoned", self.wall())
+        self.save_finish()
 
 
 def phase_title(name: str) -> str:

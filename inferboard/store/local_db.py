@@ -121,10 +121,16 @@ def open_or_recover(path: Path, connect: Callable[[], sqlite_utils.Database],
                                            f"{moved} and a new, empty one was started.")
         return connect(), moved, notice
     except sqlite3.OperationalError as error:
-        if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in _BUSY_CODES:
-            raise DatabaseBusy(f"{path}: the {what} is in use by another process and stayed locked for "
-                               f"{BUSY_TIMEOUT_S:g} s ({error}); close the other program and try again") from None
-        raise DatabaseUnavailable(f"{path}: the {what} cannot be opened ({error})") from None
+        raise unavailable(error, path, what, "opened") from None
+
+
+def unavailable(error: sqlite3.OperationalError, path: Path, what: str, doing: str) -> DatabaseUnavailable:
+    """The one-line error for an operation on the database at ``path`` that SQLite refused:
+    DatabaseBusy when another process kept it locked past the busy timeout."""
+    if (getattr(error, "sqlite_errorcode", 0) or 0) & 0xFF in _BUSY_CODES:
+        return DatabaseBusy(f"{path}: the {what} is in use by another process and stayed locked for "
+                            f"{BUSY_TIMEOUT_S:g} s ({error}); close the other program and try again")
+    return DatabaseUnavailable(f"{path}: the {what} cannot be {doing} ({error})")
 
 
 def move_aside_if_damaged(path: Path) -> Path | None:
