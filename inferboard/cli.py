@@ -47,7 +47,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             design, _ = read_design(name)
         except DesignFileError as error:
             ok = False
-            print(str(error), file=sys.stderr)
+            print(shown(error), file=sys.stderr)
             continue
         print(f"{shown(name)}: valid ({len(design.nodes)} nodes, {len(design.edges)} edges)")
     return 0 if ok else EXIT_BAD_INPUT
@@ -98,7 +98,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
         design.apply(ops.SetMetadata({**design.metadata, "title": args.title}))
     save_design(design, output)
-    print(f"{output}: created from template '{args.template}'")
+    print(shown(f"{output}: created from template '{args.template}'"))
     return 0
 
 
@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(shown(error, keep_newlines=True), file=sys.stderr)
         return error.exit_code
     except FileRefused as error:  # a file that cannot be read: one line naming it
-        print(str(error), file=sys.stderr)
+        print(shown(error), file=sys.stderr)
         return EXIT_BAD_INPUT
 
 

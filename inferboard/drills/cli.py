@@ -131,7 +131,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
     problem = folder_problem(args.folder)
     if problem:
-        print(f"inferboard drill list: {problem}", file=sys.stderr)
+        print(shown(f"inferboard drill list: {problem}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     drills = load_drills(args.folder)
     if args.json:
@@ -140,7 +140,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     width = max((len(i) for i in drills), default=10)
     for drill in drills.values():
-        print(f"{drill.id:<{width}}  {drill.kind:<7}  {drill.difficulty:<6}  {shown(drill.title)}")
+        print(shown(f"{drill.id:<{width}}  {drill.kind:<7}  {drill.difficulty:<6}  {drill.title}"))
     return 0
 
 
@@ -154,7 +154,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     problem = folder_problem(args.folder)
     if problem:
-        print(f"inferboard drill run: {problem}", file=sys.stderr)
+        print(shown(f"inferboard drill run: {problem}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
         drill = get_drill(args.id, args.folder)
@@ -186,14 +186,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             out["truth"] = truth
         print(json.dumps(out, indent=2, default=json_default))
         return 0
-    print(f"{shown(drill.title)}: {result.grade} ({result.percent:.0f}%), told at minute {result.notice_min:g} "
-          f"({session.notice}); " + ("restored" if result.restored else "NOT restored"))
+    print(shown(f"{drill.title}: {result.grade} ({result.percent:.0f}%), told at minute {result.notice_min:g} "
+                f"({session.notice}); " + ("restored" if result.restored else "NOT restored")))
     for line in result.lines:
         print(f"  {line.criterion:<17} {line.points:>6g} / {line.max_points:<3g} {shown(line.reason)}")
     for item in result.missing:
         print(f"  missing: {shown(item.what)}: {shown(item.why)} (cost {item.cost_min:g} min)")
     if args.truth:
-        print(f"  root cause: {session.truth().root_cause}")
+        print(shown(f"  root cause: {session.truth().root_cause}"))
     return 0
 
 

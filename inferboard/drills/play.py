@@ -22,6 +22,7 @@ import numpy as np
 from inferboard.drills import views
 from inferboard.drills.engine import DrillError, DrillSession
 from inferboard.drills.library import applicable, load_drills
+from inferboard.printable import shown
 
 SPARKS = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 40
@@ -277,10 +278,10 @@ def banner(session: DrillSession) -> str:
 def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.0, echo: bool = False) -> None:
     """Run the prompt over ``lines`` until ``finish`` or their end, then finish and score."""
     player = Player(session, step_min)
-    print(banner(session), file=out)
+    print(shown(banner(session), keep_newlines=True), file=out)
     missing = session.view(dashboards=[]).missing
     if missing:
-        print("This design cannot show: " + "; ".join(missing), file=out)
+        print(shown("This design cannot show: " + "; ".join(missing)), file=out)
     print("Type help for the commands.", file=out)
     while not session.finished_at:
         print(player.prompt(), end="", file=out, flush=True)
@@ -289,12 +290,12 @@ def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.
             print(file=out)
             break
         if echo:
-            print(line.rstrip("\n"), file=out)
+            print(shown(line.rstrip("\n")), file=out)
         if not line.strip():
             continue
         if ALIASES.get(line.split()[0].lower(), line.split()[0].lower()) == "finish":
             break
-        print(player.handle(line), file=out, flush=True)
+        print(shown(player.handle(line), keep_newlines=True), file=out, flush=True)
     session.finish()
     print_result(session, out)
 
@@ -302,12 +303,12 @@ def play(session: DrillSession, lines: TextIO, out: TextIO, step_min: float = 1.
 def print_result(session: DrillSession, out: TextIO) -> None:
     """The score, line by line, and what missing observability cost."""
     result = session.result()
-    print(f"{session.drill.title}: {result.grade} ({result.percent:.0f}%), told at minute {result.notice_min:g}; "
-          + ("restored" if result.restored else "NOT restored"), file=out)
+    print(shown(f"{session.drill.title}: {result.grade} ({result.percent:.0f}%), told at minute "
+                f"{result.notice_min:g}; " + ("restored" if result.restored else "NOT restored")), file=out)
     for line in result.lines:
-        print(f"  {line.criterion:<17} {line.points:>6g} / {line.max_points:<3g} {line.reason}", file=out)
+        print(shown(f"  {line.criterion:<17} {line.points:>6g} / {line.max_points:<3g} {line.reason}"), file=out)
     for item in result.missing:
-        print(f"  missing: {item.what}: {item.why} (cost {item.cost_min:g} min)", file=out)
+        print(shown(f"  missing: {item.what}: {item.why} (cost {item.cost_min:g} min)"), file=out)
 
 
 def surprise(design, seed: int, folder=None):
@@ -329,12 +330,12 @@ def cmd_play(args: argparse.Namespace) -> int:
     try:
         drill = get_drill(args.id, args.folder) if args.id else surprise(design, args.seed, args.folder)
     except KeyError as error:
-        print(error.args[0], file=sys.stderr)
+        print(shown(error.args[0]), file=sys.stderr)
         return 2
     try:
         session = DrillSession(drill, design, seed=args.seed)
     except DrillError as error:
-        print(f"{design_path}: {error}", file=sys.stderr)
+        print(shown(f"{design_path}: {error}"), file=sys.stderr)
         return 2
     play(session, sys.stdin, sys.stdout, args.step_min, echo=not sys.stdin.isatty())
     return 0

@@ -29,6 +29,7 @@ from inferboard.model import Design
 from inferboard.practice.history import History
 from inferboard.practice.interview_link import CANDIDATE, INTERVIEWER, CandidateBrief, CandidateLink, InterviewerLink
 from inferboard.practice.library import ScenarioEntry, ScenarioLibrary, user_packs_dir
+from inferboard.printable import shown
 from inferboard.remote.interview import CandidateGuard, MessagePump, RemoteTransport, resolve_session, session_info
 from inferboard.remote.peer import HostPeer, JoinPeer, Status
 from inferboard.remote.words import BadCode, normalize_code
@@ -158,7 +159,7 @@ def run_join(args: argparse.Namespace) -> int:
         peer.end("the interviewer's check is over")
         history.close()
     if check.problem:
-        print(f"{PROG} join: {check.problem}", file=sys.stderr)
+        print(shown(f"{PROG} join: {check.problem}"), file=sys.stderr)
         return EXIT_REFUSED
     if peer.status.state == "refused":
         return EXIT_REFUSED
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
         check_arguments(args)
         return run_host(args) if args.role == "host" else run_join(args)
     except BadArgument as error:
-        print(f"{PROG} {args.role}: {error}", file=sys.stderr)
+        print(shown(f"{PROG} {args.role}: {error}"), file=sys.stderr)
         return EXIT_REFUSED
 
 

@@ -41,17 +41,17 @@ def cmd_check(args: argparse.Namespace) -> int:
     try:
         design, _ = read_design(args.file)
     except DesignFileError as error:
-        print(str(error), file=sys.stderr)
+        print(shown(error), file=sys.stderr)
         return EXIT_UNREADABLE
     try:
         rules = default_rules()
     except RuleFileError as error:
-        print(str(error), file=sys.stderr)
+        print(shown(error), file=sys.stderr)
         return EXIT_UNREADABLE
     if args.rubric:
         unknown = [name for name in args.rubric if name not in rules.rubrics]
         if unknown:
-            print(f"unknown rubric '{unknown[0]}'; choose from: {', '.join(rules.rubrics)}", file=sys.stderr)
+            print(shown(f"unknown rubric '{unknown[0]}'; choose from: {', '.join(rules.rubrics)}"), file=sys.stderr)
             return EXIT_UNREADABLE
     report = check_design(design, rules, rubrics=args.rubric, behaviour=not args.no_behaviour)
     if args.json:
@@ -78,7 +78,7 @@ def format_report(report: CheckReport, source: str) -> str:
     if not report.behaviour:
         lines.append("  (structural rules only: behaviour rules were not run)")
     lines.append("Run `inferboard explain RULE-ID` for the reasoning behind a finding.")
-    return "\n".join(lines)
+    return "\n".join(shown(line) for line in lines)  # titles, messages and ids quote the design
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -88,7 +88,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     try:
         print(explain_rule(args.rule_id), end="")
     except UnknownRule as error:
-        print(str(error), file=sys.stderr)
+        print(shown(error), file=sys.stderr)
         return EXIT_UNREADABLE
     return EXIT_OK
 

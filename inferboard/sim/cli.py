@@ -131,7 +131,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     problem = flag_problem(args)
     if problem:
-        print(f"inferboard simulate: {problem}", file=sys.stderr)
+        print(shown(f"inferboard simulate: {problem}"), file=sys.stderr)
         return EXIT_BAD_INPUT
     design, _ = read_design(args.file)
     try:

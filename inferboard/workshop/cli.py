@@ -32,7 +32,7 @@ class ProgressBar:
         if not self.enabled or total <= 0:
             return
         filled = int(self.width * done / total)
-        name = row.name if len(row.name) <= 40 else "…" + row.name[-39:]
+        name = shown(row.name if len(row.name) <= 40 else "…" + row.name[-39:])
         self.stream.write(f"\r[{'#' * filled}{'-' * (self.width - filled)}] {done}/{total} {name:<40}")
         self.stream.flush()
         self.shown = True
@@ -90,7 +90,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
         print_run(run)
     for path, what in ((args.csv, "CSV"), (args.html, "HTML report")):
         if path:
-            print(f"{path}: {what} written", file=sys.stderr)
+            print(shown(f"{path}: {what} written"), file=sys.stderr)
     return EXIT_SOME_ERRORS if run.errors else EXIT_OK
 
 
@@ -100,14 +100,14 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
 
     width = min(48, max((len(r.name) for r in run.results), default=10))
     short = [name[:10] for name, _, _ in run.rubrics]
-    print(f"{len(run.results)} submissions against '{run.scenario_id}': {len(run.graded)} graded, "
-          f"{len(run.errors)} not graded ({run.duration_s:.1f} s, {run.jobs} process(es))", file=out)
+    print(shown(f"{len(run.results)} submissions against '{run.scenario_id}': {len(run.graded)} graded, "
+                f"{len(run.errors)} not graded ({run.duration_s:.1f} s, {run.jobs} process(es))"), file=out)
     print(f"{'submission':<{width}} {'overall':>7} gr  " + " ".join(f"{s:>10}" for s in short)
           + f" {'p99/SLO ms':>13} {'$/1k':>8} {'region':>6} {'follow':>6}", file=out)
     for row in run.results:
-        name = row.name if len(row.name) <= width else "…" + row.name[-(width - 1):]
+        name = shown(row.name if len(row.name) <= width else "…" + row.name[-(width - 1):])
         if not row.ok:
-            print(f"{shown(name):<{width}} ERROR: {shown(row.error)}", file=out)
+            print(f"{name:<{width}} ERROR: {shown(row.error)}", file=out)
             continue
         f = row.figures
         scores = " ".join(f"{'n/a' if row.rubrics.get(n) is None else format(row.rubrics[n], '.0f'):>10}"
@@ -123,11 +123,11 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
     if ranked:
         print("Most common findings:", file=out)
         for rule, title, count, _ in ranked:
-            print(f"  {count:>3} of {len(run.graded)}  {rule}: {title}", file=out)
+            print(shown(f"  {count:>3} of {len(run.graded)}  {rule}: {title}"), file=out)
     from inferboard.workshop.reports import identical_groups
 
     for names in identical_groups(run.results):
-        print(f"Identical files: {', '.join(names)}", file=out)
+        print(shown(f"Identical files: {', '.join(names)}"), file=out)
     if run.skipped:
         print(f"({len(run.skipped)} other files in the folders were not design files and were skipped)", file=out)
 

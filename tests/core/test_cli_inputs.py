@@ -118,3 +118,37 @@ def test_a_bad_flag_value_is_refused_before_the_file_is_read(capsys, tmp_path):
     line = one_line_error(capsys, "simulate", str(tmp_path / "missing.json"), "--rps", "-1")
     assert "--rps" in line and "missing.json" not in line
     assert design_to_bytes  # the module is importable without the simulator
+
+
+EVIL = "\x1b[31mred\u202eevil"
+
+
+def test_the_check_report_escapes_what_rule_output_quotes_from_the_design():
+    from inferboard.rules.cli import format_report
+    from inferboard.rules.engine import CheckReport, Finding, RubricScore
+
+    finding = Finding("R-1", "reliability", "major", f"title {EVIL}", f"'{EVIL}' has no spare replica",
+                      (EVIL,), (), 5.0)
+    report = CheckReport([finding], {"reliability": RubricScore("reliability", f"Reliability {EVIL}", 5, 10,
+                                                                [("R-1", 5.0)])}, 50.0, "C", [("R-2", EVIL)])
+    text = format_report(report, "design.json")
+    assert "\x1b" not in text and "\u202e" not in text
+    assert text.count("\\x1b[31mred\\u202eevil") == 5  # the title, the nodes, the message, the rubric, the skip
+    assert all(line.isprintable() for line in text.splitlines())
+
+
+def test_drill_play_echoes_typed_text_and_its_answers_escaped(tmp_path):
+    import io
+
+    from inferboard.drills.engine import DrillSession
+    from inferboard.drills.play import play, surprise
+    data = json.loads(DRILL_DESIGN.read_text())
+    data["metadata"]["title"] = f"ranker {EVIL}"
+    design = parse_design(json.dumps(data).encode(), "ranker.json")
+    drill = surprise(design, 1)
+    out = io.StringIO()
+    play(DrillSession(drill, design, seed=1), io.StringIO(f"{EVIL}\nfinish\n"), out, echo=True)
+    text = out.getvalue()
+    assert "\x1b" not in text and "\u202e" not in text
+    assert "ranker \\x1b[31mred\\u202eevil" in text  # the banner names the design
+    assert "Unknown command '\\x1b[31mred\\u202eevil'" in text
