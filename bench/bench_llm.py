@@ -11,8 +11,10 @@ slot (prefill wait, prefill, decode): a closed loop of N requests never waits fo
 cache holds N sequences, so the pool station's slot queue (a Poisson figure) is left out, and TTFT is
 the replica's prefill wait + prefill + first decode step. Batch-1 first-token rows are evaluated at a
 vanishing rate. TPOT is compared only where the prompt is short (128 tokens), so that batch /
-throughput is the decode step. Printed: model, published, model / published. Target: every ratio
-within 0.75-1.25 (``--check`` exits 1 otherwise).
+throughput is the decode step. A row with one request in flight is evaluated at a vanishing rate
+(its steps are batches of one). Printed: model, published, model / published, for the calibration
+set (the catalog's constants are fitted on it) and the validation set (nothing fitted) apart.
+``--check`` exits 1 unless the validation set is within 25% on 90% of its rows and 40% on all.
 
 Sources (see docs/catalog.md, "LLM pool figures"):
 
@@ -28,6 +30,7 @@ Sources (see docs/catalog.md, "LLM pool figures"):
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,11 +41,22 @@ from inferboard.model import Design, Requirements  # noqa: E402
 from inferboard.sim.design_sim import evaluate  # noqa: E402
 
 LOW, HIGH = 0.75, 1.25
+#: The validation set's second bound: every row within 40%.
+WIDE_LOW, WIDE_HIGH = 0.6, 1.4
 
-#: name -> (FP16 weights GB, KV cache MB per token at FP16)
+#: name -> model facts: FP16 weights GB, KV cache MB per token at FP16, layers, hidden size,
+#: routed experts, experts per token, active parameter share.
 #: Llama-2-7B: 6.74e9 parameters, 32 layers x 4096 (MHA): 2*32*4096*2 bytes = 0.524 MB/token.
-#: Llama-2/3-70B: 69e9 parameters, 80 layers, 8 KV heads x 128 (GQA): 2*80*1024*2 = 0.328 MB/token.
-MODELS = {"llama-7b": (13.48, 0.524), "llama-70b": (138.0, 0.328)}
+#: Llama-2/3-70B: 69e9 parameters, 80 layers x 8192, 8 KV heads x 128 (GQA): 2*80*1024*2 = 0.328 MB/token.
+#: Mistral-7B: 7.24e9 parameters, 32 layers x 4096, 8 KV heads x 128: 2*32*1024*2 = 0.131 MB/token.
+#: Mixtral-8x7B: 46.7e9 parameters, 12.9e9 active per token, 8 experts, top-2, 32 layers x 4096, 8 KV
+#: heads x 128 (0.131 MB/token); Mistral AI's model card and announcement.
+MODELS = {"llama-7b": (13.48, 0.524, 32, 4096, 1, 2, 1.0), "llama-70b": (138.0, 0.328, 80, 8192, 1, 2, 1.0),
+          "mistral-7b": (14.48, 0.131, 32, 4096, 1, 2, 1.0),
+          "mixtral-8x7b": (93.4, 0.131, 32, 4096, 8, 2, 12.9 / 46.7)}
+#: Fixed time per forward pass by engine (ms), fitted on the calibration rows of that engine only:
+#: TensorRT-LLM's C++ runtime (its tables and NIM) and gpt-fast (torch.compile with CUDA graphs).
+ENGINE_OVERHEAD_MS = {"trt": 1.0, "gpt-fast": 0.3}
 
 
 @dataclass(frozen=True)
@@ -61,16 +75,15 @@ class Row:
     throughput_tok_s: float | None = None  #: output tokens/s of the whole replica (all its GPUs)
     #: why the row is shown but not counted (a regime the model leaves out)
     outside: str = ""
+    engine: str = "trt"
 
 
-ROWS = (
+CALIBRATION = (
     Row("trt", "llama-7b", "h100", "fp8", 1, 1, 0, 128, 1, ttft_ms=7.0),
     Row("trt", "llama-7b", "h100", "fp8", 1, 1, 0, 2048, 1, ttft_ms=36.0),
     Row("trt", "llama-7b", "a100_80gb", "fp16", 1, 2, 0, 128, 1, ttft_ms=16.0),
     Row("trt", "llama-7b", "a100_80gb", "fp16", 1, 2, 0, 2048, 1, ttft_ms=133.0),
-    Row("trt", "llama-70b", "h100", "fp8", 4, 1, 0, 128, 1, ttft_ms=26.0,
-        outside="fixed per-pass costs (kernel launches, 160 all-reduces over 4 GPUs) dominate a 128-token "
-                "prefill; the model has no per-pass term (the same run on 4 A100s lands at 1.02)"),
+    Row("trt", "llama-70b", "h100", "fp8", 4, 1, 0, 128, 1, ttft_ms=26.0),
     Row("trt", "llama-70b", "h100", "fp8", 4, 1, 0, 2048, 1, ttft_ms=109.0),
     Row("trt", "llama-70b", "a100_80gb", "fp16", 4, 2, 0, 128, 1, ttft_ms=47.0),
     Row("trt", "llama-70b", "a100_80gb", "fp16", 4, 2, 0, 2048, 1, ttft_ms=377.0),
@@ -86,17 +99,62 @@ ROWS = (
         throughput_tok_s=623.4),
     Row("nim", "llama-70b", "h100", "fp8", 2, 1, 50, 5000, 500, ttft_ms=834.51, tpot_ms=59.73,
         throughput_tok_s=814.37),
+    # gpt-fast README, one A100 80 GB (power-capped at 330 W), batch 1, 5-token prompt: the
+    # weight-only rows are where the catalog's dequantisation shares come from
+    Row("gfast", "llama-7b", "a100_80gb", "fp16", 1, 2, 1, 5, 200, tpot_ms=1000 / 104.9, engine="gpt-fast"),
+    Row("gfast", "llama-7b", "a100_80gb", "int8_weight_only", 1, 2, 1, 5, 200, tpot_ms=1000 / 155.58,
+        engine="gpt-fast"),
+    Row("gfast", "llama-7b", "a100_80gb", "int4_weight_only", 1, 2, 1, 5, 200, tpot_ms=1000 / 196.80,
+        engine="gpt-fast"),
 )
+
+#: Published figures no constant is fitted on. Sources (docs/catalog.md, "LLM pool figures"):
+#: [trt9] https://github.com/NVIDIA/TensorRT-LLM/blob/v0.9.0/docs/source/performance.md (v0.9.0 tables:
+#:        static batching; throughput per GPU there, times TP here; FP8 rows with an FP8 KV cache)
+#: [bten] https://www.baseten.co/blog/faster-mixtral-inference-with-tensorrt-llm-and-quantization/
+#:        (Mixtral 8x7B int8 on one A100, TensorRT-LLM, 512 in / 128 out, one request in flight)
+#: [gfast] https://github.com/pytorch-labs/gpt-fast README (tensor-parallel tables, batch 1, A100 80 GB)
+VALIDATION = (
+    Row("trt9", "llama-70b", "h200", "fp8", 1, 1, 64, 2048, 2048, throughput_tok_s=1458),
+    Row("trt9", "mixtral-8x7b", "h200", "fp8", 2, 1, 64, 2048, 128, throughput_tok_s=605 * 2),
+    Row("trt9", "mixtral-8x7b", "h100", "fp8", 2, 1, 32, 2048, 2048, throughput_tok_s=1317 * 2),
+    Row("trt9", "llama-70b", "h100", "fp8", 4, 1, 512, 128, 2048, throughput_tok_s=2725 * 4),
+    Row("trt9", "mistral-7b", "h100", "fp8", 1, 1, 896, 128, 128, throughput_tok_s=20404),
+    Row("trt9", "mistral-7b", "l40s", "fp8", 1, 1, 120, 128, 2048, throughput_tok_s=4387),
+    Row("trt9", "llama-70b", "l40s", "fp8", 4, 1, 64, 2048, 2048, throughput_tok_s=185 * 4),
+    Row("trt9", "mixtral-8x7b", "l40s", "fp8", 4, 1, 256, 128, 2048, throughput_tok_s=1490 * 4),
+    Row("trt9", "llama-70b", "a100_80gb", "fp16", 8, 2, 512, 128, 2048, throughput_tok_s=684 * 8),
+    Row("trt9", "mixtral-8x7b", "a100_80gb", "fp16", 2, 2, 32, 2048, 2048, throughput_tok_s=801 * 2),
+    Row("trt9", "llama-70b", "h100", "fp8", 8, 1, 0, 2048, 1, ttft_ms=85.1),
+    Row("trt9", "llama-70b", "l40s", "fp8", 8, 1, 0, 128, 1, ttft_ms=70.4),
+    Row("trt9", "llama-70b", "a100_80gb", "fp16", 8, 2, 0, 2048, 1, ttft_ms=249.2),
+    Row("trt9", "mixtral-8x7b", "h200", "fp8", 2, 1, 0, 2048, 1, ttft_ms=87.7),
+    Row("trt9", "mixtral-8x7b", "l40s", "fp8", 4, 1, 0, 2048, 1, ttft_ms=165.6),
+    Row("trt9", "mixtral-8x7b", "a100_80gb", "fp16", 2, 2, 0, 128, 1, ttft_ms=23.8),
+    Row("bten", "mixtral-8x7b", "a100_80gb", "int8_weight_only", 1, 2, 1, 512, 128, ttft_ms=127.0,
+        tpot_ms=1000 / 81),
+    Row("gfast", "llama-7b", "a100_80gb", "fp16", 2, 2, 1, 5, 200, tpot_ms=1000 / 168.84, engine="gpt-fast"),
+    Row("gfast", "llama-7b", "a100_80gb", "fp16", 4, 2, 1, 5, 200, tpot_ms=1000 / 254.02, engine="gpt-fast"),
+    Row("gfast", "llama-7b", "a100_80gb", "fp16", 8, 2, 1, 5, 200, tpot_ms=1000 / 328.43, engine="gpt-fast"),
+    Row("gfast", "llama-70b", "a100_80gb", "fp16", 2, 2, 1, 5, 200, tpot_ms=1000 / 21.32, engine="gpt-fast"),
+    Row("gfast", "llama-70b", "a100_80gb", "fp16", 8, 2, 1, 5, 200, tpot_ms=1000 / 62.50, engine="gpt-fast"),
+    Row("gfast", "llama-70b", "a100_80gb", "int8_weight_only", 8, 2, 1, 5, 200, tpot_ms=1000 / 80.44,
+        engine="gpt-fast"),
+)
+ROWS = CALIBRATION + VALIDATION
 
 
 def design_for(row: Row) -> Design:
-    weights_gb, kv_mb = MODELS[row.model]
+    """A traffic source and one generation pool of one replica with ``row``'s setup."""
+    weights_gb, kv_mb, layers, hidden, experts, top_k, active = MODELS[row.model]
     design = Design(requirements=Requirements(workload="generative", model_size_gb=weights_gb,
                                               prompt_tokens=row.prompt, output_tokens=row.output))
     design.add_node("traffic_source", node_id="clients")
     design.add_node("generation_pool", node_id="engine", params={
         "gpu_type": row.gpu, "precision": row.precision, "tensor_parallel": row.tp, "replicas": 1,
-        "max_num_seqs": 4096, "kv_cache_mb_per_token": kv_mb * row.kv_precision_bytes / 2})
+        "max_num_seqs": 4096, "kv_cache_mb_per_token": kv_mb * row.kv_precision_bytes / 2,
+        "layers": layers, "hidden_size": hidden, "experts": experts, "experts_per_token": top_k,
+        "active_param_share": active, "step_overhead_ms": ENGINE_OVERHEAD_MS[row.engine]})
     design.connect("clients", "requests", "engine", "requests")
     return design
 
@@ -107,53 +165,68 @@ def model_figures(row: Row) -> dict[str, float]:
 
     def replica(rate: float):
         result = evaluate(design, rate)
-        assert result.nodes["engine"].servers >= max(row.concurrency, 1), "the KV cache must hold the batch"
+        assert result.nodes["engine"].servers >= max(row.concurrency, 1), f"the KV cache must hold the batch: {row}"
         return result.compiled.plans["engine"].replica
 
-    if row.concurrency == 0:
+    if row.concurrency <= 1:  # one request alone: its steps are batches of one
         state = replica(1e-6)
+        rate = 1.0 / state.service_s
     else:
         lo, hi = 0.0, replica(1e-6).capacity_rps * (1 - 1e-9)
         for _ in range(60):  # N = rate x S(rate), increasing in the rate
             mid = 0.5 * (lo + hi)
             lo, hi = (mid, hi) if mid * replica(mid).service_s < row.concurrency else (lo, mid)
         state = replica(lo)
+        rate = state.rate
     return {"ttft_ms": (state.prefill_wait_s + state.prefill_s + state.step_s) * 1000, "tpot_ms": state.tpot_s * 1000,
-            "throughput_tok_s": state.rate * row.output}
+            "throughput_tok_s": rate * row.output}
+
+
+def ratios_of(rows) -> list[tuple[Row, str, float, float, float]]:
+    """``(row, metric, model, published, model / published)`` for every published figure of ``rows``."""
+    out = []
+    for row in rows:
+        got = model_figures(row)
+        for metric in ("ttft_ms", "tpot_ms", "throughput_tok_s"):
+            published = getattr(row, metric)
+            if published is not None:
+                out.append((row, metric, got[metric], published, got[metric] / published))
+    return out
+
+
+def print_set(title: str, rows) -> list[float]:
+    """Print one set's rows with their ratios and a summary line; return the ratios."""
+    print(f"\n{title}")
+    print(f"{'source':<5} {'model':<12} {'GPU':<9} {'prec':<16} {'TP':>2} {'conc':>4} {'in/out':>9}  "
+          f"{'metric':<16} {'model':>8} {'published':>9} {'ratio':>6}")
+    found = ratios_of(rows)
+    for row, metric, got, published, ratio in found:
+        mark = "" if LOW <= ratio <= HIGH else "  <-- outside 25%"
+        conc = "1*" if row.concurrency == 0 else str(row.concurrency)
+        unit = "tok/s" if metric.startswith("throughput") else "ms"
+        print(f"{row.source:<5} {row.model:<12} {row.gpu:<9} {row.precision:<16} {row.tp:>2} {conc:>4} "
+              f"{row.prompt:>4}/{row.output:<4}  {metric.split('_')[0] + ' ' + unit:<16} {got:>8.1f} "
+              f"{published:>9.1f} {ratio:>6.2f}{mark}")
+    ratios = [ratio for *_, ratio in found]
+    worst = max(ratios, key=lambda r: abs(math.log(r)))
+    inside = sum(LOW <= r <= HIGH for r in ratios)
+    wide = sum(WIDE_LOW <= r <= WIDE_HIGH for r in ratios)
+    print(f"{inside} of {len(ratios)} ratios within 25%, {wide} within 40%; worst {worst:.2f}; "
+          f"1* = batch-1 first-token latency (static, output 1 token)")
+    return ratios
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a ratio is outside 0.75-1.25")
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 unless the validation set is within 25%% on 90%% of its rows and 40%% on all")
     args = parser.parse_args(argv)
-    print(f"{'source':<5} {'model':<9} {'GPU':<13} {'prec':<4} {'TP':>2} {'conc':>4} {'in/out':>9}  "
-          f"{'metric':<11} {'model':>9} {'published':>9} {'ratio':>6}")
-    ratios, outside = [], []
-    for row in ROWS:
-        got = model_figures(row)
-        for metric, unit in (("ttft_ms", "ms"), ("tpot_ms", "ms"), ("throughput_tok_s", "tok/s")):
-            published = getattr(row, metric)
-            if published is None:
-                continue
-            ratio = got[metric] / published
-            if row.outside:
-                outside.append(f"{row.model} {row.gpu} TP{row.tp} {row.prompt}-token {metric.split('_')[0]} "
-                               f"({ratio:.2f}): {row.outside}")
-                mark = "  (not counted, see below)"
-            else:
-                ratios.append(ratio)
-                mark = "" if LOW <= ratio <= HIGH else "  <-- outside 25%"
-            conc = "1*" if row.concurrency == 0 else str(row.concurrency)
-            print(f"{row.source:<5} {row.model:<9} {row.gpu:<13} {row.precision:<4} {row.tp:>2} {conc:>4} "
-                  f"{row.prompt:>4}/{row.output:<4}  {metric.split('_')[0] + ' ' + unit:<11} {got[metric]:>9.1f} "
-                  f"{published:>9.1f} {ratio:>6.2f}{mark}")
-    worst = max(ratios, key=lambda r: abs(r - 1.0))
+    print_set("Calibration (the catalog's efficiencies, FP8 prefill share and engine overheads are fitted here)",
+              CALIBRATION)
+    ratios = print_set("Validation (nothing fitted on these rows)", VALIDATION)
     inside = sum(LOW <= r <= HIGH for r in ratios)
-    print(f"\n{inside} of {len(ratios)} ratios within 25%; worst {worst:.2f}; "
-          f"1* = batch-1 first-token latency (static, output 1 token)")
-    for text in outside:
-        print(f"not counted: {text}")
-    return 0 if not args.check or inside == len(ratios) else 1
+    holds = inside >= 0.9 * len(ratios) and all(WIDE_LOW <= r <= WIDE_HIGH for r in ratios)
+    return 0 if not args.check or holds else 1
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ from inferboard.sim import llm
 #: INT8 gains about 1.6x where kernels support it.
 PRECISION_SPEED = {"fp32": 2.0, "fp16": 1.0, "int8": 0.6}
 #: Weight memory against FP16.
-PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "fp8": 0.5, "int8": 0.5}
+PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "fp8": 0.5, "int8": 0.5, "int8_weight_only": 0.5,
+                    "int4_weight_only": 0.25}
 #: An FP8/INT8 prefill reaches this share of the FP16 prefill efficiency, of its (doubled) peak: the
 #: attention, normalisation and sampling kernels stay at 16 bits. Fitted to the H100 FP8 rows of
 #: bench/bench_llm.py (TensorRT-LLM first-token latency, NIM TTFT); see docs/catalog.md.
@@ -189,8 +190,11 @@ def _plan_generation(node: Node, catalog: Catalog, req: Requirements, replicas: 
     if why:
         notes.append(why)
     prefill_eff = float(p["prefill_efficiency"]) * (LOW_PRECISION_PREFILL_SHARE if compute in ("fp8", "int8") else 1.0)
+    shape = llm.ModelShape(int(p.get("experts", 1)), int(p.get("experts_per_token", 2)),
+                           float(p.get("active_param_share", 1.0)), int(p.get("layers", 0)),
+                           int(p.get("hidden_size", 0)))
     engine = llm.engine_for(gpu, precision, model_gb, float(p["kv_cache_mb_per_token"]), tp, prefill_eff,
-                            float(p["decode_efficiency"]))
+                            float(p["decode_efficiency"]), shape, float(p.get("step_overhead_ms", 0.0)) / 1000)
     weights_gb = engine.weight_bytes / 1e9
     usable = gpu.memory_gb * USABLE_MEMORY * tp
     prompt = req.prompt_tokens or DEFAULT_PROMPT_TOKENS
