@@ -10,7 +10,8 @@ What the host promises:
   code is forgotten when the session ends; while the interviewer is disconnected the candidate
   may issue a new code (``new_code``) with which they join again, under new session keys;
 - a wrong code ends that attempt; each further attempt waits longer (``AttemptLimiter``), and
-  after ``max_failures`` wrong codes the code is replaced by a new one;
+  after ``max_failures`` wrong codes the code is replaced by a new one; a guess is counted when
+  its key exchange starts, so exchanges side by side never give one code more guesses than that;
 - key exchanges run side by side (at most ``MAX_JOINS_AT_ONCE``), each closed when it does not
   finish within ``HOST_HANDSHAKE_S``, so a stalled one never holds up a real join; the first to
   complete with the right code takes the session, and any other finishing later is refused;
@@ -67,7 +68,9 @@ class ConnectionClosed(Exception):
 
 class AttemptLimiter:
     """Wrong codes: the n-th wrong code makes the next attempt wait ``base_s * 2**(n-1)`` seconds
-    (at most ``max_wait_s``); after ``max_failures`` the code is to be replaced."""
+    (at most ``max_wait_s``); after ``max_failures`` the code is to be replaced. A guess counts from
+    the start of its key exchange (:meth:`begin`): the wrong codes and the exchanges under way
+    together never pass ``max_failures``."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic, base_s: float = 1.0, max_wait_s: float = 30.0,
                  max_failures: int = 5):
@@ -76,13 +79,28 @@ class AttemptLimiter:
         self.max_wait_s = max_wait_s
         self.max_failures = max_failures
         self.failures = 0
+        #: Key exchanges under way, each a guess not yet settled.
+        self.pending = 0
         self.not_before = 0.0
 
     def wait_left(self) -> float:
         return max(0.0, self.not_before - self.clock())
 
+    def begin(self) -> bool:
+        """Count a guess as its key exchange starts; False when the code has no guess left."""
+        if self.failures + self.pending >= self.max_failures:
+            return False
+        self.pending += 1
+        return True
+
+    def release(self) -> None:
+        """The guess begun is not held against the code: it was the code, or its exchange ended before
+        the host's key-exchange message (nothing to test a guess against)."""
+        self.pending = max(0, self.pending - 1)
+
     def failed(self) -> bool:
         """Count a wrong code; True when the code must be replaced (the count starts again)."""
+        self.pending = max(0, self.pending - 1)
         self.failures += 1
         self.not_before = self.clock() + min(self.max_wait_s, self.base_s * 2 ** (self.failures - 1))
         if self.failures >= self.max_failures:
@@ -100,6 +118,8 @@ class Link:
         self.frames = FrameReader(MAX_HANDSHAKE_FRAME)
         self.pending: collections.deque[bytes] = collections.deque()
         self.name = _name(writer.get_extra_info("peername"))
+        #: Whether this side's key-exchange message was sent (from then on a join is a guess).
+        self.replied = False
 
     async def read(self, timeout: float) -> bytes:
         while not self.pending:
@@ -400,16 +420,24 @@ class HostPeer(Peer):
                       else "too many joins at once: try again in a moment"
                       if self.joins_in_flight >= MAX_JOINS_AT_ONCE
                       else f"too many wrong codes: try again in {self.limiter.wait_left():.0f} s"
-                      if self.limiter.wait_left() > 0 else "")
+                      if self.limiter.wait_left() > 0
+                      else "too many guesses under way: try again in a moment" if not self.limiter.begin() else "")
             if reason:
                 await link.write(refusal(reason))
                 raise HandshakeFailed(reason)
             self.joins_in_flight += 1
+        settled = False
         try:
-            return await self._exchange(link, hello_bytes, joining)
+            channel = await self._exchange(link, hello_bytes, joining)
+            settled = True
+            return channel
         finally:
-            if joining:
+            if joining:  # the guess counted at its start: given back when it was the code or none was made
                 self.joins_in_flight -= 1
+                if settled or not link.replied:
+                    self.limiter.release()
+                else:
+                    self._count_wrong_code()
 
     async def _exchange(self, link: Link, hello_bytes: bytes, joining: bool) -> SealedChannel:
         handshake = HostHandshake(self.code, self.keys)
@@ -420,13 +448,12 @@ class HostPeer(Peer):
             raise
         if joining:
             self._set_status(Status("handshake", link.name))
+        link.replied = True
         await link.write(reply)
         try:
             confirm = await link.read(HOST_HANDSHAKE_S)
             mine, channel, keys = handshake.on_confirm(confirm)
         except (HandshakeFailed, ConnectionClosed, asyncio.TimeoutError, OSError) as error:
-            if joining:
-                self._count_wrong_code()
             if isinstance(error, HandshakeFailed):
                 await link.write(refusal(str(error)))
             raise
@@ -467,7 +494,7 @@ class HostPeer(Peer):
         return code
 
     def _count_wrong_code(self) -> None:
-        if self.limiter.failed():
+        if self.limiter.failed() and self.code is not None:  # a used code is not brought back
             self.code = make_code()
             self._set_status(Status("code_replaced", self.code))
         elif self.keys is None:

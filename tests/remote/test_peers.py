@@ -152,6 +152,31 @@ def test_too_many_wrong_codes_retire_the_code(make_pair):
     joined(pair, code=pair.host.code)
 
 
+def test_exchanges_side_by_side_never_give_one_code_more_guesses_than_the_limit(make_pair):
+    """Each guess counts from the start of its key exchange: with three wrong codes allowed, three
+    exchanges held open use them all; a fourth is refused before any key-exchange message, and when
+    the three fail the code is replaced."""
+    clock = FakeClock()
+    pair = make_pair(limiter=AttemptLimiter(clock=clock, base_s=1, max_failures=3))
+    old = pair.host.code
+    held = []
+    try:
+        for n in range(3):  # each sends its hello and gets the host's SPAKE2 message: one guess each
+            sock = socket.create_connection((LOOPBACK, pair.host.port), timeout=5)
+            sock.sendall(frame(JoinerHandshake(code=f"{n + 1}-acorn-acorn").hello()))
+            reply = json.loads(FrameReader().feed(sock.recv(65536))[0])
+            assert reply["kind"] == "reply"
+            held.append(sock)
+        assert pair.host.limiter.pending == 3
+        fourth = raw_join(pair, "4-acorn-acorn")
+        assert "too many guesses under way" in fourth and '"reply"' not in fourth
+    finally:
+        for sock in held:
+            sock.close()
+    assert pair.pump(lambda: "code_replaced" in pair.states("host"))
+    assert pair.host.code != old and pair.host.limiter.pending == 0
+
+
 # ------------------------------------------------------------------------------ frames in flight
 class OneShot:
     """A relay transform that, once armed, does something to the next sealed frame to the host."""
