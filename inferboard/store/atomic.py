@@ -3,7 +3,8 @@
 Every write into a folder holds an exclusive lock on that folder (``flock`` on the folder itself),
 so the stamp check and the rename are one step for all writers, and a temporary file only exists
 while its writer holds the lock: any temporary file found under the lock was left by a crash and
-is removed. A symlink is written through to its target, and an existing file keeps its mode; a new
+is removed, and so are those earlier versions' saves named ``.<name>.<8 random>.tmp`` and
+``.<name>.bak.tmp`` beside a file ``<name>`` that is there. A symlink is written through to its target, and an existing file keeps its mode; a new
 one gets the usual mode for the user's umask."""
 
 from __future__ import annotations
@@ -67,6 +68,21 @@ def is_temporary(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
+#: The characters of the random part of the temporary files earlier versions' saves made (mkstemp's).
+_OLD_RANDOM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def old_temporary_of(name: str) -> str | None:
+    """The file a temporary file named by earlier versions' saves was for: ``.<name>.<8 random>.tmp``
+    (the new content) or ``.<name>.bak.tmp`` (the backup being made); None for any other name."""
+    if not (name.startswith(".") and name.endswith(".tmp")):
+        return None
+    base, dot, tail = name[1:-len(".tmp")].rpartition(".")
+    if not (dot and base) or not (tail == "bak" or (len(tail) == 8 and set(tail) <= _OLD_RANDOM)):
+        return None
+    return base
+
+
 @contextmanager
 def folder_lock(folder: Path, wait: bool = True) -> Iterator[None]:
     """Hold the exclusive write lock of ``folder`` (shared by every process and thread that saves
@@ -113,16 +129,21 @@ def sweep_temporaries(folder: Path) -> list[str]:
 
 
 def _remove_temporaries(folder: Path) -> list[str]:
-    """Under the folder's lock: every temporary file there is a crash's leftover."""
+    """Under the folder's lock: every temporary file there is a crash's leftover, and so is one an
+    earlier version's save named after a file that is there."""
+    with os.scandir(folder) as scan:
+        entries = list(scan)
+    present = {entry.name for entry in entries if entry.is_file()}
     removed = []
-    with os.scandir(folder) as entries:
-        for entry in entries:
-            if is_temporary(entry.name) and entry.is_file(follow_symlinks=False):
-                try:
-                    os.unlink(entry.path)
-                    removed.append(entry.name)
-                except FileNotFoundError:
-                    pass
+    for entry in entries:
+        if not (is_temporary(entry.name) or old_temporary_of(entry.name) in present):
+            continue
+        if entry.is_file(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+            except FileNotFoundError:
+                pass
     return removed
 
 

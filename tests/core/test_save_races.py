@@ -154,3 +154,22 @@ def test_a_folder_that_cannot_be_locked_itself_uses_a_lock_file(tmp_path, monkey
         atomic_write(tmp_path / "d.json", b"two", expected=FileStamp.of_bytes(tmp_path / "d.json", b"other"))
     atomic_write(tmp_path / "d.json", b"three", expected=stamp)
     assert (tmp_path / "d.json").read_bytes() == b"three" and (tmp_path / atomic.FALLBACK_LOCK).exists()
+
+
+def test_temporary_files_named_by_earlier_saves_go_too_and_nothing_else(tmp_path):
+    """Earlier versions named a save's temporary file ``.<name>.<8 random>.tmp`` and the backup being
+    made ``.<name>.bak.tmp``: those beside their file go at the next sweep; the same names with no
+    such file, or any other name, stay."""
+    (tmp_path / "d.json").write_bytes(b"design")
+    (tmp_path / "notes.txt").write_bytes(b"mine")
+    old = [".d.json.k3x_9q0a.tmp", ".d.json.bak.tmp"]
+    kept = [".gone.json.k3x_9q0a.tmp",  # its design is not there
+            ".d.json.k3x9q0a.tmp", ".d.json.K3X_9Q0A.tmp", ".d.json.k3x-9q0a.tmp",  # not 8 of mkstemp's letters
+            ".notes.txt.backup.tmp", "d.json.k3x_9q0a.tmp", ".d.json.k3x_9q0a.tmp.swp", ".tmp", "..tmp"]
+    for name in old + kept:
+        (tmp_path / name).write_bytes(b"x")
+    link = tmp_path / ".d.json.linkedxx.tmp"
+    link.symlink_to(tmp_path / "notes.txt")  # a link is never removed
+    assert sorted(sweep_temporaries(tmp_path)) == sorted(old)
+    assert all((tmp_path / name).exists() for name in kept) and link.is_symlink()
+    assert (tmp_path / "d.json").read_bytes() == b"design"

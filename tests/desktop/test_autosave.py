@@ -190,6 +190,8 @@ def test_the_start_removes_temporary_files_crashed_saves_left_beside_recent_file
     (folder / "mine.json").write_bytes(b"{}")
     left = folder / f".mine.json.dead{TEMP_SUFFIX}"
     left.write_bytes(b"half a des")
+    for older in (".mine.json.a1b2c3d4.tmp", ".mine.json.bak.tmp"):  # named by earlier versions' saves
+        (folder / older).write_bytes(b"half")
     window = make_window()
     window.recent.add(folder / "mine.json")
     window.ask_recover = lambda entry: "later"
