@@ -271,7 +271,7 @@ class FaultEditor(QDialog):
             duration.editingFinished.connect(lambda r=row, w=duration: self._change(r, duration_s=w.value() * 60.0))
             magnitude = QDoubleSpinBox(self.table)
             magnitude.setAccessibleName(f"Fault {row + 1} magnitude")
-            magnitude.setRange(-1, 1_000_000)
+            magnitude.setRange(-1, 1 if FAULT_KINDS[fault.kind].on_segment else 1_000_000)  # drift: a share
             magnitude.setDecimals(2)
             magnitude.setSpecialValueText("default")
             magnitude.setToolTip(FAULT_KINDS[fault.kind].magnitude)

@@ -17,7 +17,7 @@ from inferboard.model import ops
 from inferboard.model.elements import Edge, Node
 from inferboard.model.errors import (ConnectionRefused, DuplicateId, EditRefused, ParamRefused, RegionRefused,
                                      UnknownEdge, UnknownNode)
-from inferboard.model.faults import MAX_FAULTS, PlannedFault
+from inferboard.model.faults import MAX_FAULTS, PlannedFault, target_problem
 from inferboard.model.requirements import Requirements
 
 if TYPE_CHECKING:  # networkx is imported when a graph is first asked for (it is slow to import)
@@ -437,8 +437,8 @@ class Design:
 
     def check_fault(self, fault: PlannedFault) -> None:
         problem = fault.problem() if isinstance(fault, PlannedFault) else "kind: not a planned fault"
-        if not problem and fault.target != "*" and fault.target not in self._nodes:
-            problem = f"target: there is no node '{fault.target}'"
+        if not problem:
+            problem = target_problem(fault, self._nodes)
         if problem:
             field, _, reason = problem.partition(": ")
             raise EditRefused(f"fault '{getattr(fault, 'kind', '?')}' field '{field}': {reason}")

@@ -10,14 +10,21 @@ from typing import NamedTuple
 
 class FaultKind(NamedTuple):
     """One failure the simulator can inject: its title, what ``target`` names and what ``magnitude``
-    means (in words), the catalog roles of the nodes it can hit, and whether ``*`` (everywhere) is
-    allowed."""
+    means (in words), the catalog roles of the nodes it can hit, whether ``*`` (everywhere) is
+    allowed, whether it aims at a traffic segment rather than a node, and whether it changes the
+    model's quality (played by the quality model) rather than the serving system."""
 
     title: str
     target: str
     magnitude: str
     target_roles: tuple[str, ...]
     everywhere: bool
+    on_segment: bool = False
+    quality: bool = False
+
+
+#: The traffic segments the quality model splits requests into: (id, name shown).
+SEGMENTS: tuple[tuple[str, str], ...] = (("web", "Web"), ("mobile", "Mobile app"), ("new-users", "New users"))
 
 
 #: kind -> FaultKind. The simulator's vocabulary; it lives here so that a design file can be
@@ -37,13 +44,41 @@ FAULT_KINDS: dict[str, FaultKind] = {
                                    ("can_fail",), True),
     "traffic_surge": FaultKind("Traffic surge", "* (all traffic) or a traffic source", "traffic multiplier",
                                ("traffic_entry",), True),
+    "input_drift": FaultKind("Input drift", "a traffic segment (web, mobile, new-users) or * for all",
+                             "share of the segment's requests from outside the training data (0-1)", (), True,
+                             on_segment=True, quality=True),
+    "concept_drift": FaultKind("Concept drift", "a traffic segment (web, mobile, new-users) or * for all",
+                               "share of the segment's requests whose right answer changed (0-1)", (), True,
+                               on_segment=True, quality=True),
+    "bad_model": FaultKind("Bad model version", "a canary router (it reaches the canary), or * (a bad retrain "
+                           "reaches every model pool)", "accuracy the version loses, percentage points",
+                           ("canary",), True, quality=True),
 }
+
+
+def is_quality_fault(kind: str) -> bool:
+    """Whether a fault of ``kind`` changes model quality (drift, a bad version) rather than the system."""
+    return kind in FAULT_KINDS and FAULT_KINDS[kind].quality
+
+
+def target_problem(fault: "PlannedFault", node_ids) -> str:
+    """'' when ``fault`` aims at something that exists (a node of ``node_ids``, a segment, ``*``),
+    else 'target: reason'."""
+    if fault.target == "*":
+        return ""
+    if fault.kind in FAULT_KINDS and FAULT_KINDS[fault.kind].on_segment:
+        ids = [s for s, _ in SEGMENTS]
+        return "" if fault.target in ids else f"target: '{fault.target}' is not a segment (one of {', '.join(ids)}, *)"
+    return "" if fault.target in node_ids else f"target: names node '{fault.target}', which does not exist"
+
 
 
 def fault_targets(design, kind: str) -> list[tuple[str, str]]:
     """(node id or ``*``, name shown) a fault of ``kind`` can hit in ``design``: the nodes whose kind
     has one of the fault's target roles in the design's catalog, after ``*`` (everywhere) where the
-    fault allows it or where the design has no such node."""
+    fault allows it or where the design has no such node. A fault on a segment lists the segments."""
+    if FAULT_KINDS[kind].on_segment:
+        return [("*", "Every segment"), *SEGMENTS]
     kinds = design.catalog.kinds_with_role(*FAULT_KINDS[kind].target_roles)
     out = [(n.id, n.label or n.id) for n in design.nodes.values() if n.kind in kinds]
     if FAULT_KINDS[kind].everywhere or not out:
@@ -94,6 +129,10 @@ class PlannedFault:
         if self.magnitude is not None and (not isinstance(self.magnitude, (int, float))
                                            or not math.isfinite(self.magnitude) or self.magnitude < 0):
             return "magnitude: must be a number of 0 or more"
+        if self.magnitude is not None and FAULT_KINDS[self.kind].on_segment and self.magnitude > 1:
+            return f"magnitude: {self.magnitude:g} is a share of requests and must be at most 1"
+        if self.magnitude is not None and self.kind == "bad_model" and self.magnitude > 100:
+            return f"magnitude: {self.magnitude:g} percentage points is more than 100"
         return ""
 
 

@@ -9,6 +9,7 @@ import sys
 from typing import Any
 
 from inferboard.cli_args import EXIT_BAD_INPUT, number
+from inferboard.model.faults import is_quality_fault
 from inferboard.printable import shown
 
 #: the requirements' own limit on a rate, and the timeline's longest run the command line offers
@@ -28,7 +29,8 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--explain", action="store_true", help="show how every number was computed")
     p.add_argument("--fault", action="append", default=[], metavar="KIND:TARGET@START+DURATION",
-                   help="inject a fault (repeatable), e.g. region_outage:us-east@2h+30m")
+                   help="inject a fault (repeatable), e.g. region_outage:us-east@2h+30m or "
+                        "input_drift:segment=mobile,magnitude=0.3@2h+6h (also concept_drift, bad_model)")
     p.add_argument("--timeline", action="store_true",
                    help="simulate over time with autoscaling and faults (the design's planned faults, then --fault)")
     p.add_argument("--hours", type=number(0, MAX_HOURS, above=True),
@@ -143,7 +145,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rps = args.rps if args.rps is not None else (req.peak_rps if args.peak else None)
     if args.load_test is not None:
         return _load_test(design, args, rps, faults)
-    result = evaluate(design, rps, [f for f in faults if f.start_s <= 0] if args.timeline else faults)
+    system = [f for f in faults if not is_quality_fault(f.kind)]
+    result = evaluate(design, rps, [f for f in system if f.start_s <= 0] if args.timeline else system)
     out = result.to_dict()
     out["trust"] = {key: trust.to_dict() for key, trust in steady_trust(result).items()}
     timeline = None
@@ -172,11 +175,47 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         series = timeline.series
         print(f"\nTimeline: {args.hours:g} h at {args.tick:g} s ticks; worst p99 {_num(max(series['p99_ms']))} ms, "
               f"peak cost {_num(max(series['cost_per_hour']), 2)} $/h")
+        if "accuracy_pct" in series:
+            print(shown(quality_table(design, timeline), keep_newlines=True))
         for event in timeline.events[:60]:
             print(f"  {event.time_s / 3600:6.2f} h  {event.kind:<18} {shown(event.message)}")
         if len(timeline.events) > 60:
             print(f"  ... {len(timeline.events) - 60} more events (use --json for all)")
     return 0
+
+
+QUALITY_ROWS = 12  #: rows of the timeline's quality table
+
+
+def quality_table(design, timeline) -> str:
+    """The quality series of a timeline as a table (about :data:`QUALITY_ROWS` rows, evenly spaced):
+    accuracy overall and per segment, as labels show it, each detector's statistic and the business
+    metric; then a line per detector saying when it alerted, or that it did not."""
+    series, times = timeline.series, timeline.times_s
+    segments = sorted(name for name in series if name.startswith("accuracy_pct:"))
+    detectors = sorted(name for name in series if name.startswith("drift_stat:"))
+    business = next((name for name in series if name.endswith("_pct") and not name.startswith("accuracy")), None)
+    columns = [("accuracy_pct", "acc %"), *((n, n.split(":", 1)[1]) for n in segments),
+               ("accuracy_labelled_pct", "labelled"), *((n, n.split(":", 1)[1]) for n in detectors)]
+    columns += [(business, business.removesuffix("_pct") + " %")] if business else []
+    target = design.requirements.accuracy_target_pct
+    lines = [f"\nModel quality (accuracy target {'none' if target is None else f'{target:g}%'}; "
+             "detector statistics against their thresholds):",
+             "  time     " + " ".join(f"{shown(title)[:10]:>10}" for _, title in columns)]
+    step = max(1, len(times) // QUALITY_ROWS)
+    for i in [*range(0, len(times), step)][:QUALITY_ROWS + 1]:
+        digits = {name: 3 if name.startswith("drift_stat:") else 2 for name, _ in columns}
+        lines.append(f"  {times[i] / 3600:5.1f} h " + " ".join(f"{series[name][i]:>10.{digits[name]}f}"
+                                                           for name, _ in columns))
+    lines.append(f"  lowest accuracy {_num(min(series['accuracy_pct']), 2)}%")
+    for name in detectors:
+        node = design.nodes[name.split(":", 1)[1]]
+        alert = next((e for e in timeline.events if e.node_id == node.id and e.kind.startswith("drift_")), None)
+        said = (f"alerted at {alert.time_s / 3600:.2f} h ({alert.message})" if alert else
+                f"no alert: its statistic peaked at {max(series[name]):.3f}")
+        lines.append(f"  {node.id} ({node.params.get('test', 'psi')} over {node.params.get('window_hours', 24):g} h, "
+                     f"threshold {node.params.get('threshold', 0.2):g}): {said}")
+    return "\n".join(lines)
 
 
 def _in_words(result, design) -> dict[str, str]:

@@ -4,7 +4,10 @@ and a detector that evaluates them over its window the way a scheduled drift job
 Each traffic segment has one monitored feature, standard normal while nothing drifts. An input
 drift moves the feature's mean by ``shift_sd`` standard deviations from its start on (reaching it
 after ``ramp_s``); a concept drift leaves the inputs alone and moves the model's residual (the
-prediction error, known once labels arrive) instead. Samples are drawn hour by hour from a seed,
+prediction error, known once labels arrive) instead. A shift with ``share`` below 1 moves only that
+share of the samples (requests from a population the model was not trained on; which samples is
+fixed by a uniform draw per sample), so the feature becomes the mixture ``(1-m) N(0,1) + m N(d,1)``.
+Samples are drawn hour by hour from a seed,
 the segment and the hour, so the same seed gives the same samples however the clock is stepped.
 
 A detector with window ``W`` compares the last ``W`` of samples with a reference sample of the
@@ -12,7 +15,9 @@ healthy distribution every :data:`EVALUATION_S` seconds and fires on the first e
 statistic exceeds its threshold. After a step shift at ``t0`` a share ``f = (t - t0) / W`` of the
 window is drifted; its distribution is the mixture ``(1-f) N(0,1) + f N(d,1)``, so the expected KS
 statistic is ``f (2 Phi(d/2) - 1)`` and the detection delay about ``W * threshold / (2 Phi(d/2) - 1)``
-(:func:`expected_ks_delay_s`): a longer window is steadier but slower.
+(:func:`expected_ks_delay_s`): a longer window is steadier but slower. With a share ``m`` of the
+samples moved the drifted part is ``f m`` and the delay ``W * threshold / (m (2 Phi(d/2) - 1))``;
+:func:`expected_delay_s` gives it for PSI (solved on the decile bins) and Wasserstein (``f m d``) too.
 """
 
 from __future__ import annotations
@@ -78,10 +83,39 @@ def expected_ks(shift_sd: float, drifted_share: float) -> float:
     return min(max(drifted_share, 0.0), 1.0) * (2.0 * NormalDist().cdf(abs(shift_sd) / 2.0) - 1.0)
 
 
-def expected_ks_delay_s(shift_sd: float, window_s: float, threshold: float) -> float:
+def expected_ks_delay_s(shift_sd: float, window_s: float, threshold: float, share: float = 1.0) -> float:
     """Seconds after a step shift until the expected KS statistic reaches ``threshold`` (inf: never)."""
-    full = expected_ks(shift_sd, 1.0)
+    full = expected_ks(shift_sd, 1.0) * min(max(share, 0.0), 1.0)
     return math.inf if full <= threshold else window_s * threshold / full
+
+
+def expected_psi(shift_sd: float, moved: float, bins: int = PSI_BINS) -> float:
+    """The population PSI between N(0,1) and the mixture with a share ``moved`` at N(d,1), on the
+    reference's quantile bins."""
+    normal = NormalDist()
+    edges = [-math.inf, *(normal.inv_cdf(k / bins) for k in range(1, bins)), math.inf]
+    cdf = lambda x, mu: 0.0 if x == -math.inf else 1.0 if x == math.inf else normal.cdf(x - mu)  # noqa: E731
+    expected = np.full(bins, 1.0 / bins)
+    shifted = np.array([cdf(b, shift_sd) - cdf(a, shift_sd) for a, b in zip(edges[:-1], edges[1:])])
+    return psi(expected, (1.0 - moved) * expected + moved * shifted)
+
+
+def expected_delay_s(test: str, shift_sd: float, share: float, window_s: float, threshold: float) -> float:
+    """Seconds after a step shift of a share ``share`` of a stream by ``shift_sd`` until the expected
+    ``test`` statistic over a ``window_s`` window reaches ``threshold`` (inf: never)."""
+    share = min(max(share, 0.0), 1.0)
+    if test == "ks":
+        return expected_ks_delay_s(shift_sd, window_s, threshold, share)
+    if test == "wasserstein":
+        full = share * abs(shift_sd)
+        return math.inf if full <= threshold else window_s * threshold / full
+    if expected_psi(shift_sd, share) <= threshold:
+        return math.inf
+    low, high = 0.0, 1.0
+    for _ in range(40):  # PSI grows with the drifted part of the window: bisect on it
+        mid = (low + high) / 2
+        low, high = (mid, high) if expected_psi(shift_sd, share * mid) <= threshold else (low, mid)
+    return window_s * high
 
 
 @dataclass(frozen=True)
@@ -94,13 +128,24 @@ class Shift:
     shift_sd: float
     ramp_s: float = 0.0
     end_s: float = math.inf  #: the shift is gone from here on (a model retrained on it, a fix)
+    share: float = 1.0  #: the share of samples it moves (below 1: a mixture, see the module docstring)
 
-    def mean_at(self, t: np.ndarray) -> np.ndarray:
+    def level_at(self, t: np.ndarray) -> np.ndarray:
+        """0 before the shift, rising to 1 over its ramp, 0 again from ``end_s``."""
         if self.ramp_s > 0:
             level = np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
         else:
             level = (t >= self.start_s).astype(float)
-        return np.where(t < self.end_s, level * self.shift_sd, 0.0)
+        return np.where(t < self.end_s, level, 0.0)
+
+    def mean_at(self, t: np.ndarray) -> np.ndarray:
+        return self.level_at(t) * self.shift_sd
+
+    def move(self, t: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+        """What the shift adds to samples logged at ``t`` whose uniform draws are ``uniform``."""
+        if self.share >= 1.0:
+            return self.mean_at(t)
+        return np.where(uniform < self.share * self.level_at(t), self.shift_sd, 0.0)
 
 
 class FeatureStream:
@@ -112,6 +157,8 @@ class FeatureStream:
         self.per_hour = max(1, int(round(SAMPLES_PER_HOUR * max(share, 0.0))))
         self.set_shifts(shifts)
         self._hours: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._uniforms: dict[int, np.ndarray] = {}
+        self._bins: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def set_shifts(self, shifts: Iterable[Shift]) -> None:
         self.shifts = [s for s in shifts if s.stream == self.stream and s.segment in ("*", self.segment)]
@@ -125,6 +172,14 @@ class FeatureStream:
             found = self._hours[hour] = (times, noise)
         return found
 
+    def _uniform(self, hour: int) -> np.ndarray:
+        """One uniform draw per sample of ``hour``: which samples a partial shift moves."""
+        found = self._uniforms.get(hour)
+        if found is None:
+            rng = np.random.default_rng([self.seed, self.index, 2 if self.stream == "input" else 3, hour + 10**6])
+            found = self._uniforms[hour] = rng.random(self.per_hour)
+        return found
+
     def reference(self, size: int) -> np.ndarray:
         """A sample of the healthy distribution (the detector's reference window)."""
         rng = np.random.default_rng([self.seed, self.index, 0 if self.stream == "input" else 1, 7])
@@ -134,20 +189,30 @@ class FeatureStream:
         """The samples logged in ``[start_s, end_s)``."""
         if end_s <= start_s:
             return np.zeros(0)
-        parts = []
-        for hour in range(int(math.floor(start_s / 3600.0)), int(math.ceil(end_s / 3600.0))):
-            times, noise = self._hour(hour)
-            keep = (times >= start_s) & (times < end_s)
-            if keep.any():
-                t = times[keep]
-                mean = np.zeros(t.size)
-                for s in self.shifts:
-                    mean += s.mean_at(t)
-                parts.append(noise[keep] + mean)
-        values = np.concatenate(parts) if parts else np.zeros(0)
+        hours = range(int(math.floor(start_s / 3600.0)), int(math.ceil(end_s / 3600.0)))
+        if not hours:
+            return np.zeros(0)
+        times = np.concatenate([self._hour(h)[0] for h in hours])
+        lo, hi = np.searchsorted(times, (start_s, end_s), side="left")
+        times = times[lo:hi]
+        values = np.concatenate([self._hour(h)[1] for h in hours])[lo:hi]
+        if self.shifts:
+            partial = any(s.share < 1.0 for s in self.shifts)
+            uniform = np.concatenate([self._uniform(h) for h in hours])[lo:hi] if partial else None
+            values = values + sum(s.move(times, uniform) for s in self.shifts)
         if values.size > MAX_WINDOW_SAMPLES:
             values = values[np.linspace(0, values.size - 1, MAX_WINDOW_SAMPLES).astype(int)]
         return values
+
+    def reference_bins(self, size: int, bins: int = PSI_BINS) -> tuple[np.ndarray, np.ndarray]:
+        """The PSI bin edges at the quantiles of :meth:`reference` and its counts in them (kept per size)."""
+        found = self._bins.get((size, bins))
+        if found is None:
+            reference = self.reference(size)
+            edges = np.quantile(reference, np.linspace(0, 1, bins + 1)[1:-1])
+            counts = np.bincount(np.searchsorted(edges, reference, side="right"), minlength=bins)
+            found = self._bins[(size, bins)] = (edges, counts)
+        return found
 
 
 @dataclass(frozen=True)
@@ -183,8 +248,11 @@ class DriftDetector:
         recent = stream.window(t - lag - self.window_s, t - lag)
         if recent.size < 2:
             return DetectorReading(t, stream.segment, stream.stream, 0.0, False)
-        reference = stream.reference(recent.size)
-        value = STATISTICS[self.test](reference, recent)
+        if self.test == "psi":  # the same as psi_samples, with the reference's bins kept
+            edges, expected = stream.reference_bins(recent.size)
+            value = psi(expected, np.bincount(np.searchsorted(edges, recent, side="right"), minlength=expected.size))
+        else:
+            value = STATISTICS[self.test](stream.reference(recent.size), recent)
         return DetectorReading(t, stream.segment, stream.stream, value, value > self.threshold)
 
     def set_shifts(self, shifts: Sequence[Shift]) -> None:

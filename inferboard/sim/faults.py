@@ -52,8 +52,32 @@ def timed_faults(planned: Iterable[PlannedFault]) -> tuple[TimedFault, ...]:
     return tuple(TimedFault(f.kind, f.target, f.magnitude, float(f.start_s), float(f.duration_s)) for f in planned)
 
 
+#: Names a fault's target may go by in ``KIND:NAME=VALUE,...`` (the magnitude is ``magnitude=``).
+TARGET_NAMES = ("target", "segment", "router", "node")
+
+
+def _names_fields(text: str) -> bool:
+    """Whether a target part is ``NAME=VALUE,...`` with only :data:`TARGET_NAMES` and ``magnitude``
+    (a scenario's ``kind=...,location=...`` target is left for the scenario to resolve)."""
+    names = [item.partition("=")[0].strip() for item in text.split(",")]
+    return "=" in text and all(name in (*TARGET_NAMES, "magnitude") for name in names)
+
+
+def _named_fields(text: str, magnitude: str) -> tuple[str, str]:
+    """(target, magnitude) from ``segment=mobile,magnitude=0.3``."""
+    target = ""
+    for item in text.split(","):
+        name, _, value = (part.strip() for part in item.partition("="))
+        if name == "magnitude":
+            magnitude = value
+        else:
+            target = value
+    return target, magnitude
+
+
 def parse_fault(text: str) -> TimedFault:
-    """Parse ``KIND:TARGET@START+DURATION`` (times in seconds, or with s/m/h), magnitude as ``KIND*2``."""
+    """Parse ``KIND:TARGET@START+DURATION`` (times in seconds, or with s/m/h), magnitude as ``KIND*2``;
+    the target part may name its fields instead: ``input_drift:segment=mobile,magnitude=0.3@2h+6h``."""
     def seconds(value: str) -> float:
         value = value.strip()
         scale = {"s": 1, "m": 60, "h": 3600}.get(value[-1:], None)
@@ -64,9 +88,11 @@ def parse_fault(text: str) -> TimedFault:
         head, _, timing = text.partition("@")
         kind_part, _, target = head.partition(":")
         kind, _, magnitude = kind_part.partition("*")
+        if _names_fields(target):
+            target, magnitude = _named_fields(target, magnitude)
         start, _, duration = timing.partition("+")
         return TimedFault(kind.strip(), target.strip() or "*", float(magnitude) if magnitude else None,
                           seconds(start) if start else 0.0, seconds(duration) if duration else 3600.0)
     except ValueError as error:
         raise ValueError(f"fault '{text}': {error} (expected KIND[*MAGNITUDE]:TARGET@START+DURATION, "
-                         "e.g. region_outage:us-east@2h+30m)") from None
+                         "e.g. region_outage:us-east@2h+30m or input_drift:segment=mobile,magnitude=0.3@2h+6h)") from None

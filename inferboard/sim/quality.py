@@ -35,7 +35,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from inferboard.model.design import Design
-from inferboard.sim.drift import DriftDetector, Shift
+from inferboard.model.faults import FAULT_KINDS, is_quality_fault
+from inferboard.sim.drift import EVALUATION_S, DriftDetector, Shift, expected_delay_s
 
 INT8_ACCURACY_COST_PP = 1.0  #: accuracy an INT8 copy of the model loses, percentage points (assumption)
 RETRAIN_S = 6 * 3600.0  #: a retraining run, data pull to validated artefact (assumption)
@@ -70,11 +71,15 @@ class DriftEvent:
     accuracy_drop_pp: float
     shift_sd: float = 1.0  #: how far the monitored distribution moves, in standard deviations
     ramp_s: float = 0.0
+    end_s: float = math.inf  #: the drift is over from here on (the world went back, an upstream fix)
+    share: float = 1.0  #: the share of the segment's requests it moves (see :class:`drift.Shift`)
 
     def level(self, t: np.ndarray) -> np.ndarray:
         if self.ramp_s > 0:
-            return np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
-        return (t >= self.start_s).astype(float)
+            level = np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
+        else:
+            level = (t >= self.start_s).astype(float)
+        return np.where(t < self.end_s, level, 0.0)
 
 
 @dataclass(frozen=True)
@@ -224,7 +229,8 @@ class QualityLayer:
         shifts = []
         for e in self.drift:
             stream = "input" if e.kind == "input" else "residual"
-            shifts.append(Shift(e.segment, stream, e.start_s, e.shift_sd, e.ramp_s, self._learnt_at(e)))
+            shifts.append(Shift(e.segment, stream, e.start_s, e.shift_sd, e.ramp_s,
+                                min(self._learnt_at(e), e.end_s), e.share))
         return shifts
 
     def _learnt_at(self, event: DriftEvent) -> float:
@@ -337,3 +343,152 @@ class QualityLayer:
         quality = np.maximum(0.0, 1.0 + b.per_accuracy_pp * (accuracy - self.healthy_pct))
         latency = np.maximum(0.0, 1.0 - b.per_latency_ratio * np.maximum(0.0, p95 / ref - 1.0))
         return b.base_pct * quality * latency * (1.0 - bad)
+
+
+# ---------------------------------------------------------------------- on the design's timeline
+DRIFTED_SHIFT_SD = 3.0  #: requests from outside the training data sit this far out on the monitored feature (assumption)
+DRIFTED_LOSS_PP = 25.0  #: accuracy the model loses on those requests (or on changed answers), pp (assumption)
+DEFAULT_DRIFT_SHARE = 0.3  #: a drift fault without a magnitude moves this share of its segment's requests
+DEFAULT_BAD_MODEL_PP = 5.0  #: a bad model version without a magnitude loses this many points
+
+
+def measures_quality(design: Design, faults: Sequence) -> bool:
+    """Whether a timeline of ``design`` with ``faults`` has model quality to show: a quality fault, a
+    drift detector or an accuracy target (otherwise no quality series are computed at all)."""
+    return (any(is_quality_fault(f.kind) for f in faults) or bool(design.nodes_of_kind("drift_detector"))
+            or design.requirements.accuracy_target_pct is not None)
+
+
+def plant_quality_fault(layer: QualityLayer, fault) -> None:
+    """Play a timed quality fault (``input_drift``, ``concept_drift``, ``bad_model``) into ``layer``."""
+    end = fault.start_s + fault.duration_s
+    if fault.kind in ("input_drift", "concept_drift"):
+        share = DEFAULT_DRIFT_SHARE if fault.magnitude is None else min(1.0, float(fault.magnitude))
+        layer.add_drift(DriftEvent(fault.kind.split("_")[0], fault.target, fault.start_s, share * DRIFTED_LOSS_PP,
+                                   DRIFTED_SHIFT_SD, 0.0, end, share))
+        return
+    loss = DEFAULT_BAD_MODEL_PP if fault.magnitude is None else float(fault.magnitude)
+    where = "all" if fault.target == "*" else f"canary:{fault.target}"
+    if where != "all" and where not in layer.pools.values():
+        return  # a router with no model pool behind its canary port: nothing serves the version
+    before = {p: layer.version_of(p, fault.start_s) for p, role in layer.pools.items() if role != "fallback"}
+    layer.set_version(fault.start_s, ModelVersion("bad", {"*": -loss}, note="a bad model version"), where)
+    for pool, version in before.items():
+        if where in ("all", layer.pools[pool]):
+            layer.set_version(end, version, pool)
+
+
+def _fault_events(fault, end_s: float) -> list[tuple[float, str, str, str]]:
+    """``fault_started`` / ``fault_ended`` of a quality fault inside the run."""
+    title = FAULT_KINDS[fault.kind].title
+    where = "everywhere" if fault.target == "*" else f"on {fault.target}"
+    amount = "" if fault.magnitude is None else f" ({fault.magnitude:g})"
+    target = "" if fault.target == "*" else fault.target
+    out = []
+    if fault.start_s <= end_s:
+        out.append((fault.start_s, "fault_started", target, f"{title}{amount} {where} for "
+                    f"{fault.duration_s / 3600:g} h"))
+    if fault.start_s + fault.duration_s <= end_s:
+        out.append((fault.start_s + fault.duration_s, "fault_ended", target, f"{title} {where} is over"))
+    return out
+
+
+def _step_held(times: np.ndarray, at: list[float], values: list[float]) -> np.ndarray:
+    """Per tick, the last value given at or before it (0 before the first)."""
+    if not at:
+        return np.zeros(times.size)
+    index = np.searchsorted(np.asarray(at), times, side="right") - 1
+    return np.where(index >= 0, np.asarray(values)[np.maximum(index, 0)], 0.0)
+
+
+def detector_series(layer: QualityLayer, times: np.ndarray) -> dict[str, np.ndarray]:
+    """``drift_stat:<detector>``: per tick, the largest statistic of the detector's last evaluation."""
+    out = {}
+    for detector in layer.detectors:
+        worst: dict[float, float] = {}
+        for r in detector.readings:
+            worst[r.t_s] = max(worst.get(r.t_s, 0.0), r.statistic)
+        at = sorted(worst)
+        out[f"drift_stat:{detector.node_id}"] = _step_held(times, at, [worst[t] for t in at])
+    return out
+
+
+def alerts_someone(design: Design, detector_id: str) -> bool:
+    """Whether a detector's finding reaches a person: its action alerts and its alerts are wired to alerting."""
+    node = design.nodes[detector_id]
+    return (str(node.params.get("action", "alert")) in ("alert", "alert_and_retrain")
+            and any(design.nodes[e.target].kind == "alerting" for e in design.edges.values()
+                    if e.source == detector_id))
+
+
+def _expected_delay_words(layer: QualityLayer, detector: DriftDetector) -> str:
+    best = math.inf
+    for e in layer.drift:
+        stream = "input" if e.kind == "input" else "residual"
+        if any(s.stream == stream for s in detector.streams):
+            lag = layer.label_delay_s if stream == "residual" else 0.0
+            best = min(best, e.start_s + lag + expected_delay_s(detector.test, e.shift_sd, e.share,
+                                                                 detector.window_s, detector.threshold))
+    return "" if not math.isfinite(best) else f"; its {detector.window_s / 3600:g} h window implies about {best / 3600:.1f} h"
+
+
+def detector_events(layer: QualityLayer) -> list[tuple[float, str, str, str]]:
+    """A detector's first firing: ``drift_alert`` when it reaches a person, else ``drift_unheard``."""
+    out = []
+    for detector in layer.detectors:
+        first = next((r for r in detector.readings if r.fired), None)
+        if first is None:
+            continue
+        heard = alerts_someone(layer.design, detector.node_id)
+        what = (f"{detector.test.upper()} {first.statistic:.3f} > {detector.threshold:g} on {first.segment} "
+                f"({first.stream}){_expected_delay_words(layer, detector)}")
+        out.append((first.t_s, "drift_alert" if heard else "drift_unheard", detector.node_id,
+                    what if heard else f"{what}; the alert reaches nobody (no alerting wired to it)"))
+    return out
+
+
+def accuracy_events(target: float | None, times: np.ndarray, labelled: np.ndarray,
+                    delay_s: float) -> list[tuple[float, str, str, str]]:
+    """``accuracy_slo`` when the accuracy seen on labels crosses the target, each way."""
+    if target is None or times.size == 0:
+        return []
+    below = labelled < target - 1e-9
+    flips = np.flatnonzero(np.diff(below.astype(np.int8))) + 1
+    starts = ([0] if below[0] else []) + [int(i) for i in flips]
+    out = []
+    for i in starts:
+        if below[i]:
+            out.append((float(times[i]), "accuracy_slo", "", f"accuracy {labelled[i]:.1f}% is below the "
+                        f"{target:g}% target (seen on labels {delay_s / 60:g} min late)"))
+        else:
+            out.append((float(times[i]), "accuracy_slo", "", f"accuracy back at {labelled[i]:.1f}%, "
+                        f"above the {target:g}% target"))
+    return out
+
+
+def quality_timeline(design: Design, faults: Sequence, times: np.ndarray, series: Mapping[str, np.ndarray],
+                     seed: int = 0) -> tuple[dict[str, np.ndarray], list[tuple[float, str, str, str]]]:
+    """The quality series and events of a timeline: the layer played over its ticks (detectors
+    evaluated and retraining rolled out every :data:`drift.EVALUATION_S`), fed by the served shares
+    in ``series``. Series: ``accuracy_pct`` and per segment, ``accuracy_labelled_pct`` (as labels
+    show it), ``accuracy_burn`` (with a target: error rate over the error the target allows),
+    ``drift_stat:<detector>`` and the business metric. Events: (time, kind, node id, message)."""
+    layer = QualityLayer(design, default_segments(design), seed=seed)
+    end = float(times[-1]) if times.size else 0.0
+    events = []
+    for fault in faults:
+        if is_quality_fault(fault.kind):
+            plant_quality_fault(layer, fault)
+            events += _fault_events(fault, end)
+    events += [(t, kind, "", message) for t, kind, message in
+               (e for step in np.arange(EVALUATION_S, end + EVALUATION_S, EVALUATION_S)
+                for e in layer.advance(min(float(step), end))) if kind != "drift_detected"]
+    out = layer.series(times, series)
+    labelled = np.interp(times - layer.label_delay_s, times, out["accuracy_pct"]) if times.size else times
+    out["accuracy_labelled_pct"] = labelled
+    target = design.requirements.accuracy_target_pct
+    if target is not None:
+        out["accuracy_burn"] = (100.0 - labelled) / max(100.0 - target, 1e-3)
+    out.update(detector_series(layer, times))
+    events += detector_events(layer) + accuracy_events(target, times, labelled, layer.label_delay_s)
+    return out, sorted(events, key=lambda e: (e[0], not e[1].startswith("drift_")))

@@ -62,6 +62,7 @@ from inferboard.model.design import Design
 from inferboard.sim.compile import compile_design  # noqa: F401  (timeline_state compiles through this name)
 from inferboard.sim.faults import FAULT_KINDS, Fault, TimedFault
 from inferboard.sim.hardware import plan_pool
+from inferboard.sim.quality import measures_quality, quality_timeline
 
 MAX_TICKS = 2_000_000
 DEFAULT_AVAILABILITY = 99.9
@@ -160,7 +161,19 @@ def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, patt
     from inferboard.sim.timeline_state import Timeline
 
     state = Timeline.start(design, pattern, faults, hours, tick_s, seed, replay_csv)
-    return state.advance_ticks(state.count).result()
+    return with_quality(design, faults, state.advance_ticks(state.count).result(), seed)
+
+
+def with_quality(design: Design, faults: Sequence[Fault], result: TimelineResult, seed: int = 0) -> TimelineResult:
+    """``result`` with the model-quality series and events (:func:`quality.quality_timeline`) added,
+    when the design has quality to measure; otherwise ``result`` itself, at no cost."""
+    if not measures_quality(design, faults):
+        return result
+    series, events = quality_timeline(design, faults, result.times_s, result.series, seed)
+    result.series.update({name: finite(values) for name, values in series.items()})
+    merged = [*result.events, *(TimelineEvent(t, kind, node, message) for t, kind, node, message in events)]
+    result.events[:] = sorted(merged, key=lambda e: e.time_s)
+    return result
 
 
 def _pool_prices(design: Design, node) -> tuple[float, float]:

@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from inferboard.model.design import Design
+from inferboard.model.faults import is_quality_fault
 from inferboard.sim.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
 from inferboard.sim.compile import default_load
 from inferboard.sim.design_structure import DesignStructure
@@ -62,7 +63,10 @@ class Timeline:
     @staticmethod
     def start(design: Design, pattern: str | None = None, faults: Sequence[Fault] = (), hours: float = 24.0,
               tick_s: float = 60.0, seed: int = 0, replay_csv: Path | str | None = None) -> "TimelineState":
-        return TimelineState(design, pattern, faults, hours, tick_s, seed, replay_csv)
+        """A state at the start of the horizon; quality faults (drift, a bad model) are the quality
+        model's (:func:`timeline.with_quality`), not the serving system's, and are left out."""
+        system = [f for f in faults if not is_quality_fault(f.kind)]
+        return TimelineState(design, pattern, system, hours, tick_s, seed, replay_csv)
 
     @staticmethod
     def resume(snapshot: TimelineSnapshot) -> "TimelineState":

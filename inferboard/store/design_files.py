@@ -14,7 +14,7 @@ from inferboard.catalog import Catalog, default_catalog
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.model.assemble import assemble_design
 from inferboard.model.design import Design
-from inferboard.model.faults import PlannedFault
+from inferboard.model.faults import PlannedFault, target_problem
 from inferboard.model.ops import SetFaults
 from inferboard.safe_read import FileRefused, read_bounded
 from inferboard.schema_base import problem_message
@@ -113,8 +113,9 @@ def design_from_record(record: DesignRecord, source: str, catalog: Catalog | Non
         fault = PlannedFault(raw.kind, raw.target, raw.start_s, raw.duration_s, raw.magnitude)
         if fault.target in refused:
             continue  # the node's own problem is already reported
-        if fault.target != "*" and fault.target not in design.nodes:
-            problems.append(Problem(f"fault #{number}", "target", f"names node '{fault.target}', which does not exist"))
+        problem = target_problem(fault, design.nodes)
+        if problem:
+            problems.append(Problem(f"fault #{number}", "target", problem.partition(": ")[2]))
         else:
             faults.append(fault)
     if problems:
