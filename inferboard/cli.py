@@ -47,7 +47,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             design, _ = read_design(name)
         except DesignFileError as error:
             ok = False
-            print(shown(error), file=sys.stderr)
+            print(shown(error, keep_newlines=True), file=sys.stderr)  # one line a problem
             continue
         print(f"{shown(name)}: valid ({len(design.nodes)} nodes, {len(design.edges)} edges)")
     return 0 if ok else EXIT_BAD_INPUT

@@ -300,9 +300,11 @@ class ScenarioLibrary:
                 pack, entries, problems = scan_pack(root, self.rubric_names())
             except (PackError, FileRefused) as error:
                 raise PackError(in_zip(str(error), staging, zip_path)) from None
-            if problems:
-                raise PackError(f"{shown(zip_path)}: the pack was not imported:\n"
-                                + "\n".join(in_zip(problem, staging, zip_path) for problem in problems))
+            if problems:  # one line a problem, each naming the file inside the zip
+                named = [in_zip(problem, staging, zip_path) for problem in problems]
+                if len(named) == 1:
+                    raise PackError(f"{named[0]} (the pack was not imported)")
+                raise PackError(f"{shown(zip_path)}: the pack was not imported:\n" + "\n".join(named))
             if not entries:
                 raise PackError(f"{zip_path}: the pack holds no scenarios")
             self._check_collisions(pack, entries, replace, zip_path)

@@ -40,8 +40,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     try:
         design, _ = read_design(args.file)
-    except DesignFileError as error:
-        print(shown(error), file=sys.stderr)
+    except DesignFileError as error:  # one line a problem, each already escaped
+        print(shown(error, keep_newlines=True), file=sys.stderr)
         return EXIT_UNREADABLE
     try:
         rules = default_rules()

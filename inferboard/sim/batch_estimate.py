@@ -13,7 +13,8 @@ The error against the exact tables is measured in docs/simulator.md ("Estimated 
 
 A station whose exact table would cost too much to build (:func:`affordable_anchor`: a batch limit in
 the hundreds, where every replication moves hundreds of requests per dispatch) is always answered
-on an estimate, from the same batcher with its batch limit halved until its table is affordable.
+on an estimate, from the same batcher with its batch limit halved until its table costs about what
+a batch limit of 16 costs.
 """
 
 from __future__ import annotations
@@ -53,11 +54,11 @@ def table_work(servers: int, p: BatchParams) -> float:
 def affordable_anchor(servers: int, p: BatchParams) -> tuple[int, BatchParams] | None:
     """None when the exact table of ``(servers, p)`` is affordable (:data:`EXACT_WORK_LIMIT`); else
     the station its table is estimated from: the same batcher with the batch limit halved until its
-    table costs at most half the limit."""
+    table costs at most a quarter of the limit (about what a batch limit of 16 costs)."""
     if table_work(servers, p) <= EXACT_WORK_LIMIT:
         return None
     anchor = p
-    while anchor.batch_max > 1 and table_work(servers, anchor) > EXACT_WORK_LIMIT / 2:
+    while anchor.batch_max > 1 and table_work(servers, anchor) > EXACT_WORK_LIMIT / 4:
         anchor = replace(anchor, batch_max=max(int(anchor.batch_max) // 2, 1))
     return int(servers), anchor
 

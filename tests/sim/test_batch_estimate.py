@@ -123,10 +123,10 @@ def test_a_batcher_up_to_256_keeps_its_exact_table_and_a_huger_one_is_estimated_
     huge = BatchParams(1022, 0.005, 0.002, 0.0005, 0.09)
     assert table_work(1024, huge) > EXACT_WORK_LIMIT
     servers, anchor = affordable_anchor(1024, huge)
-    # halved (1022 -> 511 -> 255 -> 127) until affordable with room to spare; nothing else changed
-    assert servers == 1024 and anchor.batch_max in (255, 127, 63)
+    # halved (1022 -> 511 -> 255 -> ...) until a quarter of the limit; nothing else changed
+    assert servers == 1024 and anchor.batch_max in (127, 63, 31)
     assert anchor == BatchParams(anchor.batch_max, 0.005, 0.002, 0.0005, 0.09)
-    assert table_work(1024, anchor) <= EXACT_WORK_LIMIT / 2 < table_work(1024, BatchParams(2 * anchor.batch_max + 1,
+    assert table_work(1024, anchor) <= EXACT_WORK_LIMIT / 4 < table_work(1024, BatchParams(2 * anchor.batch_max + 1,
                                                                                             0.005, 0.002, 0.0005, 0.09))
     assert batching.table_estimated(1024, huge) and not batching.table_estimated(1024, anchor)
 

@@ -51,7 +51,6 @@ def test_a_design_at_the_schema_bounds_gives_finite_results(end):
         assert non_finite(result) == []
 
 
-@pytest.mark.slow
 def test_a_huge_batcher_on_the_most_replicas_is_answered_at_once_on_a_flagged_estimate(tmp_path, monkeypatch):
     """A batch limit of 1022 on 1,024 replicas: its exact table would simulate over 10^8 requests
     (10 s); from a fresh table folder, the steady state, the rules, the load test and the timeline
