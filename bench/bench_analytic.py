@@ -32,8 +32,8 @@ sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
 sys.path.insert(0, str(FsPath(__file__).resolve().parent))
 os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
-from inferboard.sim.analytic import solve  # noqa: E402
-from inferboard.sim.network import Network, Path, Station  # noqa: E402
+from inferboard.sim.steady.analytic import solve  # noqa: E402
+from inferboard.sim.design.network import Network, Path, Station  # noqa: E402
 from baseline import run_at  # noqa: E402
 
 TARGET_MS = 10.0

@@ -1,4 +1,4 @@
-"""The shared-queue batching model (inferboard/sim/batching.py): solve time and accuracy.
+"""The shared-queue batching model (inferboard/sim/batching/batching.py): solve time and accuracy.
 
     .venv/bin/python bench/bench_batching.py [--full]
 
@@ -22,9 +22,9 @@ from pathlib import Path as FsPath
 sys.path.insert(0, str(FsPath(__file__).resolve().parents[1]))
 os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tables-"))  # tables built, not read back
 
-from inferboard.sim import batching as bt  # noqa: E402
-from inferboard.sim.loadtest import run_load_test  # noqa: E402
-from inferboard.sim.network import Network, Path, Station  # noqa: E402
+from inferboard.sim.batching import batching as bt  # noqa: E402
+from inferboard.sim.loadtest.loadtest import run_load_test  # noqa: E402
+from inferboard.sim.design.network import Network, Path, Station  # noqa: E402
 
 BASE_S, ITEM_S, CV = 0.004, 0.0005, 0.3
 LATIN = [(4, 0.0, 1), (4, 0.005, 3), (4, 0.02, 8), (16, 0.0, 3), (16, 0.005, 8), (16, 0.02, 1),

@@ -1,4 +1,4 @@
-"""Estimated batching tables (inferboard/sim/batch_estimate.py) against the exact ones.
+"""Estimated batching tables (inferboard/sim/batching/batch_estimate.py) against the exact ones.
 
     .venv/bin/python bench/bench_estimate.py
 
@@ -26,9 +26,9 @@ os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tab
 
 import numpy as np  # noqa: E402
 
-from inferboard.sim import batching  # noqa: E402
-from inferboard.sim.batch_estimate import estimate_table  # noqa: E402
-from inferboard.sim.design_sim import evaluate  # noqa: E402
+from inferboard.sim.batching import batching  # noqa: E402
+from inferboard.sim.batching.batch_estimate import estimate_table  # noqa: E402
+from inferboard.sim.steady.design_sim import evaluate  # noqa: E402
 
 LOADS = np.array([0.2, 0.5, 0.7, 0.85, 0.9])
 FIGURES = ("p50", "p99", "mean_wait")

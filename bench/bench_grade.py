@@ -138,7 +138,7 @@ def room(scenario: str, count: int, target: bool) -> bool:
           f"median {statistics.median(overall):.1f} (range {min(overall):.1f}-{max(overall):.1f})")
     tables = ""
     try:
-        from inferboard.sim import batching
+        from inferboard.sim.batching import batching
 
         tables = f"; batching tables built in this process: {batching._table.cache_info().misses}"
     except AttributeError:

@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inferboard.model import Design, Requirements  # noqa: E402
-from inferboard.sim.design_sim import evaluate  # noqa: E402
+from inferboard.sim.steady.design_sim import evaluate  # noqa: E402
 
 LOW, HIGH = 0.75, 1.25
 #: The validation set's second bound: every row within 40%.

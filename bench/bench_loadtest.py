@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from inferboard.sim.loadtest import run_load_test  # noqa: E402
-from inferboard.sim.network import Network, Path as RoutePath, Station  # noqa: E402
+from inferboard.sim.loadtest.loadtest import run_load_test  # noqa: E402
+from inferboard.sim.design.network import Network, Path as RoutePath, Station  # noqa: E402
 
 LAM = 0.8
 SPECS = [(1, 0.7), (4, 0.8), (2, 0.6)]  # (servers, utilisation)
@@ -93,7 +93,7 @@ BIG_RUN = """
 import json, sys, time
 sys.path.insert(0, {root!r})
 from bench.bench_loadtest import tandem
-from inferboard.sim.loadtest import run_load_test
+from inferboard.sim.loadtest.loadtest import run_load_test
 t0 = time.perf_counter()
 r = run_load_test(tandem(), {n}, seed=1)
 wall = time.perf_counter() - t0

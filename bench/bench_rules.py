@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
           f"median {structural:.2f} ms, CPU {structural_cpu:.2f} ms (budget {STRUCTURAL_BUDGET_MS:g} ms)")
     structural_big, structural_big_cpu = median_ms(lambda: check_design(big, rules, behaviour=False), args.repeat)
     print(f"structural check, {len(big)} nodes: median {structural_big:.2f} ms, CPU {structural_big_cpu:.2f} ms")
-    if importlib.util.find_spec("inferboard.sim.design_sim") is None:
-        print("full check with behaviour rules: skipped (inferboard.sim.design_sim is not importable)")
+    if importlib.util.find_spec("inferboard.sim.steady.design_sim") is None:
+        print("full check with behaviour rules: skipped (inferboard.sim.steady.design_sim is not importable)")
     else:
         report = check_design(big, rules)
         full, full_cpu = median_ms(lambda: check_design(big, rules), max(5, args.repeat // 3))

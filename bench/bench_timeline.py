@@ -12,7 +12,7 @@ Also timed: the same day with a region outage, a traffic surge and a spot reclai
 compile), and the first run in a fresh process (Erlang tables not yet cached) is reported separately.
 
 Beside today's figures the same run measures the timeline as it was before it carried backlogs
-(``--baseline``, default: the parent of the commit that added ``inferboard/sim/timeline_state.py``),
+(``--baseline``, default: the parent of the commit that added ``inferboard/sim/timeline/timeline_state.py``),
 checked out in a temporary git worktree and run in a subprocess on the same design, and prints the
 ratio.
 """
@@ -36,9 +36,9 @@ os.environ.setdefault("INFERBOARD_CACHE_DIR", tempfile.mkdtemp(prefix="bench-tab
 
 from inferboard.model import Design  # noqa: E402
 from inferboard.model.requirements import Requirements  # noqa: E402
-from inferboard.sim.faults import parse_fault  # noqa: E402
-from inferboard.sim.timeline import run_timeline  # noqa: E402
-from inferboard.sim.timeline_state import Timeline  # noqa: E402
+from inferboard.sim.design.faults import parse_fault  # noqa: E402
+from inferboard.sim.timeline.timeline import run_timeline  # noqa: E402
+from inferboard.sim.timeline.timeline_state import Timeline  # noqa: E402
 from baseline import run_at  # noqa: E402
 
 ROOT = FsPath(__file__).resolve().parents[1]
@@ -100,7 +100,7 @@ def timed(fn) -> tuple[float, float, object]:
 
 def baseline_revision() -> str:
     added = subprocess.run(["git", "-C", str(ROOT), "log", "--diff-filter=A", "--format=%H", "--",
-                            "inferboard/sim/timeline_state.py"], capture_output=True, text=True, check=True)
+                            "inferboard/sim/timeline/timeline_state.py"], capture_output=True, text=True, check=True)
     first = added.stdout.split()[-1]
     return first + "^"
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
                                QProgressBar, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from inferboard.sim.plain_words import fault_words
+from inferboard.sim.explain.plain_words import fault_words
 
 from desktop.practice.common import ReadOnlyCanvas, esc, pct, phase_name, wrap_tree, wrapped_label
 from desktop.theme import LIGHT_INK

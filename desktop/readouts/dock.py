@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressB
                                QSlider, QSpinBox, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
 
 from inferboard import humanize
-from inferboard.sim.trust import steady_trust, timeline_trust
+from inferboard.sim.explain.trust import steady_trust, timeline_trust
 
 from desktop.readouts.fault_menu import fill_fault_menu
 from desktop.readouts.readings import (PEAK, PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
@@ -337,7 +337,7 @@ class ReadoutsPanel(QWidget):
         self.reading_changed.emit(reading)
 
     def trust_of(self, reading: Reading | None) -> dict:
-        """How each headline figure of ``reading`` was obtained (see ``inferboard.sim.trust``)."""
+        """How each headline figure of ``reading`` was obtained (see ``inferboard.sim.explain.trust``)."""
         if reading is None:
             return {}
         if reading.mode == PLAYHEAD:
@@ -488,7 +488,7 @@ class ReadoutsPanel(QWidget):
 
     def add_fault(self, kind: str, target: str, start_s: float | None = None, duration_s: float | None = None,
                   magnitude: float | None = None):
-        from inferboard.sim.faults import TimedFault
+        from inferboard.sim.design.faults import TimedFault
 
         fault = TimedFault(kind=kind, target=target, magnitude=magnitude,
                            start_s=self.fault_start_s() if start_s is None else start_s,

@@ -12,7 +12,7 @@ from typing import Any
 
 from inferboard import humanize
 from inferboard.catalog.roles import kind_group
-from inferboard.sim.trust import TIMELINE, node_trust, steady_trust
+from inferboard.sim.explain.trust import TIMELINE, node_trust, steady_trust
 
 from desktop.readouts.readings import PLAYHEAD, Reading, number
 
@@ -142,7 +142,7 @@ def _fault_can_hit(fault_kind: str, node_kind: str) -> bool:
 
 
 def _region_down(design: Any, moment: Moment, fault: Any, t: float) -> None:
-    from inferboard.sim.timeline import detection_delay
+    from inferboard.sim.timeline.timeline import detection_delay
 
     region = fault.target
     delay, failover = detection_delay(design, region)

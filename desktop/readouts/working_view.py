@@ -12,7 +12,7 @@ from desktop.readouts.readings import PLAYHEAD, Reading
 
 def _words(key: str, reading: Reading | None, steady: Any, design: Any) -> str:
     try:
-        from inferboard.sim.plain_words import steady_words, timeline_words
+        from inferboard.sim.explain.plain_words import steady_words, timeline_words
     except ImportError:
         return ""
     try:

@@ -7,7 +7,7 @@ against an immutable snapshot of the design (the design's file bytes, parsed on 
 Results are tagged with the document revision and dropped if the design changed meanwhile.
 
 A batching station whose table is not built yet (about a second of CPU) is answered at once from an
-estimated table (inferboard.sim.batch_estimate): the steady readouts say they are an estimate, the
+estimated table (inferboard.sim.batching.batch_estimate): the steady readouts say they are an estimate, the
 missing tables are built on a thread of their own, and the design is evaluated again, exactly."""
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def _rules_structural(design, settings: EvalSettings):
 
 
 def _sim_steady(design, settings: EvalSettings):
-    from inferboard.sim.design_sim import evaluate
+    from inferboard.sim.steady.design_sim import evaluate
 
     return evaluate(design)
 
 
 def _sim_steady_peak(design, settings: EvalSettings):
     """The steady state at the requirements' peak rate (None when they declare none)."""
-    from inferboard.sim.design_sim import evaluate
+    from inferboard.sim.steady.design_sim import evaluate
 
     peak = design.requirements.peak_rps
     return evaluate(design, rps=peak) if peak else None
@@ -77,7 +77,7 @@ def _rules_full(design, settings: EvalSettings):
 
 
 def _sim_timeline(design, settings: EvalSettings):
-    from inferboard.sim.timeline import run_timeline
+    from inferboard.sim.timeline.timeline import run_timeline
 
     return run_timeline(design, hours=settings.hours, tick_s=settings.tick_s, pattern=settings.pattern,
                         faults=tuple(settings.faults))
@@ -115,7 +115,7 @@ class EvalJob(QRunnable):
         self.allow_estimates = True
 
     def run(self) -> None:
-        from inferboard.sim.batching import estimating, recording
+        from inferboard.sim.batching.batching import estimating, recording
 
         timings: dict[str, float] = {}
         try:
@@ -150,7 +150,7 @@ PREFETCH_TABLES = 4
 
 class TablePrefetch(QRunnable):
     """Builds the batching tables the likely next edits need (one replica more or fewer on a batched
-    pool, :mod:`inferboard.sim.table_prefetch`), stopping as soon as the design changes."""
+    pool, :mod:`inferboard.sim.design.table_prefetch`), stopping as soon as the design changes."""
 
     def __init__(self, data: bytes, used: set, token: tuple, is_current: Callable[[tuple], bool]):
         super().__init__()
@@ -158,8 +158,8 @@ class TablePrefetch(QRunnable):
         self.signals = _JobSignals()
 
     def run(self) -> None:
-        from inferboard.sim.batching import prepare_table
-        from inferboard.sim.table_prefetch import likely_next_tables
+        from inferboard.sim.batching.batching import prepare_table
+        from inferboard.sim.design.table_prefetch import likely_next_tables
 
         try:
             design = parse_design(self.data, "<snapshot>")
@@ -181,7 +181,7 @@ class TableBuild(QRunnable):
         self.signals = _JobSignals()
 
     def run(self) -> None:
-        from inferboard.sim.batching import prepare_table
+        from inferboard.sim.batching.batching import prepare_table
 
         built = True
         for key in sorted(self.keys, key=repr):
@@ -208,8 +208,8 @@ class _Warmup(QRunnable):
             default_rules()
         except RuleFileError:
             pass  # a broken rubric: the first evaluation reports it, naming the file
-        import inferboard.sim.design_sim  # noqa: F401
-        import inferboard.sim.timeline  # noqa: F401
+        import inferboard.sim.steady.design_sim  # noqa: F401
+        import inferboard.sim.timeline.timeline  # noqa: F401
         self.done_signal.finished.emit(None, None)
 
 

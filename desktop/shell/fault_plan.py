@@ -18,7 +18,7 @@ from desktop.shell.window_parts import WindowParts
 
 
 def as_timed(planned) -> tuple:
-    from inferboard.sim.faults import timed_faults
+    from inferboard.sim.design.faults import timed_faults
 
     return timed_faults(planned)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 from inferboard import humanize
-from inferboard.sim.trust import node_trust
+from inferboard.sim.explain.trust import node_trust
 
 from desktop.readouts.moment import build_moment
 from desktop.shell.window_parts import WindowParts

@@ -287,7 +287,7 @@ class ProjectorStage(QWidget):
         self.evaluator.set_settings(scenario=self.scenario, faults=self._faults())
 
     def _faults(self) -> tuple:
-        from inferboard.sim.faults import timed_faults
+        from inferboard.sim.design.faults import timed_faults
 
         return timed_faults(self.design.faults)
 

@@ -1,9 +1,9 @@
 """A running incident drill: a design, a planted cause, a simulated clock, and the candidate's
 recorded actions.
 
-``DrillSession(drill, design, seed)`` starts the timeline (:mod:`inferboard.sim.timeline_state`)
+``DrillSession(drill, design, seed)`` starts the timeline (:mod:`inferboard.sim.timeline.timeline_state`)
 with the cause's faults, schedules its configuration changes, model versions and drift (the
-quality layer, :mod:`inferboard.sim.quality`), and runs the clock up to the moment the candidate
+quality layer, :mod:`inferboard.sim.quality.quality`), and runs the clock up to the moment the candidate
 learns of the incident: the first alert where the design alerts, else a customer complaint
 :data:`COMPLAINT_DELAY_S` after the impact began. From there the candidate acts; each action is
 recorded with its simulated time (:class:`RecordedAction`), and replaying the actions on a new
@@ -25,10 +25,10 @@ from inferboard.drills.library import applicable, fill, resolve, roles
 from inferboard.drills.operations import ClearFaults, SetParams
 from inferboard.drills.schema import Drill
 from inferboard.model.design import Design
-from inferboard.sim import actions as sim_actions
-from inferboard.sim.faults import TimedFault
-from inferboard.sim.quality import DriftEvent, ModelVersion, QualityLayer, default_segments
-from inferboard.sim.timeline_state import Timeline
+from inferboard.sim.timeline import actions as sim_actions
+from inferboard.sim.design.faults import TimedFault
+from inferboard.sim.quality.quality import DriftEvent, ModelVersion, QualityLayer, default_segments
+from inferboard.sim.timeline.timeline_state import Timeline
 
 COMPLAINT_DELAY_S = 20 * 60.0  #: customers notice a latency incident this late without alerting (assumption)
 QUALITY_COMPLAINT_DELAY_S = 3 * 3600.0  #: and a quality drop this late (assumption)

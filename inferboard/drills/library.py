@@ -43,8 +43,8 @@ def get_drill(drill_id: str, folder: Path | str | None = None) -> Drill:
 
 def roles(design: Design) -> dict[str, str]:
     """role -> node id for the roles this design has (see :mod:`inferboard.drills.schema`)."""
-    from inferboard.sim.design_structure import DesignStructure
-    from inferboard.sim.quality import model_pools
+    from inferboard.sim.design.design_structure import DesignStructure
+    from inferboard.sim.quality.quality import model_pools
 
     out: dict[str, str] = {}
     pools = model_pools(design)

@@ -1,5 +1,5 @@
 """What each mitigation of :data:`inferboard.drills.schema.MITIGATIONS` does to a running drill:
-timeline actions (:mod:`inferboard.sim.actions`, :mod:`inferboard.drills.operations`) and
+timeline actions (:mod:`inferboard.sim.timeline.actions`, :mod:`inferboard.drills.operations`) and
 quality-layer changes, applied at the session's current time."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from inferboard.drills.operations import ClearFaults, SetParams
-from inferboard.sim import actions as sim
+from inferboard.sim.timeline import actions as sim
 
 DEFAULT_SCALE = 2.0
 DEFAULT_SHED = 0.2

@@ -1,4 +1,4 @@
-"""Timeline actions a drill needs beyond :mod:`inferboard.sim.actions`: a parameter change (a
+"""Timeline actions a drill needs beyond :mod:`inferboard.sim.timeline.actions`: a parameter change (a
 config push, or reverting one) and ending faults early (restarting leaking replicas, warming a
 flushed cache, moving off a shared GPU). Both follow the actions' contract (``apply_to(state)``,
 ``describe()``, ``target``) so snapshots and replays treat them like any other action."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from inferboard.sim.faults import TimedFault
+from inferboard.sim.design.faults import TimedFault
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 

@@ -127,7 +127,7 @@ def _restored(session, series: dict) -> bool:
 def default_alert_s(session, series: dict) -> float:
     """When default burn-rate alerting (14.4× over 1 h and 5 min, 6× over 6 h and 30 min) would
     have fired after the impact began."""
-    from inferboard.sim.timeline_events import BURN_WINDOWS, rolling_mean
+    from inferboard.sim.timeline.timeline_events import BURN_WINDOWS, rolling_mean
 
     tick = session.timeline.tick_s
     burn = series["burn_rate"]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from inferboard.sim.timeline_events import rolling_mean
+from inferboard.sim.timeline.timeline_events import rolling_mean
 
 FIXED_ERROR_THRESHOLD = 0.01  #: error + shed share that pages when burn-rate alerts are off
 ACCURACY_MARGIN_PP = 2.0  #: without an accuracy target, an alert fires this far below healthy
@@ -324,7 +324,7 @@ def segment_slice(session, name: str = "model", series: dict | None = None) -> D
     known = session.now_s - session.quality.label_delay_s
     panels = {"Accuracy by segment (%)": {seg.title: _known_until(s[f"accuracy_pct:{seg.id}"], times, known)
                                           for seg in session.quality.segments}}
-    from inferboard.sim.drift import FeatureStream
+    from inferboard.sim.quality.drift import FeatureStream
 
     shifts = session.quality.shifts()
     shift_panel = {}

@@ -13,7 +13,7 @@ from inferboard.model import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FollowUp, Scenario
 from inferboard.practice.whatif import Readout, load_rate, plan_faults, readout, with_requirements
-from inferboard.sim.compile import ASSUMED_RPS
+from inferboard.sim.design.compile import ASSUMED_RPS
 
 
 def stated_traffic(requirements: Requirements) -> str | None:

@@ -21,7 +21,7 @@ from inferboard.practice.injects import MAX_INJECTS, PlannedInject, check_inject
 from inferboard.model.requirements import LOCATIONS, Requirements
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
-from inferboard.sim.faults import parse_fault
+from inferboard.sim.design.faults import parse_fault
 
 SCENARIO_FILE = "scenario.yaml"
 SCHEMA_VERSION = 1

@@ -9,7 +9,7 @@ A follow-up aimed at something the design lacks does not pass for want of a targ
 outage on a design without regions is re-targeted at everything that serves (it all runs in the
 one place that goes down), and a fault on a missing component (a feature store, a pool) fails,
 with a verdict naming what is missing. The figures are the steady-state simulator's
-(``inferboard.sim.design_sim.evaluate``), the same capacity model as everywhere else.
+(``inferboard.sim.steady.design_sim.evaluate``), the same capacity model as everywhere else.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
-from inferboard.sim.plain_words import fault_words
+from inferboard.sim.explain.plain_words import fault_words
 
 SERVING_KINDS = kind_group("serving_pool")
 REPLICA_KINDS = kind_group("replica_pool")
@@ -207,7 +207,7 @@ def faults_for(design: Design, follow_up: FollowUp) -> tuple[list, list[str], li
 
 def plan_faults(design: Design, follow_up: FollowUp):
     """Faults, their text, unmatched targets, what is missing, and re-targeting notes."""
-    from inferboard.sim.faults import Fault
+    from inferboard.sim.design.faults import Fault
 
     faults, texts, unmatched, missing, retargeted = [], [], [], [], []
     for text in follow_up.faults:
@@ -254,7 +254,7 @@ def with_requirements(design: Design, requirements: Requirements) -> Design:
 
 def readout(design: Design, rps: float, faults: Sequence = ()) -> Readout:
     """Evaluate with the steady-state simulator; a failure is reported, not papered over."""
-    from inferboard.sim import design_sim
+    from inferboard.sim.steady import design_sim
 
     try:
         return simulator_readout(design_sim.evaluate(design, rps=rps, faults=tuple(faults)), rps)

@@ -1,4 +1,4 @@
-"""Behaviour leaves: conditions answered by the simulator (``inferboard.sim.design_sim``).
+"""Behaviour leaves: conditions answered by the simulator (``inferboard.sim.steady.design_sim``).
 
 The simulator always ships with the core. It is imported when the first behaviour leaf runs (not at
 module import), so a structural check never pays for loading it. Within one check each (load,
@@ -21,8 +21,8 @@ from inferboard.rules.results import Result, evidence
 from inferboard.rules.roles import FALLBACK_KINDS
 
 if TYPE_CHECKING:
-    from inferboard.sim.design_sim import DesignResult, NodeResult
-    from inferboard.sim.faults import Fault
+    from inferboard.sim.steady.design_sim import DesignResult, NodeResult
+    from inferboard.sim.design.faults import Fault
 
 
 class NotEvaluable(InferboardError):
@@ -31,7 +31,7 @@ class NotEvaluable(InferboardError):
 
 
 def _sim() -> ModuleType:
-    from inferboard.sim import design_sim
+    from inferboard.sim.steady import design_sim
 
     return design_sim
 

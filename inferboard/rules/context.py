@@ -15,7 +15,7 @@ from inferboard.rules.roles import POOL_ROLES, SERVING_KINDS, pool_roles, reache
 POOL_KINDS = kind_group("replica_pool")
 GPU_KINDS = kind_group("gpu_pool")
 #: Weight memory against FP16, and the share of GPU memory usable for weights; the same figures as
-#: the simulator's (inferboard/sim/hardware.py), restated so structural checks never import it.
+#: the simulator's (inferboard/sim/design/hardware.py), restated so structural checks never import it.
 PRECISION_MEMORY = {"fp32": 2.0, "fp16": 1.0, "fp8": 0.5, "int8": 0.5}
 USABLE_MEMORY = 0.9
 JURISDICTION = {"us-east": "us", "us-west": "us", "eu-west": "eu", "eu-central": "eu",

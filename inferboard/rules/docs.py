@@ -105,7 +105,7 @@ def _vocabulary() -> list[str]:
     for name, (meaning, pos, neg) in LEAF_DOCS.items():
         kind = " *(behaviour)*" if name in c.BEHAVIOUR_LEAVES else ""
         lines.append(f"| `{name}`{kind} | {meaning} | {_fields(c.LEAVES[name])} | {pos} | {neg} |")
-    lines += ["", "Behaviour leaves run the simulator (`inferboard.sim.design_sim.evaluate`) at the declared "
+    lines += ["", "Behaviour leaves run the simulator (`inferboard.sim.steady.design_sim.evaluate`) at the declared "
               "`peak_rps` (or `mean_rps`), at most once per load and fault set in a check. A structural check "
               "(`behaviour=False`, `--no-behaviour`) never imports the simulator; a behaviour rule that cannot be "
               "answered is reported as skipped, with the reason, and its points do not count.", "",

@@ -54,7 +54,7 @@ def _num(value, digits=1) -> str:
 
 def flag_problem(args: argparse.Namespace) -> str:
     """'' when the timeline flags fit together, else the one line saying what is wrong."""
-    from inferboard.sim.traffic import PATTERNS
+    from inferboard.sim.timeline.traffic import PATTERNS
 
     given = [f"--{name}" for name in TIMELINE_ONLY if getattr(args, name) is not None]
     if given and not args.timeline:
@@ -75,7 +75,7 @@ def checked_fault(design, text: str):
     """The simulator fault for ``--fault`` text, checked against ``design`` (kind, times, magnitude,
     target by node id, label or region location); raise ValueError with one line otherwise."""
     from inferboard.model.faults import FAULT_KINDS, PlannedFault
-    from inferboard.sim.faults import TimedFault, parse_fault
+    from inferboard.sim.design.faults import TimedFault, parse_fault
 
     fault = parse_fault(text)
     quoted = f"--fault '{shown(text[:80])}'"
@@ -126,9 +126,9 @@ def finite_json(value: Any) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from inferboard.sim.design_sim import evaluate
-    from inferboard.sim.faults import timed_faults
-    from inferboard.sim.trust import steady_trust, timeline_trust
+    from inferboard.sim.steady.design_sim import evaluate
+    from inferboard.sim.design.faults import timed_faults
+    from inferboard.sim.explain.trust import steady_trust, timeline_trust
     from inferboard.store import read_design
 
     problem = flag_problem(args)
@@ -151,7 +151,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     out["trust"] = {key: trust.to_dict() for key, trust in steady_trust(result).items()}
     timeline = None
     if args.timeline:
-        from inferboard.sim.timeline import run_timeline
+        from inferboard.sim.timeline.timeline import run_timeline
 
         timeline = run_timeline(design, hours=args.hours, tick_s=args.tick, pattern=args.pattern,
                                 faults=[*timed_faults(design.faults), *faults], seed=args.seed)
@@ -220,14 +220,14 @@ def quality_table(design, timeline) -> str:
 
 def _in_words(result, design) -> dict[str, str]:
     """The headline figures in plain words (node labels, units people use)."""
-    from inferboard.sim.plain_words import steady_words
+    from inferboard.sim.explain.plain_words import steady_words
 
     keys = ("p50_ms", "p95_ms", "p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
     return {key: steady_words(result, design, key) for key in keys}
 
 
 def _load_test(design, args, rps, faults) -> int:
-    from inferboard.sim.design_loadtest import run_design_load_test
+    from inferboard.sim.loadtest.design_loadtest import run_design_load_test
 
     if not 0 < args.precision < 100:
         print("inferboard simulate: --precision must be a percentage between 0 and 100", file=sys.stderr)

@@ -142,7 +142,7 @@ def simulated_figures(scenario: Scenario, design: Design) -> tuple[dict[str, Any
     """The key figures at the scenario's peak with its real requirements, and each follow-up's
     verdict (see the module doc)."""
     from inferboard.practice.whatif import load_rate, run_follow_ups, simulator_readout, what_if, with_requirements
-    from inferboard.sim import design_sim
+    from inferboard.sim.steady import design_sim
 
     requirements = scenario.requirements
     rps = load_rate(requirements)
@@ -219,7 +219,7 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(scenario_json: str, reference: bytes | None, behaviour: bool, rows, stop, tables: str) -> None:
-    from inferboard.sim.batching import share_tables
+    from inferboard.sim.batching.batching import share_tables
     from inferboard.store.design_files import parse_design
 
     share_tables(tables)

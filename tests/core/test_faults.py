@@ -100,7 +100,7 @@ def test_bad_faults_in_a_file_name_the_fault_and_field():
 
 
 def test_the_simulator_reads_the_planned_faults():
-    from inferboard.sim.faults import TimedFault, timed_faults
+    from inferboard.sim.design.faults import TimedFault, timed_faults
 
     timed = timed_faults((OUTAGE, SURGE))
     assert timed[0] == TimedFault("region_outage", "use1", None, 36000.0, 5400.0)

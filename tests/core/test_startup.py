@@ -24,7 +24,7 @@ print(json.dumps(sorted(sys.modules)))
 IMPORTS = """
 import json, sys
 from inferboard.catalog import loader
-import inferboard.sim.hardware, inferboard.sim.design_sim, inferboard.sim.timeline, inferboard.rules.engine
+import inferboard.sim.design.hardware, inferboard.sim.steady.design_sim, inferboard.sim.timeline.timeline, inferboard.rules.engine
 import inferboard.practice.grading, inferboard.cli, desktop.readouts.moment
 print(json.dumps(loader.default_catalog.cache_info().currsize))
 """

@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 
 from inferboard.model import ops
-from inferboard.sim.design_sim import evaluate
+from inferboard.sim.steady.design_sim import evaluate
 
 from desktop.shell.evaluation import EvalSettings
 from tests.desktop.gestures import demo_design
@@ -245,7 +245,7 @@ def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_win
 def two_replica_window(make_window, monkeypatch, tmp_path):
     """A window on the demo design with its batched pool on 2 replicas, not evaluated yet, and no
     batching table held or kept (a folder of the test's own)."""
-    from inferboard.sim import batching
+    from inferboard.sim.batching import batching
 
     monkeypatch.setenv(batching.CACHE_DIR_ENV, str(tmp_path))
     batching._table.cache_clear()
@@ -258,7 +258,7 @@ def two_replica_window(make_window, monkeypatch, tmp_path):
 def test_the_next_replica_count_finds_its_batching_table_built(make_window, qtbot, monkeypatch, tmp_path):
     """Once an evaluation is done the app builds the batching tables of one replica more and one
     fewer on the batched pool, on a thread of its own; the edit to one more then builds nothing."""
-    from inferboard.sim import batching
+    from inferboard.sim.batching import batching
 
     window = two_replica_window(make_window, monkeypatch, tmp_path)
     evaluator = window.evaluator
@@ -296,7 +296,7 @@ def test_a_replica_count_without_its_table_shows_an_estimate_then_the_exact_figu
     """The edit's readouts come at once from a table estimated from the one at hand, marked as an
     estimate; the exact table is built on a thread of its own and the figures are then replaced by
     the exact ones (the same as evaluating the design afresh), the mark gone."""
-    from inferboard.sim import batching
+    from inferboard.sim.batching import batching
 
     window = two_replica_window(make_window, monkeypatch, tmp_path)
     evaluator = window.evaluator

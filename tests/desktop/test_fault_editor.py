@@ -8,7 +8,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from inferboard.model import PlannedFault
-from inferboard.sim.faults import TimedFault
+from inferboard.sim.design.faults import TimedFault
 
 
 def planned(window):

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication
 
 from inferboard.cli import templates
 from inferboard.model import ops
-from inferboard.sim.plain_words import fault_words
+from inferboard.sim.explain.plain_words import fault_words
 from inferboard.store import read_design
 
 from desktop.editor.canvas.node_item import SMALLEST_TITLE_PT

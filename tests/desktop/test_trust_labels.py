@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import html
 
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.trust import TABLE, steady_trust
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.explain.trust import TABLE, steady_trust
 
 
 def test_tiles_badges_and_inspector_carry_the_trust_label(window, qtbot):

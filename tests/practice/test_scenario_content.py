@@ -12,7 +12,7 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES, parse_fault_spec
 from inferboard.practice.whatif import resolve_targets
 from inferboard.rules import default_rules
-from inferboard.sim.faults import FAULT_KINDS
+from inferboard.sim.design.faults import FAULT_KINDS
 from tests.practice.conftest import SHIPPED
 
 IDS = sorted(p.name for p in SHIPPED.iterdir() if (p / "scenario.yaml").is_file())

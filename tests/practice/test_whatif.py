@@ -94,7 +94,7 @@ def test_an_outage_in_a_single_region_design_loses_everything(library):
 
 
 def test_a_simulator_failure_is_reported_not_estimated(library, monkeypatch):
-    from inferboard.sim import design_sim
+    from inferboard.sim.steady import design_sim
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-import inferboard.sim
+import inferboard.sim.steady
 from inferboard.rules import check_design, explain_rule
 from inferboard.rules.conditions import parse_condition
 from inferboard.rules.context import DesignIndex
@@ -135,8 +135,8 @@ class FakeFault:
 
 @pytest.fixture
 def fake_sim(monkeypatch):
-    """Install a stand-in ``inferboard.sim.design_sim``; ``sim.answer(rps, faults)`` decides results."""
-    module = types.ModuleType("inferboard.sim.design_sim")
+    """Install a stand-in ``inferboard.sim.steady.design_sim``; ``sim.answer(rps, faults)`` decides results."""
+    module = types.ModuleType("inferboard.sim.steady.design_sim")
     module.calls = []
     module.Fault = FakeFault
     module.DesignStructure = lambda design: ("structure of", design)
@@ -148,8 +148,8 @@ def fake_sim(monkeypatch):
         return module.answer(design, rps, tuple(faults))
 
     module.evaluate = evaluate_design
-    monkeypatch.setitem(sys.modules, "inferboard.sim.design_sim", module)
-    monkeypatch.setattr(inferboard.sim, "design_sim", module, raising=False)
+    monkeypatch.setitem(sys.modules, "inferboard.sim.steady.design_sim", module)
+    monkeypatch.setattr(inferboard.sim.steady, "design_sim", module, raising=False)
     return module
 
 

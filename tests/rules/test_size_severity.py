@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from inferboard.rules import check_design, default_rules
-from inferboard.sim import design_sim
+from inferboard.sim.steady import design_sim
 from tests.rules.builders import reference, set_requirements
 
 RULE = default_rules().get("LAT-001")

@@ -1,5 +1,5 @@
 """Queueing results written from first principles for the tests (textbook forms, not the
-recursions or shortcuts in ``inferboard.sim.queueing``), shared by the test modules.
+recursions or shortcuts in ``inferboard.sim.queues.queueing``), shared by the test modules.
 
 * M/M/c: Erlang C from its defining sums; the sojourn time is a mixture of exponentials.
 * Tandems of M/M/c stations (Jackson): the sojourn times are independent, so the end-to-end tail

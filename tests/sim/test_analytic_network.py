@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from inferboard.sim.analytic import solve
-from inferboard.sim.station_models import LATENCY_CAP_S
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.steady.station_models import LATENCY_CAP_S
+from inferboard.sim.design.network import Network, Path, Station
 
 from .test_queueing_theory import ref_erlang_c, ref_quantile, ref_sojourn_tail
 

@@ -1,5 +1,5 @@
 """Estimated batching tables: a station whose table is not built yet is solved at once on a table
-estimated from the nearest one at hand (inferboard.sim.batch_estimate), and is named so that its
+estimated from the nearest one at hand (inferboard.sim.batching.batch_estimate), and is named so that its
 exact table can be built; the estimate keeps its anchor's figures when nothing changed, follows
 the Erlang-C wait between server counts, and stays near the exact table on a replica edit."""
 
@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim import batching
-from inferboard.sim.batch_estimate import erlang_c, estimate_table, nearest_anchor
-from inferboard.sim.batch_replications import PROBS, BatchParams, BatchTable, batch_capacity
+from inferboard.sim.batching import batching
+from inferboard.sim.batching.batch_estimate import erlang_c, estimate_table, nearest_anchor
+from inferboard.sim.batching.batch_replications import PROBS, BatchParams, BatchTable, batch_capacity
 
 PARAMS = BatchParams(batch_max=8, delay_s=0.01, base_s=0.02, item_s=0.005, service_scv=0.1)
 
@@ -113,7 +113,7 @@ def test_a_replica_edit_s_estimate_is_near_the_exact_table(tmp_path, monkeypatch
 
 
 def test_a_batcher_up_to_256_keeps_its_exact_table_and_a_huger_one_is_estimated_from_a_halved_one():
-    from inferboard.sim.batch_estimate import EXACT_WORK_LIMIT, affordable_anchor, table_work
+    from inferboard.sim.batching.batch_estimate import EXACT_WORK_LIMIT, affordable_anchor, table_work
 
     for big_b in (1, 8, 16, 64, 256):
         for servers in (1, 16, 1024):
@@ -132,7 +132,7 @@ def test_a_batcher_up_to_256_keeps_its_exact_table_and_a_huger_one_is_estimated_
 
 
 def test_the_work_of_a_table_grows_with_its_batches():
-    from inferboard.sim.batch_estimate import table_work
+    from inferboard.sim.batching.batch_estimate import table_work
 
     # past the dispatch floor every dispatch of a full-batch load moves B requests: twice B, twice the work
     small, large = (table_work(4, BatchParams(b, 1.0, 0.002, 0.0005, 0.09)) for b in (300, 600))

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inferboard.sim import batching
-from inferboard.sim.batching import CACHE_DIR_ENV, BatchParams, batch_steady
+from inferboard.sim.batching import batching
+from inferboard.sim.batching.batching import CACHE_DIR_ENV, BatchParams, batch_steady
 
 PARAMS = BatchParams(batch_max=8, delay_s=0.004, base_s=0.006, item_s=0.0015, service_scv=0.09)
 

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from inferboard.sim.batching import BatchParams, batch_arrays, batch_steady
+from inferboard.sim.batching.batching import BatchParams, batch_arrays, batch_steady
 
 P = BatchParams(batch_max=16, delay_s=0.005, base_s=0.004, item_s=0.0005, service_scv=0.09)
 

@@ -13,10 +13,10 @@ import math
 
 import pytest
 
-from inferboard.sim.analytic import solve
-from inferboard.sim.batching import BatchParams, batch_arrays, batch_capacity, batch_steady
-from inferboard.sim.loadtest import run_load_test
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.batching.batching import BatchParams, batch_arrays, batch_capacity, batch_steady
+from inferboard.sim.loadtest.loadtest import run_load_test
+from inferboard.sim.design.network import Network, Path, Station
 
 BASE_S, ITEM_S, CV = 0.004, 0.0005, 0.3  # a GPU-like batch time: 4 ms + 0.5 ms per item, CV 0.3
 

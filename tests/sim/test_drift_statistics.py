@@ -6,7 +6,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from inferboard.sim.drift import (EVALUATION_S, DriftDetector, Shift, expected_ks, ks_statistic, psi,
+from inferboard.sim.quality.drift import (EVALUATION_S, DriftDetector, Shift, expected_ks, ks_statistic, psi,
                                   psi_samples)
 
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim import intervals as iv
-from inferboard.sim.loadtest import run_load_test
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.loadtest import intervals as iv
+from inferboard.sim.loadtest.loadtest import run_load_test
+from inferboard.sim.design.network import Network, Path, Station
 
 from .oracles import erlang_c, mmc_sojourn_quantile, mmc_tandem_quantile
 

@@ -14,7 +14,7 @@ from inferboard.model import Design, Requirements, ops
 from inferboard.rules import behaviour
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
-from inferboard.sim.design_sim import evaluate
+from inferboard.sim.steady.design_sim import evaluate
 
 CATALOG = default_catalog()
 SPEC = CATALOG.kind("generation_pool")

@@ -10,8 +10,8 @@ import pytest
 
 from inferboard.catalog import default_catalog
 from inferboard.model import Design, Requirements
-from inferboard.sim import llm
-from inferboard.sim.design_sim import evaluate
+from inferboard.sim.llm import llm
+from inferboard.sim.steady.design_sim import evaluate
 from tests.sim.test_llm import md1_wait_quantile
 
 CATALOG = default_catalog()

@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from inferboard.sim.loadtest import ERROR, SERVED, SHED, TIMED_OUT, run_load_test
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.loadtest.loadtest import ERROR, SERVED, SHED, TIMED_OUT, run_load_test
+from inferboard.sim.design.network import Network, Path, Station
 
 from .oracles import erlang_c
 
@@ -493,8 +493,8 @@ def test_conservation_holds_for_any_network(params, shares, rate, arrival_cv, se
 def test_million_requests_fast_and_small():
     code = textwrap.dedent("""
         import time
-        from inferboard.sim.network import Network, Path, Station
-        from inferboard.sim.loadtest import run_load_test
+        from inferboard.sim.design.network import Network, Path, Station
+        from inferboard.sim.loadtest.loadtest import run_load_test
         lam = 0.8
         st = {f"s{i}": Station(f"s{i}", servers=c, service_mean_s=c * u / lam)
               for i, (c, u) in enumerate([(1, 0.7), (4, 0.8), (2, 0.6)])}

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim.autoscaling import AutoscalerConfig, PoolController, PoolPlanOverTime
+from inferboard.sim.timeline.autoscaling import AutoscalerConfig, PoolController, PoolPlanOverTime
 
 TICK_S = 15.0
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from inferboard.paths import data_dir
-from inferboard.sim.quality import (INT8_ACCURACY_COST_PP, BusinessRelation, DriftEvent, ModelVersion, QualityLayer,
+from inferboard.sim.quality.quality import (INT8_ACCURACY_COST_PP, BusinessRelation, DriftEvent, ModelVersion, QualityLayer,
                                     Segment, model_pools)
 from inferboard.store import read_design
 

@@ -8,8 +8,8 @@ import pytest
 
 from inferboard.model.faults import PlannedFault, fault_targets, target_problem
 from inferboard.paths import data_dir
-from inferboard.sim.faults import TimedFault, parse_fault
-from inferboard.sim.quality import DRIFTED_LOSS_PP, LABEL_DELAY_S, measures_quality, quality_timeline
+from inferboard.sim.design.faults import TimedFault, parse_fault
+from inferboard.sim.quality.quality import DRIFTED_LOSS_PP, LABEL_DELAY_S, measures_quality, quality_timeline
 from inferboard.store import read_design
 
 DAY = np.arange(0.0, 24 * 3600.0, 60.0)
@@ -111,7 +111,7 @@ def test_a_detector_wired_to_no_alerting_is_heard_by_nobody(design):
 
 
 def test_a_design_with_nothing_to_measure_gets_no_quality_series_until_a_drift_is_planned():
-    from inferboard.sim.timeline import run_timeline
+    from inferboard.sim.timeline.timeline import run_timeline
 
     plain = read_design(data_dir("assets") / "examples" / "starter.json")[0]
     assert not measures_quality(plain, ())

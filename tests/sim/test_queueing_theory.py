@@ -1,7 +1,7 @@
 """The steady-state solver against queueing theory written independently here.
 
 The reference formulas below use textbook forms (factorial sums in log space, the hypoexponential
-tail, direct M/M/c/K state probabilities), not the recursions in ``inferboard.sim.queueing``. The
+tail, direct M/M/c/K state probabilities), not the recursions in ``inferboard.sim.queues.queueing``. The
 only constants asserted are worked examples quoted in the simulator references.
 """
 
@@ -11,11 +11,11 @@ import math
 
 import pytest
 
-from inferboard.sim import queueing as q
-from inferboard.sim.analytic import solve
-from inferboard.sim.batching import BatchParams, batch_capacity
-from inferboard.sim.explain import Figure
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.queues import queueing as q
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.batching.batching import BatchParams, batch_capacity
+from inferboard.sim.explain.explain import Figure
+from inferboard.sim.design.network import Network, Path, Station
 
 from .oracles import erlang_c, mmck_state_probabilities, quantile
 

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from inferboard.sim.analytic import solve
-from inferboard.sim.gimc import gimc, interarrival_lst
-from inferboard.sim.loadtest import run_load_test
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.queues.gimc import gimc, interarrival_lst
+from inferboard.sim.loadtest.loadtest import run_load_test
+from inferboard.sim.design.network import Network, Path, Station
 
 from .oracles import erlang_c, gimc_arrival_distribution, gimc_sojourn_tail, quantile
 

@@ -11,10 +11,10 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim import batching
-from inferboard.sim.batching import BatchParams, prepare_table, recording, table_ready
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.table_prefetch import likely_next_tables
+from inferboard.sim.batching import batching
+from inferboard.sim.batching.batching import BatchParams, prepare_table, recording, table_ready
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.design.table_prefetch import likely_next_tables
 
 
 def batched(kind: str = "gpu_pool", **params) -> Design:

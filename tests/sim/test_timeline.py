@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 from inferboard.catalog import default_catalog
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim import autoscaling as autoscaling_module
-from inferboard.sim import timeline as timeline_module
-from inferboard.sim.faults import FAULT_KINDS, TimedFault, parse_fault
-from inferboard.sim.hardware import CPU_SPOT_PRICE_FACTOR
-from inferboard.sim.timeline import TimelineEvent, run_timeline
+from inferboard.sim.timeline import autoscaling as autoscaling_module
+from inferboard.sim.timeline import timeline as timeline_module
+from inferboard.sim.design.faults import FAULT_KINDS, TimedFault, parse_fault
+from inferboard.sim.design.hardware import CPU_SPOT_PRICE_FACTOR
+from inferboard.sim.timeline.timeline import TimelineEvent, run_timeline
 from inferboard.store import read_design
 from tests.sim.oracles import erlang_c
 

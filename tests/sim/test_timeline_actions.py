@@ -10,9 +10,9 @@ import pytest
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
 from inferboard.paths import data_dir
-from inferboard.sim import actions
-from inferboard.sim.faults import parse_fault
-from inferboard.sim.timeline_state import Timeline
+from inferboard.sim.timeline import actions
+from inferboard.sim.design.faults import parse_fault
+from inferboard.sim.timeline.timeline_state import Timeline
 from inferboard.store import read_design
 
 TICK = 10.0

@@ -9,12 +9,12 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim.analytic import solve
-from inferboard.sim.batching import BatchParams, batch_arrays, batch_capacity, batch_steady
-from inferboard.sim.compile import compile_design
-from inferboard.sim.loadtest import run_load_test
-from inferboard.sim.timeline import run_timeline
-from inferboard.sim.timeline_batching import anchors, batch_tick_figures
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.batching.batching import BatchParams, batch_arrays, batch_capacity, batch_steady
+from inferboard.sim.design.compile import compile_design
+from inferboard.sim.loadtest.loadtest import run_load_test
+from inferboard.sim.timeline.timeline import run_timeline
+from inferboard.sim.timeline.timeline_batching import anchors, batch_tick_figures
 
 
 def batcher_design(rps: float, replicas: int = 3, batch: int = 16, delay_ms: float = 5.0) -> Design:

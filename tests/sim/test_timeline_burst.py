@@ -12,10 +12,10 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim.arrivals import tick_arrivals
-from inferboard.sim.compile import compile_design
-from inferboard.sim.loadtest import SERVED, run_load_test
-from inferboard.sim.timeline import run_timeline
+from inferboard.sim.loadtest.arrivals import tick_arrivals
+from inferboard.sim.design.compile import compile_design
+from inferboard.sim.loadtest.loadtest import SERVED, run_load_test
+from inferboard.sim.timeline.timeline import run_timeline
 
 TICK = 10.0
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from inferboard.model import Design, Requirements
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.timeline import run_timeline
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.timeline.timeline import run_timeline
 
 
 def llm_design(rate: float, replicas: int = 2) -> Design:
@@ -50,7 +50,7 @@ def test_ttft_grows_with_the_load_and_utilisation_is_full_above_capacity(tmp_pat
 
 
 def test_the_design_load_test_reports_the_same_llm_utilisation():
-    from inferboard.sim.design_loadtest import run_design_load_test
+    from inferboard.sim.loadtest.design_loadtest import run_design_load_test
 
     probe = evaluate(llm_design(1.0), 1.0).compiled.plans["llm"]
     rate = 0.5 * probe.capacity_rps

@@ -11,14 +11,14 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim import timeline_routing
-from inferboard.sim.compile import compile_design
-from inferboard.sim.design_structure import DesignStructure
-from inferboard.sim.faults import parse_fault
-from inferboard.sim.routing import Routing
-from inferboard.sim.tick_routing import RegimeRouter
-from inferboard.sim.timeline import run_timeline
-from inferboard.sim.timeline_state import Timeline
+from inferboard.sim.timeline import timeline_routing
+from inferboard.sim.design.compile import compile_design
+from inferboard.sim.design.design_structure import DesignStructure
+from inferboard.sim.design.faults import parse_fault
+from inferboard.sim.design.routing import Routing
+from inferboard.sim.timeline.tick_routing import RegimeRouter
+from inferboard.sim.timeline.timeline import run_timeline
+from inferboard.sim.timeline.timeline_state import Timeline
 from inferboard.store.design_files import read_design
 
 TICK = 10.0
@@ -225,7 +225,7 @@ def test_the_per_tick_router_splits_as_the_steady_state_does(example, fault):
         for pool in structure.pools:
             routing.plan(pool)
         router = RegimeRouter(routing)
-        from inferboard.sim.routing import pool_station_capacity
+        from inferboard.sim.design.routing import pool_station_capacity
 
         pools = {p: np.array([pool_station_capacity(structure, compiled.plans[p])]) for p in structure.pools}
         base = np.array([rps])

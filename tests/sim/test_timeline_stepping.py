@@ -10,10 +10,10 @@ import pytest
 
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
-from inferboard.sim import actions
-from inferboard.sim.faults import parse_fault
-from inferboard.sim.timeline import run_timeline
-from inferboard.sim.timeline_state import Timeline
+from inferboard.sim.timeline import actions
+from inferboard.sim.design.faults import parse_fault
+from inferboard.sim.timeline.timeline import run_timeline
+from inferboard.sim.timeline.timeline_state import Timeline
 
 
 def scaled_design(rate_limit: float = 0.0, **req) -> Design:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim.traffic import PATTERNS, ReplayCsvError, diurnal_shape, load_replay_csv, traffic_series
+from inferboard.sim.timeline.traffic import PATTERNS, ReplayCsvError, diurnal_shape, load_replay_csv, traffic_series
 
 DAY = 86400.0
 

@@ -1,13 +1,13 @@
 """Trust labels: each headline number says how it was obtained and the error stated for that
-method, in ``simulate --json`` and from ``inferboard.sim.trust`` for the window."""
+method, in ``simulate --json`` and from ``inferboard.sim.explain.trust`` for the window."""
 
 from __future__ import annotations
 
 import json
 
 from inferboard.model import Design, Requirements
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.trust import (APPROXIMATION, EXACT, FLUID, TABLE, node_trust, station_method, steady_trust,
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.explain.trust import (APPROXIMATION, EXACT, FLUID, TABLE, node_trust, station_method, steady_trust,
                                   timeline_trust)
 
 

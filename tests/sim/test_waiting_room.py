@@ -9,9 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from inferboard.sim.analytic import solve
-from inferboard.sim.loadtest import run_load_test
-from inferboard.sim.network import Network, Path, Station
+from inferboard.sim.steady.analytic import solve
+from inferboard.sim.loadtest.loadtest import run_load_test
+from inferboard.sim.design.network import Network, Path, Station
 
 from .oracles import mmck_sojourn_tail, quantile
 
@@ -101,8 +101,8 @@ def test_general_bounded_rooms_against_the_load_test(c, room, rho, ca, cv):
 @given(c=hs.integers(1, 16), room=hs.integers(1, 2000), log_ratio=hs.floats(-3.0, 3.0), ca2=hs.floats(0.0, 4.0))
 def test_room_wait_has_no_mass_beyond_the_physical_maximum(c, room, log_ratio, ca2):
     """The distribution itself (not a clamp on its percentiles) stops at ceil(m/c) service times."""
-    from inferboard.sim.latency_dist import choose_grid
-    from inferboard.sim.waiting_room import room_wait_moments, room_wait_pmf
+    from inferboard.sim.queues.latency_dist import choose_grid
+    from inferboard.sim.queues.waiting_room import room_wait_moments, room_wait_pmf
 
     s = 0.01
     top = math.ceil(room / c) * s

@@ -13,8 +13,8 @@ from inferboard.model import ops
 from inferboard.rules import behaviour
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.hardware import POOL_KINDS
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.design.hardware import POOL_KINDS
 from inferboard.store import read_design
 
 EXAMPLES = sorted(templates())

@@ -6,10 +6,10 @@ import pytest
 
 from inferboard.model import Design, Requirements
 from inferboard.model import ops
-from inferboard.sim.compile import compile_design
-from inferboard.sim.routing import FALLBACK_THRESHOLD
-from inferboard.sim.faults import Fault, parse_fault
-from inferboard.sim.hardware import PRECISION_SPEED
+from inferboard.sim.design.compile import compile_design
+from inferboard.sim.design.routing import FALLBACK_THRESHOLD
+from inferboard.sim.design.faults import Fault, parse_fault
+from inferboard.sim.design.hardware import PRECISION_SPEED
 from inferboard.store import read_design
 from inferboard.cli import templates
 

@@ -11,8 +11,8 @@ from inferboard.catalog import default_catalog
 from inferboard.cli import main, templates
 from inferboard.model import Design, Requirements
 from inferboard.model.errors import ConnectionRefused
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.faults import FAULT_KINDS, Fault
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.design.faults import FAULT_KINDS, Fault
 from inferboard.store import read_design
 from tests.sim.oracles import erlang_c
 
@@ -138,7 +138,7 @@ def test_random_designs_never_give_nan_infinity_or_exceptions(design, faults):
 
 
 def test_load_test_of_a_tandem_design_agrees_with_the_steady_state():
-    from inferboard.sim.design_loadtest import run_design_load_test
+    from inferboard.sim.loadtest.design_loadtest import run_design_load_test
 
     design = Design(requirements=Requirements(mean_rps=300, peak_rps=300))
     design.add_node("traffic_source", node_id="src")

@@ -7,10 +7,10 @@ import json
 
 from inferboard.cli import main
 from inferboard.model import Design, Requirements
-from inferboard.sim.compile import ASSUMED_RPS
-from inferboard.sim.design_loadtest import run_design_load_test
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.timeline import run_timeline
+from inferboard.sim.design.compile import ASSUMED_RPS
+from inferboard.sim.loadtest.design_loadtest import run_design_load_test
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.store import save_design
 
 

@@ -7,8 +7,8 @@ import io
 import json
 
 from inferboard.cli import main, templates
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.plain_words import steady_words
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.explain.plain_words import steady_words
 from inferboard.store import read_design
 
 

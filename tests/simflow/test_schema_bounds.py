@@ -11,9 +11,9 @@ import pytest
 
 from inferboard.catalog import default_catalog
 from inferboard.paths import data_dir
-from inferboard.sim.design_loadtest import run_design_load_test
-from inferboard.sim.design_sim import evaluate
-from inferboard.sim.timeline import run_timeline
+from inferboard.sim.loadtest.design_loadtest import run_design_load_test
+from inferboard.sim.steady.design_sim import evaluate
+from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.store import parse_design
 
 
@@ -56,8 +56,8 @@ def test_a_huge_batcher_on_the_most_replicas_is_answered_at_once_on_a_flagged_es
     (10 s); from a fresh table folder, the steady state, the rules, the load test and the timeline
     build no table with a batch limit over 256, give finite numbers, and say the batcher is estimated."""
     from inferboard.rules import check_design
-    from inferboard.sim import batching
-    from inferboard.sim.trust import ESTIMATE, steady_trust
+    from inferboard.sim.batching import batching
+    from inferboard.sim.explain.trust import ESTIMATE, steady_trust
 
     monkeypatch.setenv("INFERBOARD_CACHE_DIR", str(tmp_path / "tables"))
     built = []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from inferboard.sim import batching
-from inferboard.sim.batching import BatchParams, batch_steady, share_tables
+from inferboard.sim.batching import batching
+from inferboard.sim.batching.batching import BatchParams, batch_steady, share_tables
 
 
 @pytest.fixture

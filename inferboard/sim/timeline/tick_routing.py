@@ -1,0 +1,331 @@
+"""Routing per tick, vectorised over ticks: the same rules as :class:`routing.Routing` (and so as the
+steady state's compile), evaluated with each tick's offered rate and each pool's capacity in that
+tick, so load-balancer weights by capacity, fallback overflow, admission control and rate limits
+follow the replicas that are ready, tick by tick.
+
+A :class:`RegimeRouter` holds what does not change within a fault regime (which nodes are down or
+not yet detected down, cache hit ratios, rolled-back canaries, source weights under a traffic
+surge); :meth:`RegimeRouter.rates` gives every node's rate per tick (what the pools' control loops
+read) and :meth:`RegimeRouter.paths` the request paths' shares per tick, keyed like
+:class:`regime_tables.RegimeTables` (the queueing stations on the path and its fixed delay), plus
+what is lost and what each router sheds. A path's share is the product of the splits along it;
+every router splits with its total rate, whatever the origin of the traffic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from inferboard.sim.design.hardware import POOL_KINDS
+from inferboard.sim.design.routing import FALLBACK_THRESHOLD, Routing, place
+
+__all__ = ["RegimeRouter", "TickPaths"]
+
+#: request paths followed at most per regime (the compile's limit; the rest counts as unrouted)
+MAX_PATHS = 4000
+
+
+@dataclass
+class _Split:
+    """How one node splits its traffic in every tick: (child, fraction) pairs, and the fractions
+    that end there (cache hits, a pool's completions), are shed, or are lost."""
+
+    out: list[tuple[str, np.ndarray | float]]
+    end: np.ndarray | float
+    shed: np.ndarray | float
+    lost: np.ndarray | float
+    finished: np.ndarray | float  #: share of the node's traffic whose path ends at the node
+
+    def __post_init__(self) -> None:
+        # which parts are anything but zero, found once (a split is read for every path through it)
+        self.sheds, self.loses, self.ends = _nonzero(self.shed), _nonzero(self.lost), _nonzero(self.finished)
+        self.onward = [(child, frac) for child, frac in self.out if _nonzero(frac)]
+
+
+@dataclass
+class TickPaths:
+    """Per tick: each path's share of the offered traffic (by path key), the share lost (dead regions,
+    nowhere to go) and the share each router sheds."""
+
+    weights: dict[tuple, np.ndarray]
+    lost: np.ndarray
+    shed: dict[str, np.ndarray]
+
+
+def _nonzero(x) -> bool:
+    """Whether a share (a float or an array over ticks) is anything but zero."""
+    if x.__class__ is float:
+        return x != 0.0
+    return bool(x.any()) if isinstance(x, np.ndarray) else bool(np.any(x))
+
+
+def _even(kids: list[str]) -> dict[str, float]:
+    return {c: 1.0 / len(kids) for c in kids} if kids else {}
+
+
+class RegimeRouter:
+    """Per-tick routing of one fault regime (see the module docstring). ``routing`` is the regime's
+    :class:`routing.Routing` (its faults, undetected regions and pool plans)."""
+
+    def __init__(self, routing: Routing) -> None:
+        self.c = c = routing
+        s = c.s
+        self.s = s
+        surge = {sid: float(s.params[sid]["share"]) for sid in s.sources}
+        for fault in c.faults:
+            if fault.kind == "traffic_surge":
+                for sid in surge:
+                    if fault.hits(sid) or fault.target == "*":
+                        surge[sid] *= fault.amount
+        base_total = sum(float(s.params[sid]["share"]) for sid in s.sources) or 1.0
+        #: each source's rate per unit of base rate
+        self.source_share = {sid: w / base_total for sid, w in surge.items()}
+        self.offered_ratio = sum(self.source_share.values())
+        self.alive_regions = c.down_regions - c.undetected
+        #: global load balancers whose split depends on the origin of the traffic
+        self.by_origin = {n for n, kind in s.kind.items() if kind == "global_load_balancer"
+                          and s.params[n]["policy"] not in ("round_robin", "weighted")}
+        #: splits that depend on neither the rate nor any capacity, by (node, origin), made once
+        self._fixed: dict[tuple, _Split] = {}
+
+    # -- capacity ---------------------------------------------------------------------------
+    def _down(self, node_id: str, regions: set) -> bool:
+        if regions and (self.s.region[node_id] in regions or node_id in regions):
+            return True
+        plan = self.c.plans.get(node_id)
+        return plan is not None and not plan.live
+
+    def _capacity(self, node_id: str, pools: dict[str, np.ndarray], memo: dict, regions: set):
+        """Requests per second the subtree below a node completes in each tick (as
+        :meth:`Routing.capacity`, with each pool's capacity from ``pools``)."""
+        found = memo.get(node_id)
+        if found is not None:
+            return found
+        memo[node_id] = 0.0  # guards against loops
+        s, c = self.s, self.c
+        kind = s.kind[node_id]
+
+        def cap(child):
+            return self._capacity(child, pools, memo, regions)
+
+        if self._down(node_id, regions):
+            value = 0.0
+        elif kind in POOL_KINDS:
+            value = pools[node_id]
+            if s.kids[node_id]:
+                value = np.minimum(value, sum(cap(k) for k in s.kids[node_id]))
+        else:
+            if kind == "canary_router":
+                share = 0.0 if node_id in c.rolled_back else float(s.params[node_id]["canary_share"])
+                stable = sum(cap(k) for k, port in s.children[node_id] if port == "stable")
+                canary = sum(cap(k) for k, port in s.children[node_id] if port == "canary")
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    value = np.minimum(np.divide(stable, 1 - share) if share < 1 else math.inf,
+                                       np.divide(canary, share) if share > 0 else math.inf)
+                value = np.where(np.asarray(canary) == 0, stable, value)
+            else:
+                value = sum(cap(k) for k in s.split[node_id][0])
+            if kind == "cache":
+                hit = c.hit_ratio(node_id)
+                value = np.divide(value, 1 - hit) if hit < 1 else math.inf
+            if kind == "regional_load_balancer" and float(s.params[node_id]["rate_limit_rps"]) > 0:
+                value = np.minimum(value, float(s.params[node_id]["rate_limit_rps"]))
+        memo[node_id] = value
+        return value
+
+    def _by_capacity(self, kids: list[str], pools: dict, memos: tuple[dict, dict]) -> dict[str, np.ndarray | float]:
+        if not kids:
+            return {}
+        caps = {}
+        for k in kids:
+            if self.c.is_undetected(k):  # routed by the capacity it had before the outage
+                caps[k] = self._capacity(k, pools, memos[1], self.alive_regions)
+            else:
+                caps[k] = self._capacity(k, pools, memos[0], self.c.down_regions)
+        if len(kids) == 1:
+            return {kids[0]: 1.0}
+        arrays = [np.asarray(v, dtype=float) for v in caps.values()]
+        finite = [np.isfinite(a) for a in arrays]
+        total = sum(np.where(f, a, 0.0) for a, f in zip(arrays, finite))
+        even = (total <= 0) | ~np.logical_and.reduce(np.broadcast_arrays(*finite))
+        safe = np.where(even, 1.0, total)
+        return {k: np.where(even, 1.0 / len(kids), np.where(f, a, 0.0) / safe)
+                for k, a, f in zip(kids, arrays, finite)}
+
+    # -- one node's split -----------------------------------------------------------------------
+    def varies(self, node_id: str) -> bool:
+        """Whether a node's split depends on its rate or on some capacity."""
+        s, c = self.s, self.c
+        kind, (primaries, fallbacks) = s.kind[node_id], s.split[node_id]
+        if fallbacks or kind == "admission_control":
+            return True
+        if kind == "regional_load_balancer" and float(s.params[node_id]["rate_limit_rps"]) > 0:
+            return True
+        by_capacity = kind in ("regional_load_balancer", *POOL_KINDS) or (
+            kind == "global_load_balancer" and s.params[node_id]["policy"] == "weighted")
+        live = [k for k in primaries if not c.is_down(k) or c.is_undetected(k)]
+        return by_capacity and len(live if kind != "global_load_balancer" else primaries) > 1
+
+    def _split(self, node_id: str, origin, rate: np.ndarray, pools: dict, memos) -> _Split:
+        """:meth:`Routing.shares` for every tick at once."""
+        c, s = self.c, self.s
+        kind, params, children = s.kind[node_id], s.params[node_id], s.children[node_id]
+        if kind in POOL_KINDS and not children:
+            return _Split([], 1.0, 0.0, 0.0, 1.0)
+        primaries, fallbacks = s.split[node_id]
+        end = c.hit_ratio(node_id) if kind == "cache" else 0.0
+        keep = 1.0 - end
+        shed = lost = 0.0
+        out: dict[str, np.ndarray | float] = {}
+        down = c.is_down
+        if kind == "canary_router":
+            share = 0.0 if node_id in c.rolled_back else float(params["canary_share"])
+            stable = [k for k, p in children if p == "stable" and not down(k)]
+            canary = [k for k, p in children if p == "canary" and not down(k)]
+            for group, weight in ((stable, 1 - share if canary else 1.0), (canary, share if stable else 1.0)):
+                for child, frac in _even(group).items():
+                    out[child] = out.get(child, 0.0) + keep * weight * frac
+            if not stable and not canary:
+                lost = keep
+            return self._finish(out, end, shed, lost)
+        live = [k for k in primaries if not down(k) or c.is_undetected(k)]
+        failover = kind != "global_load_balancer" or bool(params.get("failover", True))
+        candidates = live if failover else primaries
+        if kind == "global_load_balancer":
+            policy = params["policy"]
+            weights = (self._by_capacity(candidates, pools, memos) if policy == "weighted"
+                       else c.geo_weights(candidates, origin, policy))
+        elif kind in ("regional_load_balancer", *POOL_KINDS):
+            weights = self._by_capacity(candidates, pools, memos)
+        else:
+            weights = _even(candidates)
+        overflow: np.ndarray | float = 0.0
+        if kind == "admission_control" or fallbacks:
+            level = float(params["shed_above_utilisation"]) if kind == "admission_control" else FALLBACK_THRESHOLD
+            threshold = level * sum(self._capacity(k, pools, memos[0], c.down_regions) for k in live)
+            x = rate * keep
+            with np.errstate(divide="ignore", invalid="ignore"):
+                overflow = np.where((x > threshold) & (rate > 0), 1.0 - np.divide(threshold, x), 0.0)
+        if kind == "regional_load_balancer" and float(params["rate_limit_rps"]) > 0:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                limited = np.where(rate > 0, np.maximum(0.0, 1.0 - float(params["rate_limit_rps"]) / rate), 0.0)
+            shed = shed + keep * limited
+            keep = keep - keep * limited
+        if not candidates:
+            overflow = 1.0
+        more_shed, more_lost = place(out, weights, keep * (1 - overflow), keep * overflow, kind, fallbacks,
+                                     bool(candidates), bool(primaries), down)
+        shed, lost = shed + more_shed, lost + more_lost
+        return self._finish(out, end, shed, lost)
+
+    @staticmethod
+    def _finish(out: dict, end, shed, lost) -> _Split:
+        """A node that sends nothing on, sheds and loses nothing and ends nothing ends everything."""
+        pairs = list(out.items())
+        if pairs:
+            sends = sum(np.asarray(f, dtype=float) for _, f in pairs)
+            nothing = (sends == 0) & (np.asarray(shed) == 0) & (np.asarray(lost) == 0) & (np.asarray(end) == 0)
+            finished = end + np.where(nothing, 1.0, 0.0)
+        else:
+            nothing = (np.asarray(shed) == 0) & (np.asarray(lost) == 0) & (np.asarray(end) == 0)
+            finished = end + np.where(nothing, 1.0, 0.0)
+        return _Split(pairs, end, shed, lost, finished)
+
+    # -- whole design ---------------------------------------------------------------------------
+    def _splits(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None):
+        """Every node's total rate per tick and its split per origin (origin only where it matters);
+        with ``only``, just those nodes (a set closed under ancestors)."""
+        s = self.s
+        fixed = self._fixed
+        memos: tuple[dict, dict] = ({}, {})
+        flows: dict[str, dict] = {}
+        for sid, share in self.source_share.items():
+            per = flows.setdefault(sid, {})
+            per[s.location[sid]] = per.get(s.location[sid], 0.0) + base * share
+        rates: dict[str, np.ndarray] = {}
+        splits: dict[tuple, _Split] = {}
+        for node_id in s.order:
+            per = flows.get(node_id)
+            if not per or only is not None and node_id not in only:
+                continue
+            total = rates[node_id] = sum(per.values())
+            for origin, rate in per.items():
+                key = (node_id, origin if node_id in self.by_origin else None)
+                split = splits.get(key)
+                if split is None:
+                    split = fixed.get(key)
+                    if split is None:
+                        split = self._split(node_id, key[1], total, pools, memos)
+                        if not self.varies(node_id):
+                            fixed[key] = split
+                    splits[key] = split
+                for child, frac in split.onward:
+                    into = flows.setdefault(child, {})
+                    into[origin] = into.get(origin, 0.0) + rate * frac
+        return rates, splits
+
+    def rates(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None) -> dict[str, np.ndarray]:
+        """Every reached node's arrival rate per tick (``base``: the traffic pattern's rate); with
+        ``only`` (a set of nodes closed under ancestors), just those."""
+        return self._splits(base, pools, only)[0]
+
+    def rates_and_splits(self, base: np.ndarray, pools: dict[str, np.ndarray]) -> tuple[dict, dict]:
+        """:meth:`rates` of every node, and the splits behind them (for :meth:`paths` with the same inputs)."""
+        return self._splits(base, pools)
+
+    def paths(self, base: np.ndarray, pools: dict[str, np.ndarray], station_index: dict[str, int],
+              notes: set | None = None, splits: dict | None = None) -> TickPaths:
+        """The request paths' shares of the offered traffic per tick (see :class:`TickPaths`);
+        ``station_index`` numbers the queueing stations as the path keys do."""
+        from inferboard.sim.design.compile import rtt_between
+
+        s = self.s
+        n = np.asarray(base).size
+        if splits is None:
+            _, splits = self._splits(base, pools)
+        location, delays = s.location, s.delay_stations
+        weights: dict[tuple, np.ndarray] = {}
+        lost = np.zeros(n)
+        shed: dict[str, np.ndarray] = {}
+        ratio = self.offered_ratio or 1.0
+        stack = [(sid, location[sid], location[sid], np.full(n, share / ratio), False, (), 0.0)
+                 for sid, share in self.source_share.items() if share > 0]
+        followed = 0
+        while stack:
+            node_id, origin, here, w, seen, queue, delay = stack.pop()
+            followed += 1
+            if node_id in station_index:
+                queue, seen = queue + (station_index[node_id],), True
+            elif node_id in delays:
+                delay, seen = delay + delays[node_id].fixed_delay_s, True
+            split = splits.get((node_id, origin if node_id in self.by_origin else None))
+            if split is None:  # reached by no traffic in any tick
+                continue
+            if split.sheds:
+                shed[node_id] = shed.get(node_id, 0.0) + w * split.shed
+            if split.loses:
+                lost = lost + w * split.lost
+            if split.ends:
+                if seen:
+                    key = (tuple(sorted(queue)), round(delay, 9))
+                    weights[key] = weights.get(key, 0.0) + w * split.finished
+                else:
+                    lost = lost + w * split.finished
+            for child, frac in split.onward:
+                share = w * frac
+                if not share.any():
+                    continue
+                if followed + len(stack) > MAX_PATHS:
+                    if notes is not None:
+                        notes.add(f"more than {MAX_PATHS} request paths: the rest are counted as unrouted")
+                    break
+                there = location[child] or here
+                rtt = rtt_between(here, there)
+                stack.append((child, origin, there, share, seen or rtt > 0, queue, delay + rtt))
+        def full(v):
+            return v if isinstance(v, np.ndarray) and v.shape == (n,) else np.broadcast_to(v, (n,)).astype(float)
+
+        return TickPaths({k: full(v) for k, v in weights.items()}, full(lost), {k: full(v) for k, v in shed.items()})

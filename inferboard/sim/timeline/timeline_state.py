@@ -1,0 +1,430 @@
+"""The timeline as a state that steps through time: ``Timeline.start(design, pattern, faults)`` gives a
+:class:`TimelineState`; ``advance(seconds)`` simulates the next ticks from where it stands (backlogs,
+replicas and autoscaler memory carried over); ``apply(action)`` changes the design or operates it
+from the current instant on (:mod:`actions`); ``snapshot()`` / ``Timeline.resume`` save and restore
+it. ``run_timeline`` is ``start`` + one ``advance`` over the whole horizon.
+
+A stretch of ticks is simulated in this order (see timeline.py for the model of each step):
+fault regimes of the stretch and their compiles (at the rates where a rate-dependent router changes
+behaviour too, see :func:`routing_rates`, for the station parameters between them); the pools'
+control loops up to the end of the stretch, run together with the per-tick routing
+(:mod:`timeline_routing`), each metric read from the pool's queue including the backlog
+(:class:`BacklogMetric`); the request paths' shares per tick with the replicas decided; then the
+stations in topological order (:mod:`timeline_stations`), cost and events.
+
+Snapshots are the state's inputs plus the actions applied with their instants: resuming replays
+them, and because every step depends only on the past, the replay equals the original run.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from inferboard.model.design import Design
+from inferboard.model.faults import is_quality_fault
+from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
+from inferboard.sim.design.compile import default_load
+from inferboard.sim.design.design_structure import DesignStructure
+from inferboard.sim.design.faults import Fault, TimedFault
+from inferboard.sim.timeline.fluid import station_capacity
+from inferboard.sim.design.hardware import POOL_KINDS, plan_pool
+from inferboard.sim.timeline.metric_tables import MetricTable
+from inferboard.sim.timeline.regime_tables import RegimeTables
+from inferboard.sim.design.routing import Routing
+from inferboard.sim.timeline.tick_routing import RegimeRouter
+from inferboard.sim.timeline.traffic import traffic_series
+
+MAX_TICKS = 2_000_000
+
+
+@dataclass(frozen=True)
+class TimelineSnapshot:
+    """Everything needed to rebuild a state: its inputs, the actions applied and when, and how far it ran."""
+
+    design: Design
+    pattern: str | None
+    faults: tuple[Fault, ...]
+    hours: float
+    tick_s: float
+    seed: int
+    replay_csv: str | None
+    actions: tuple[tuple[int, object], ...]  #: (tick the action applied at, action)
+    ticks: int  #: ticks simulated
+
+
+class Timeline:
+    """Entry points of the stepping API."""
+
+    @staticmethod
+    def start(design: Design, pattern: str | None = None, faults: Sequence[Fault] = (), hours: float = 24.0,
+              tick_s: float = 60.0, seed: int = 0, replay_csv: Path | str | None = None) -> "TimelineState":
+        """A state at the start of the horizon; quality faults (drift, a bad model) are the quality
+        model's (:func:`timeline.with_quality`), not the serving system's, and are left out."""
+        system = [f for f in faults if not is_quality_fault(f.kind)]
+        return TimelineState(design, pattern, system, hours, tick_s, seed, replay_csv)
+
+    @staticmethod
+    def resume(snapshot: TimelineSnapshot) -> "TimelineState":
+        state = TimelineState(snapshot.design, snapshot.pattern, snapshot.faults, snapshot.hours, snapshot.tick_s,
+                              snapshot.seed, snapshot.replay_csv)
+        for tick, action in snapshot.actions:
+            state.advance_ticks(tick - state.ticks_done)
+            state.apply(action)
+        state.advance_ticks(snapshot.ticks - state.ticks_done)
+        return state
+
+
+#: The autoscalers' metric tables, per metric, keyed by replica count and the station's parameters:
+#: a pure function of those, so shared by every run in the process (bounded in size).
+_METRIC_TABLES: dict[str, dict] = {}
+METRIC_TABLES_MAX = 20_000
+
+
+def _metric_cache(metric: str) -> dict:
+    store = _METRIC_TABLES.setdefault(metric, {})
+    if sum(len(v) for v in store.values()) > METRIC_TABLES_MAX:
+        store.clear()
+    return store
+
+
+class BacklogMetric:
+    """The autoscaler's metric for one pool, backlog included: the steady metric table at the
+    tick's load plus the fluid backlog the pool carries, tracked forward with the ready replicas
+    decided so far. Queue depth adds the backlog (the steady part then at 90% load at most);
+    utilisation is 1 while a backlog exists; latency adds the backlog's wait. Ticks are absolute;
+    ``offset`` is the first tick of the stretch."""
+
+    def __init__(self, table: MetricTable, metric: str, offset: int, lam: np.ndarray, capacity_per_replica,
+                 patience_s, room, dt: float, ready: np.ndarray, carry: list):
+        self.table, self.metric, self.offset, self.lam, self.dt = table, metric, offset, lam, dt
+        self.cap_r, self.patience, self.room, self.ready, self.carry = (capacity_per_replica, patience_s, room,
+                                                                        ready, carry)
+
+    def __getattr__(self, name: str):  # per-tick lists, made the first time a backlog needs them
+        if name in ("lam_l", "cap_l", "pat_l", "room_l"):
+            self.lam_l, self.cap_l = self.lam.tolist(), self.cap_r.tolist()
+            self.pat_l, self.room_l = self.patience.tolist(), self.room.tolist()
+            return getattr(self, name)
+        raise AttributeError(name)
+
+    def _step(self, b: float, i: int, r: float) -> float:
+        """The backlog after relative tick ``i`` with ``r`` ready replicas."""
+        x = b + (self.lam_l[i] - self.cap_l[i] * r) * self.dt
+        return 0.0 if x <= 0 else min(x, self.cap_l[i] * r * self.pat_l[i], self.room_l[i])
+
+    def advance_to(self, tick: int) -> None:
+        """Commit the backlog up to ``tick`` (exclusive) with the replica track as decided. Called at
+        the end of every stretch too, so the next stretch starts from the backlog at its first tick
+        (a stepped run then reads the same metric as one run over the whole horizon)."""
+        k, b = self.carry
+        if tick <= k:
+            return
+        lo, hi = max(k, self.offset) - self.offset, tick - self.offset
+        if b <= 0 and not np.any(self.lam[lo:hi] > self.cap_r[lo:hi] * self.ready[lo + self.offset:tick]):
+            self.carry[:] = [tick, 0.0]
+            return
+        ready = self.ready[lo + self.offset:tick].tolist()
+        for i in range(lo, hi):
+            b = self._step(b, i, ready[i - lo])
+        self.carry[:] = [tick, b]
+
+    def __call__(self, r: int, lo: int, hi: int):
+        values = self.table(r, lo - self.offset, hi - self.offset)
+        if self.metric == "rps":
+            return values
+        self.advance_to(lo)
+        b = self.carry[1]
+        i0, i1 = lo - self.offset, hi - self.offset
+        if b <= 0 and not np.any(self.lam[i0:i1] > self.cap_r[i0:i1] * r):
+            return values
+        out = np.array(values, dtype=float)
+        for i in range(i0, i1):
+            if b > 0 or self.lam_l[i] > self.cap_l[i] * r:  # a backlog, or one forming: the fluid view
+                if self.metric == "queue_depth":
+                    out[i - i0] = b + self.table.value_at(r, i, min(self.lam_l[i], 0.9 * self.cap_l[i] * r))
+                elif self.metric == "latency_p95":
+                    out[i - i0] += b / max(self.cap_l[i] * r, 1e-12) * 1000.0
+                else:
+                    out[i - i0] = 1.0
+            b = self._step(b, i, r)
+        return out
+
+
+def routing_rates(compile_at, reference: float, top: float, structure: DesignStructure) -> list[float]:
+    """The base rates to compile a regime at: the reference, the highest rate, and each rate where a
+    rate limit, an admission control or a fallback overflow starts to act (found from the node's
+    rate at the reference and its threshold at the top rate). Routing itself is evaluated per tick
+    (:mod:`tick_routing`); these compiles give the station parameters that follow the rate (an LLM
+    pool's plan, a degraded output length), a tick taking those of the compiles around its rate
+    (weights linear in 1/rate, as a binding limiter passes a fixed rate)."""
+    limited = [n for n, kind in structure.kind.items()
+               if kind == "admission_control" or structure.split[n][1]
+               or kind == "regional_load_balancer" and float(structure.params[n].get("rate_limit_rps", 0) or 0) > 0]
+    if not limited or top <= reference * (1 + 1e-9) and top >= reference * (1 - 1e-9):
+        return [reference]
+    low = compile_at(reference)
+    high = compile_at(top)
+    points = {reference, top}
+    for n in limited:
+        at_ref = low.node_rates.get(n, 0.0)
+        if at_ref <= 0:
+            continue
+        if structure.kind[n] == "regional_load_balancer":
+            threshold = float(structure.params[n]["rate_limit_rps"])
+        elif high.shed_rps.get(n, 0.0) > 0 or any(high.node_rates.get(f, 0.0) > 0 for f in structure.split[n][1]):
+            threshold = sum(high.node_rates.get(c, 0.0) for c in structure.split[n][0])
+        else:
+            continue
+        kink = reference * threshold / at_ref
+        if 0 < kink < top:
+            points.add(kink)
+    return sorted(points)
+
+
+class TimelineState:
+    """A design running through time (see the module docstring)."""
+
+    def __init__(self, design: Design, pattern: str | None, faults: Sequence[Fault], hours: float, tick_s: float,
+                 seed: int = 0, replay_csv: Path | str | None = None):
+        if not (math.isfinite(hours) and hours > 0 and math.isfinite(tick_s) and tick_s > 0):
+            raise ValueError("hours and tick_s must be finite and > 0")
+        count = int(math.ceil(hours * 3600.0 / tick_s - 1e-9))
+        if count > MAX_TICKS:
+            raise ValueError(f"{count} ticks is more than the {MAX_TICKS} a timeline may have; use a longer tick")
+        self.inputs = (design, pattern, tuple(faults), float(hours), float(tick_s), int(seed),
+                       None if replay_csv is None else str(replay_csv))
+        self.tick_s, self.count = float(tick_s), count
+        self.times = np.arange(count, dtype=float) * tick_s
+        req = design.requirements
+        self.mean, self.load_note = (float(req.mean_rps), "") if req.mean_rps is not None else default_load(req)
+        peak = float(req.peak_rps) if req.peak_rps is not None else 2.0 * self.mean
+        pattern = pattern or ("replay" if replay_csv is not None else req.traffic_pattern)
+        self.base = traffic_series(pattern, self.mean, peak, self.times, seed, replay_csv, horizon_s=hours * 3600.0)
+        self.top = float(self.base.max()) if count else 0.0
+        self.timed = [f if isinstance(f, TimedFault) else
+                      TimedFault(f.kind, f.target, f.magnitude, 0.0, self.times[-1] + tick_s) for f in faults]
+        self.design = design
+        self.configs = 0  #: revision of the design and operations in force (actions bump it)
+        self.extra_faults: frozenset[Fault] = frozenset()  #: operations acting as faults (flush, failover, ...)
+        self.entry_shed = 0.0  #: share of traffic shed at the entry (a priority class)
+        self.actions: list[tuple[int, object]] = []
+        self.events: list = []
+        self.notes: set[str] = set()
+        self.series: dict[str, np.ndarray] = {}
+        self.aux: dict[str, np.ndarray] = {}  #: per-station loss and capacity, per-router shed (for events)
+        self.backlog: dict[str, float] = {}
+        self.lost: dict[str, np.ndarray] = {}
+        self.accepted: dict[str, np.ndarray] = {}  #: cumulative accepted arrivals at tick boundaries
+        self.ticks_done = 0
+        self._compiled: dict = {}
+        self.cost_memo: dict = {}
+        self.recovery: dict[int, list] = {}  #: per timed fault: [last bad tick, searched up to, done]
+        self._tables: dict = {}
+        self._rows: dict = {}
+        self._structure: dict[int, DesignStructure] = {}
+        self._routers: dict = {}
+        self.routing_facts: dict = {}  #: per design revision, what routing per tick knows of it
+        self._setup_pools()
+
+    # ------------------------------------------------------------------ pools
+    def _setup_pools(self) -> None:
+        design, count = self.design, self.count
+        self.pools = [n for n in design.nodes.values() if n.kind in POOL_KINDS]
+        self.scalers = {p.id: autoscaler_for(design, p.id) for p in self.pools}
+        initial = {}
+        for p in self.pools:
+            a, configured = self.scalers[p.id], int(p.params.get("replicas", 1))
+            initial[p.id] = configured if a is None else (
+                0 if a.scale_to_zero and configured == 0 else min(max(configured, a.min_replicas), a.max_replicas))
+        self.override = {pid: max(1, n) for pid, n in initial.items() if self.scalers[pid] is not None}
+        self.pool_lam = {p.id: np.zeros(count) for p in self.pools}
+        self.controls, self.tracks, self.pool_carry, self.controllers = {}, {}, {}, {}
+        #: replicas serving before the first tick (what routing counts at tick 0)
+        self.initial_ready = {pid: float(n) for pid, n in initial.items()}
+        for p in self.pools:
+            fault_ticks: dict[int, list] = {}
+            for f in self.timed:
+                if f.hits(p.id) and (f.kind == "spot_reclaimed" or f.kind == "gpu_shortage" and p.kind in (
+                        "gpu_pool", "generation_pool")):
+                    for t, started in ((f.start_s, True), (f.start_s + f.duration_s, False)):
+                        tick = self.tick_of(t)
+                        if tick < count:
+                            fault_ticks.setdefault(tick, []).append((f.kind, started, f.amount))
+            plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
+                                    float(p.params.get("spot_share", 0.0)), self.scalers[p.id], fault_ticks)
+            controller = self.controllers[p.id] = PoolController(plan, self.times, self.pool_lam[p.id], self.emit)
+            control = controller.run()
+            self.tracks[p.id] = next(control)
+            self.controls[p.id] = control
+            self.pool_carry[p.id] = [0, 0.0]
+        self.pending_commands: dict[str, list] = {}
+
+    def tick_of(self, t: float) -> int:
+        """The first tick at or after ``t``."""
+        return int(np.searchsorted(self.times, t, side="left"))
+
+    def emit(self, t: float, kind: str, node_id: str, message: str) -> None:
+        from inferboard.sim.timeline.timeline import TimelineEvent
+
+        self.events.append((float(t), len(self.events), TimelineEvent(float(t), kind, node_id, message)))
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def now_s(self) -> float:
+        return self.ticks_done * self.tick_s
+
+    @property
+    def finished(self) -> bool:
+        return self.ticks_done >= self.count
+
+    def advance(self, seconds: float) -> "TimelineState":
+        """Simulate the next ``seconds`` (whole ticks, rounded up; never past the horizon)."""
+        return self.advance_ticks(int(math.ceil(max(0.0, seconds) / self.tick_s - 1e-9)))
+
+    def advance_ticks(self, ticks: int) -> "TimelineState":
+        end = min(self.count, self.ticks_done + max(0, int(ticks)))
+        if end > self.ticks_done:
+            from inferboard.sim.timeline.timeline_stations import simulate_stretch
+
+            simulate_stretch(self, self.ticks_done, end)
+            self.ticks_done = end
+        return self
+
+    def apply(self, action) -> "TimelineState":
+        """Apply an action (:mod:`actions`) from now on; what already happened stays as it was."""
+        action.apply_to(self)
+        self.actions.append((self.ticks_done, action))
+        self.emit(self.now_s, "action", getattr(action, "target", ""), action.describe())
+        return self
+
+    def snapshot(self) -> TimelineSnapshot:
+        """The state's inputs and actions so far. The snapshot keeps its own copy of the design, so
+        later edits of the design do not change it (the running state itself works from the design
+        it was started with: edit a design through actions while it runs)."""
+        design, pattern, faults, hours, tick_s, seed, replay = self.inputs
+        from inferboard.store.design_files import design_to_bytes, parse_design
+
+        copy = parse_design(design_to_bytes(design), "<timeline snapshot>", design.catalog)
+        return TimelineSnapshot(copy, pattern, faults, hours, tick_s, seed, replay, tuple(self.actions),
+                                self.ticks_done)
+
+    def result(self):
+        """The series and events so far, as a :class:`timeline.TimelineResult`."""
+        from inferboard.sim.timeline.timeline import MAX_VALUE, TimelineResult, finite
+
+        k = self.ticks_done
+        series = {name: finite(v[:k], 1.0 if name in ("shed_rate", "error_rate") or name.startswith("utilisation:")
+                               else MAX_VALUE) for name, v in self.series.items()}
+        for p in self.pools:
+            series[f"replicas:{p.id}"] = finite(self.tracks[p.id].replicas[:k])
+            series[f"ready:{p.id}"] = finite(self.tracks[p.id].ready[:k])
+            for prefix in ("utilisation", "queue", "arrival_rps", "wait_ms", "backlog"):
+                series.setdefault(f"{prefix}:{p.id}", np.zeros(k))
+        events = [e for _, _, e in sorted(self.events, key=lambda x: x[:2])]
+        notes = ([self.load_note] if self.load_note else []) + sorted(self.notes)
+        return TimelineResult(self.times[:k].copy(), series, events, notes)
+
+    # ------------------------------------------------------------------ configuration (used by actions)
+    def reconfigure(self, design: Design | None = None, add_faults: Sequence[Fault] = (),
+                    remove_faults: Sequence[Fault] = ()) -> None:
+        """A new design revision or set of operations from the current tick on."""
+        if design is not None:
+            self.design = design
+        self.extra_faults = (self.extra_faults | frozenset(add_faults)) - frozenset(remove_faults)
+        self.configs += 1
+
+    def plan_with_replicas(self, pool_id: str, replicas: int) -> None:
+        """From now on the compiles plan this pool with ``replicas`` replicas (a manual scale): an LLM
+        pool's per-replica figures follow its count. Routing itself counts the replicas ready in
+        each tick, whatever the count asked for."""
+        self.override = {**self.override, pool_id: max(1, int(replicas))}
+        self.configs += 1
+
+    def command_pool(self, pool_id: str, command: tuple) -> None:
+        """A command for a pool's control loop, acting at the current tick."""
+        if pool_id not in self.controls:
+            raise ValueError(f"'{pool_id}' is not a pool of this design")
+        self.pending_commands.setdefault(pool_id, []).append(command)
+
+    def structure(self) -> DesignStructure:
+        found = self._structure.get(self.configs)
+        if found is None or not found.matches(self.design):
+            found = self._structure[self.configs] = DesignStructure(self.design)
+        return found
+
+    def compiled_for(self, key) -> tuple[list[float], list]:
+        """(base rates, compiles) of a regime under the configuration in force (memoised)."""
+        memo = (self.configs, key)
+        found = self._compiled.get(memo)
+        if found is None:
+            structure = self.structure()
+            faults, undetected = sorted(key[0], key=repr), sorted(key[1])
+            cache: dict[float, object] = {}
+
+            def compile_at(rate: float):
+                if rate not in cache:
+                    from inferboard.sim.timeline import timeline
+
+                    cache[rate] = timeline.compile_design(self.design, rate, faults, self.override, undetected,
+                                                          structure=structure)
+                return cache[rate]
+
+            reference = self.mean if self.mean > 0 else 1.0
+            rates = routing_rates(compile_at, reference, max(self.top, reference), structure)
+            found = self._compiled[memo] = (rates, [compile_at(r) for r in rates])
+        return found
+
+    def router_for(self, key) -> RegimeRouter:
+        """The per-tick router of a regime under the configuration in force (memoised)."""
+        memo = (self.configs, key)
+        found = self._routers.get(memo)
+        if found is None:
+            structure = self.structure()
+            routing = Routing(self.design, self.mean if self.mean > 0 else 1.0, sorted(key[0], key=repr),
+                              self.override, sorted(key[1]), structure)
+            for pool in structure.pools:
+                routing.plan(pool)
+            found = self._routers[memo] = RegimeRouter(routing)
+        return found
+
+    def tables_for(self, compiled: list) -> RegimeTables:
+        memo = tuple(id(c) for c in compiled)
+        found = self._tables.get(memo)
+        if found is None:
+            base_spr = {p.id: float(plan_pool(p, self.design.catalog, self.design.requirements, (), {p.id: 1}).servers)
+                        for p in self.design.nodes.values() if p.kind in POOL_KINDS}
+            found = self._tables[memo] = (RegimeTables(self.design, compiled, base_spr), compiled)
+        return found[0]
+
+    def metric_for(self, pool_id: str, tables: RegimeTables, j: int | None, lam: np.ndarray, lo_regime: np.ndarray,
+                   k0: int, k1: int, capacity_per_replica: np.ndarray | None = None):
+        """The autoscaler metric function of a pool over ticks ``k0:k1`` (see :class:`BacklogMetric`);
+        ``capacity_per_replica`` where it is not the station's servers over their service time (an
+        LLM pool's, from the FLOPs/HBM model)."""
+        a = self.scalers[pool_id]
+        metric = a.metric if a else "rps"
+        if j is None:
+            sig = np.zeros(k1 - k0, dtype=np.int64)
+            return MetricTable(metric, lam, sig, tables, None, 0, 0), None
+        params = tables.params[j]
+        sig = params["sig"][lo_regime]
+        rows = self._rows.get((id(tables), j))
+        if rows is None:  # each signature's parameters, the key of the metric tables kept across stretches
+            rows = self._rows[(id(tables), j)] = [
+                tuple(float(params[k][g]) for k in ("spr", "service", "cv", "ca2", "err", "timeout", "cap", "bmax",
+                                                    "base", "item", "window")) for g in params["sig_regime"]]
+        cache = _metric_cache(metric)
+        table = MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
+                             shared=(cache, rows))
+        sp = tables.station_params(j, lo_regime)
+        cap_r = station_capacity(np.ones(k1 - k0), sp) if capacity_per_replica is None else capacity_per_replica
+        from inferboard.sim.timeline.fluid import station_patience
+
+        return table, BacklogMetric(table, metric, k0, lam, cap_r, station_patience(cap_r, sp),
+                                    np.broadcast_to(sp.queue_capacity, cap_r.shape).astype(float), self.tick_s,
+                                    self.tracks[pool_id].ready, self.pool_carry[pool_id])
