@@ -28,6 +28,7 @@ from desktop.shell.projector_view import follow_projector_view
 from desktop.theme import LIGHT_INK
 
 SEND_MS = 600
+FIGURES_MS = 500
 
 
 class NoFindings:
@@ -104,6 +105,13 @@ class CandidateWindow(MainWindow):
         else:
             self.document.changed.connect(lambda _e: self.send_timer.start())
             self.document.replaced.connect(self.send_timer.start)
+        #: The tiles' reading goes to the interviewer at most every ``FIGURES_MS`` (a playing timeline
+        #: moves it every tick); the last one always goes.
+        self.figures_timer = QTimer(self)
+        self.figures_timer.setSingleShot(True)
+        self.figures_timer.setInterval(FIGURES_MS)
+        self.figures_timer.timeout.connect(self.send_figures)
+        self.readouts.reading_changed.connect(lambda _r: self.figures_timer.isActive() or self.figures_timer.start())
         link.on_message(self.on_message)
         for message in ([link.phase] if link.phase is not None else []) + list(link.facts):
             self.on_message(message)
@@ -220,6 +228,18 @@ class CandidateWindow(MainWindow):
             return False
         return True
 
+    def send_figures(self) -> bool:
+        """Tell the interviewer what the tiles show now and on what basis (the playhead's moment, or a
+        steady state), so the console can show the very same numbers."""
+        reading = self.readouts.reading
+        if reading is None or self.link.ended or self.link.phase is None:
+            return False
+        try:
+            self.link.figures_shown(reading.mode, reading.status_line(), dict(reading.values))
+        except LinkError:
+            return False  # the next reading goes out
+        return True
+
     def ask(self, question_id: str | None, text: str = "") -> bool:
         if self.link.ended:
             return False
@@ -235,6 +255,7 @@ class CandidateWindow(MainWindow):
     def on_message(self, message) -> None:
         if isinstance(message, PhaseChanged):
             self.interview.show_phase(message)
+            self.figures_timer.start()  # the interview runs: the console may show the tiles' figures
         elif isinstance(message, FactRevealed):
             self.interview.add_fact(message)
         elif isinstance(message, FollowUpPlayed):
@@ -277,4 +298,5 @@ class CandidateWindow(MainWindow):
 
     def closeEvent(self, event) -> None:
         self.send_timer.stop()
+        self.figures_timer.stop()
         super().closeEvent(event)

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, Q
 
 from inferboard.practice.basis import Basis, interview_basis
 from inferboard.practice.grading import grade_design
-from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, InterviewerLink, MockResult,
-                                                PhaseChanged, QuestionAsked, encode)
+from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, FiguresShown,
+                                                InterviewerLink, MockResult, PhaseChanged, QuestionAsked, encode)
 from inferboard.practice.session import OVERTIME, SessionStateError
 
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs, warn_history_problem
@@ -34,17 +34,36 @@ from desktop.window_placement import fit_window
 TICK_MS = 500
 
 
-def basis_html(basis: Basis, private: bool = True) -> str:
-    """The candidate's numbers at their stated traffic beside the design at the true traffic, labelled
-    (``private``: the true traffic may be shown; else it is said to be folded away)."""
+#: Why the tiles' line may differ from the steady-state line, by the basis the tiles use.
+TILES_BASIS_NOTE = {
+    "playhead": "a moment of the simulated day (autoscaling, traffic pattern and faults then), so it can differ "
+                "from the steady state below",
+    "peak": "the same basis as the steady state at their stated traffic below",
+    "steady": "steady state at their stated mean rate; the line below is at the peak rate",
+}
+
+
+def figures_html(figures: FiguresShown | None) -> str:
+    """The candidate's tiles as they see them, with the reason they may differ from the steady state."""
+    if figures is None:
+        return "<b>Their tiles show</b>: nothing yet (their figures come once the interview runs)"
+    note = TILES_BASIS_NOTE.get(figures.mode, "")
+    return (f"<b>Their tiles show</b> {esc(figures.line)}"
+            + (f" <span style='color:{LIGHT_INK.muted}'>({esc(note)})</span>" if note else ""))
+
+
+def basis_html(basis: Basis, private: bool = True, figures: FiguresShown | None = None) -> str:
+    """The candidate's tiles as they see them, then the steady state at the peak rate of their stated
+    traffic beside the design at the true traffic, labelled (``private``: the true traffic may be
+    shown; else it is said to be folded away)."""
     if basis.at_stated is None:
         theirs = "no traffic stated yet (their window says its figures use a placeholder)"
     else:
         theirs = f"{esc(basis.stated)}: {esc(readout_text(basis.at_stated.to_dict()))}"
     truth = (f"{esc(basis.true_traffic)}: {esc(readout_text(basis.at_true.to_dict()))}" if private
              else "folded away with the hidden facts")
-    return (f"<b>Numbers</b> (steady state at the peak rate) · <b>at the candidate's stated traffic</b>, as they "
-            f"see it: {theirs} · <b style='color:{LIGHT_INK.bad}'>at the scenario's true traffic</b>, only you "
+    return (f"{figures_html(figures)}<br><b>Steady state at the peak rate</b> · <b>at the candidate's stated "
+            f"traffic</b>: {theirs} · <b style='color:{LIGHT_INK.bad}'>at the scenario's true traffic</b>, only you "
             f"know it: {truth}")
 
 
@@ -219,6 +238,8 @@ class InterviewerConsole(QWidget):
                 self.mirror.set_design(self.link.latest)
                 self.mirror.set_caption(f"<b>Candidate's design</b> — live, read-only · updated "
                                         f"{mmss(self.session.elapsed())} · {len(self.link.latest.nodes)} components")
+        elif isinstance(message, FiguresShown):
+            self._show_basis()
         elif isinstance(message, QuestionAsked):
             self.questions.add_question(self.session.elapsed(), message.question_id, message.text)
             self.raise_attention()
@@ -283,13 +304,14 @@ class InterviewerConsole(QWidget):
     def _show_basis(self) -> None:
         basis = self.evaluator.latest.get("basis")
         if basis is not None:
-            self.basis.setText(basis_html(basis, self.private.isChecked()))
+            self.basis.setText(basis_html(basis, self.private.isChecked(), self.link.figures))
+        elif self.link.figures is not None:
+            self.basis.setText(figures_html(self.link.figures))
 
     def show_private(self, shown: bool) -> None:
         """Show or fold away what only the interviewer may see (the hidden facts, the follow-ups to
         come, the script and the true traffic's numbers): folded while the candidate shares the screen."""
-        self.questions.facts.setVisible(shown)
-        self.questions.reveal_button.setVisible(shown)
+        self.questions.set_private_shown(shown)
         for widget in (self.follow_ups, self.script):
             self.tabs.setTabVisible(self.tabs.indexOf(widget), shown)
         self.private.setText("Hide what only you see" if shown else "Show what only you see")

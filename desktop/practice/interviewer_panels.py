@@ -21,6 +21,8 @@ from desktop.theme import LIGHT_INK
 ID_ROLE = Qt.ItemDataRole.UserRole
 DONE = QColor(LIGHT_INK.good)
 PENDING = QColor(LIGHT_INK.caution)
+#: The one line in the folded facts' place: it hints at nothing the candidate may not know.
+FOLDED_NOTE = "Folded away while the screen is shared. Typed answers still go out."
 
 
 # ------------------------------------------------------------------------------ questions and facts
@@ -82,8 +84,16 @@ class QuestionsPanel(QWidget):
         row.addStretch(1)
         row.addWidget(self.answer_button)
         layout.addLayout(row)
-        layout.addWidget(QLabel("<b>Hidden facts</b> — reveal one to answer a question of their own", self))
+        self.facts_heading = QLabel("<b>Hidden facts</b> — reveal one to answer a question of their own", self)
+        self.facts_heading.setObjectName("hidden_facts_heading")
+        layout.addWidget(self.facts_heading)
         layout.addWidget(self.facts, 3)
+        #: What stands in the facts' place while they are folded away: it names nothing that is hidden.
+        self.folded_note = QLabel(FOLDED_NOTE, self)
+        self.folded_note.setObjectName("private_folded")
+        self.folded_note.setWordWrap(True)
+        self.folded_note.setStyleSheet(f"color: {LIGHT_INK.muted}; font-style: italic; padding: 4px 0;")
+        layout.addWidget(self.folded_note)
         row = QHBoxLayout()
         row.addStretch(1)
         row.addWidget(self.reveal_button)
@@ -92,16 +102,33 @@ class QuestionsPanel(QWidget):
         typed_row.addWidget(self.typed, 1)
         typed_row.addWidget(send)
         layout.addLayout(typed_row)
+        self.private_shown = True
         self._update()
+
+    def set_private_shown(self, shown: bool) -> None:
+        """Show the hidden facts, their heading and the reveal button, or fold all three away behind
+        one neutral line (the questions list then takes the height)."""
+        self.private_shown = shown
+        for widget in (self.facts_heading, self.facts, self.reveal_button):
+            widget.setVisible(shown)
+        self.folded_note.setVisible(not shown)
+        for row in range(self.inbox.count()):
+            item = self.inbox.item(row)
+            item.setToolTip(self._reveals_tip(item.data(ID_ROLE)) if shown else "")
+
+    def _reveals_tip(self, question_id: str | None) -> str:
+        if not question_id:
+            return ""
+        reveals = self.scenario.question(question_id).reveals
+        return "Answering reveals: " + "; ".join(self.scenario.fact(f).text for f in reveals)
 
     def add_question(self, t_s: float, question_id: str | None, text: str) -> QListWidgetItem:
         own = "" if question_id else " (own words)"
         item = QListWidgetItem(f"{mmss(t_s)}{own}  {text}")
         item.setData(ID_ROLE, question_id)
         item.setForeground(QBrush(PENDING))
-        if question_id:
-            reveals = self.scenario.question(question_id).reveals
-            item.setToolTip("Answering reveals: " + "; ".join(self.scenario.fact(f).text for f in reveals))
+        if self.private_shown:
+            item.setToolTip(self._reveals_tip(question_id))
         self.inbox.addItem(item)
         self.inbox.setCurrentItem(item)
         return item

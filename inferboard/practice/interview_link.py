@@ -2,8 +2,9 @@
 
 A narrow interface of plain messages, so that a later transport can carry them over a network:
 
-- candidate -> interviewer: ``DesignChanged`` (the design file's bytes) and ``QuestionAsked``
-  (a panel question id, or free text);
+- candidate -> interviewer: ``DesignChanged`` (the design file's bytes), ``QuestionAsked``
+  (a panel question id, or free text) and ``FiguresShown`` (what the candidate's tiles show, and on
+  what basis, so the console can show the same numbers);
 - interviewer -> candidate: ``FactRevealed``, ``FollowUpPlayed``, ``PhaseChanged``, ``InterviewEnded``.
 
 Notes, hidden facts, follow-up faults, findings and the reference design never leave the
@@ -54,6 +55,17 @@ class QuestionAsked:
 
 
 @dataclass(frozen=True)
+class FiguresShown:
+    """The candidate's headline figures as their tiles show them: ``mode`` is steady, peak or
+    playhead; ``line`` the status line under the tiles, which names the basis and the moment."""
+
+    mode: str
+    line: str
+    values: dict[str, float | None] = field(default_factory=dict)
+    type: str = "figures_shown"
+
+
+@dataclass(frozen=True)
 class FactRevealed:
     fact_id: str
     category: str
@@ -91,7 +103,7 @@ class InterviewEnded:
     type: str = "interview_ended"
 
 
-TO_INTERVIEWER = {"design_changed": DesignChanged, "question_asked": QuestionAsked}
+TO_INTERVIEWER = {"design_changed": DesignChanged, "question_asked": QuestionAsked, "figures_shown": FiguresShown}
 TO_CANDIDATE = {"fact_revealed": FactRevealed, "follow_up_played": FollowUpPlayed, "phase_changed": PhaseChanged,
                 "interview_ended": InterviewEnded}
 
@@ -200,6 +212,10 @@ class CandidateLink:
         data = design if isinstance(design, bytes) else design_to_bytes(design)
         self.transport.send(INTERVIEWER, encode(DesignChanged(data.decode("utf-8"))))
 
+    def figures_shown(self, mode: str, line: str, values: dict[str, float | None]) -> None:
+        """Tell the interviewer what the candidate's tiles show now (not kept in the record)."""
+        self.transport.send(INTERVIEWER, encode(FiguresShown(mode, line[:MAX_FREE_TEXT], dict(values))))
+
 
 # ---------------------------------------------------------------------------- interviewer
 @dataclass
@@ -233,6 +249,8 @@ class InterviewerLink:
         self.notes: list[Note] = [Note(t_s, text) for t_s, text in self.session.notes]
         self.questions: list[tuple[float, QuestionAsked]] = []
         self.latest: Design | None = None
+        #: What the candidate's tiles showed last (None until they say).
+        self.figures: FiguresShown | None = None
         self.what_ifs: list[WhatIf] = []
         self.listeners: list[Callable[[Any], None]] = []
         self.rejected: list[str] = []
@@ -270,6 +288,8 @@ class InterviewerLink:
                 self.rejected.append(str(error))
                 return
             self.latest = design
+        elif isinstance(message, FiguresShown):
+            self.figures = message
         elif isinstance(message, QuestionAsked):
             self.questions.append((self._now(), message))
             if self.auto_answer and message.question_id:

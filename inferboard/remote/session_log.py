@@ -4,15 +4,15 @@ Each side numbers the interview messages it sends (``mid``) and keeps them until
 acknowledges them. On every new connection each side first says the last number it took; the
 other re-sends everything after it. A design supersedes the designs before it, so only the latest
 unacknowledged design is kept: a resumed connection carries the design as it is now (a
-snapshot), not every edit made while the line was down. Numbers only go up, so a message taken
-once is never delivered twice.
+snapshot), not every edit made while the line was down; the candidate's figures likewise.
+Numbers only go up, so a message taken once is never delivered twice.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SUPERSEDING = {"design_changed"}
+SUPERSEDING = {"design_changed", "figures_shown"}
 
 
 class SessionLog:

@@ -114,6 +114,14 @@ class QuestionAsked(Wire):
     text: Annotated[str, Field(max_length=1000)]
 
 
+class FiguresShown(Wire):
+    type: Literal["figures_shown"]
+    mode: ID
+    line: Annotated[str, Field(max_length=1000)]
+    values: Annotated[dict[ID, Annotated[float, Field(allow_inf_nan=False)] | None],
+                      Field(max_length=16)] = Field(default_factory=dict)
+
+
 class FactRevealed(Wire):
     type: Literal["fact_revealed"]
     fact_id: ID
@@ -165,7 +173,7 @@ class DrillAction(Wire):
 
 
 CONTROL = (Ping, Ack, Resume, Bye)
-TO_INTERVIEWER = (SessionInfo, DesignChanged, QuestionAsked, DrillAction)
+TO_INTERVIEWER = (SessionInfo, DesignChanged, QuestionAsked, FiguresShown, DrillAction)
 TO_CANDIDATE = (FactRevealed, FollowUpPlayed, PhaseChanged, InterviewEnded, DrillView)
 APP_TYPES = {m.model_fields["type"].annotation.__args__[0] for m in TO_INTERVIEWER + TO_CANDIDATE}
 

@@ -11,6 +11,7 @@ from inferboard import humanize
 from inferboard.model import ops
 from inferboard.practice.whatif import load_rate, readout, with_requirements
 
+from desktop.readouts.readings import PEAK, PLAYHEAD
 from desktop.shell.evaluation import STEPS
 
 
@@ -45,9 +46,14 @@ def test_both_windows_show_the_same_numbers_for_the_same_basis(interview, qtbot)
     # One screen: the true traffic is folded away until the interviewer shows it.
     assert humanize.rate(truth.peak_rps) not in text and "400 req/s peak" in text
     assert not console.questions.facts.isVisibleTo(console)
+    # Folded looks folded: no heading, no reveal button, one neutral line in their place.
+    assert not console.questions.facts_heading.isVisibleTo(console)
+    assert not console.questions.reveal_button.isVisibleTo(console)
+    assert console.questions.folded_note.isVisibleTo(console) and "fact" not in console.questions.folded_note.text()
     console.private.click()
     text = console.basis.text()
     assert humanize.rate(truth.peak_rps) in text and console.questions.facts.isVisibleTo(console)
+    assert console.questions.facts_heading.isVisibleTo(console) and not console.questions.folded_note.isVisibleTo(console)
     assert humanize.rate(truth.peak_rps) not in candidate.basis_label.text()
 
 
@@ -94,3 +100,32 @@ def test_the_replay_lists_questions_answers_phases_and_follow_ups(interview, qtb
     replay.view.set_time(31.0)
     assert scenario.fact(question.reveals[0]).text in replay.view.said_label.text()
     replay.close()
+
+
+@pytest.mark.slow
+def test_the_console_shows_the_tiles_figures_on_the_tiles_basis(interview, qtbot):
+    """The candidate's tiles at the playhead reach the console as they are, labelled with their
+    moment and why they may differ from the steady state; picking the steady state at peak makes the
+    tiles' p99 the console's steady-state p99 at the stated traffic."""
+    mock = interview("image-embedding-search")
+    candidate, console = mock.candidate, mock.console
+    candidate.evaluator.steps = tuple(s for s in STEPS if s[0] in ("steady", "steady_peak", "timeline"))
+    design = console.link.entry.reference_design()
+    design.apply(ops.SetRequirements(design.requirements.model_copy(update={"mean_rps": 200.0, "peak_rps": 400.0})))
+    candidate.document.set_design(design)
+    candidate.send_design()
+    readouts = candidate.readouts
+    qtbot.waitUntil(lambda: readouts.reading is not None and readouts.reading.mode == PLAYHEAD
+                    and console.link.figures is not None and console.link.figures.mode == PLAYHEAD
+                    and console.evaluator.latest.get("basis") is not None
+                    and console.evaluator.latest["basis"].stated is not None, timeout=60000)
+    tiles = readouts.reading
+    assert console.link.figures.values["p99_ms"] == tiles.values["p99_ms"]
+    text = console.basis.text()
+    assert "Their tiles show" in text and tiles.status_line().split(":")[0] in text
+    assert f"p99 {tiles.text('p99_ms')}" in text and "a moment of the simulated day" in text
+    readouts.set_mode(PEAK)
+    qtbot.waitUntil(lambda: console.link.figures.mode == PEAK, timeout=10000)
+    at_stated = console.evaluator.latest["basis"].at_stated
+    assert abs(console.link.figures.values["p99_ms"] - at_stated.p99_ms) < 1e-6
+    assert "the same basis as the steady state at their stated traffic" in console.basis.text()
