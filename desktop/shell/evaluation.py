@@ -87,7 +87,8 @@ def _sim_timeline(design, settings: EvalSettings):
 STEPS: tuple[tuple[str, Callable], ...] = (("steady", _sim_steady), ("steady_peak", _sim_steady_peak),
                                            ("report", _rules_full), ("timeline", _sim_timeline))
 #: Steps that may solve a batching station on an estimated table (the timeline keeps per-process
-#: caches of its stations' figures, so it always waits for the exact table).
+#: caches of its stations' figures, so it always waits for the exact table: in an evaluation that
+#: estimated a table it is left to the exact evaluation that follows once the table is built).
 ESTIMATING_STEPS = frozenset({"structural", "steady", "steady_peak", "report"})
 
 
@@ -128,9 +129,11 @@ class EvalJob(QRunnable):
             for name, step in self.steps:
                 if not self.is_current(self.token):
                     break
+                exact = name not in ESTIMATING_STEPS or not self.allow_estimates
+                if exact and self.estimated:
+                    continue  # it would build the missing tables here first: left to the exact evaluation
                 start = time.perf_counter()
                 try:
-                    exact = name not in ESTIMATING_STEPS or not self.allow_estimates
                     with nullcontext(set()) if exact else estimating() as estimated:
                         value = step(design, self.settings)
                 except Exception:
@@ -267,6 +270,9 @@ class Evaluator(QObject):
         #: Steps whose latest result was worked out on estimated batching tables.
         self.estimated_steps: set[str] = set()
         self._incoming_estimates: set[str] = set()
+        #: Held (:meth:`hold`): evaluations wait; ``_waiting``: one is due once released.
+        self._held = False
+        self._waiting = False
         document.replaced.connect(self._drop_scenario)
         if auto:
             document.changed.connect(lambda _event: self.schedule())
@@ -286,7 +292,18 @@ class Evaluator(QObject):
         return token == self.token()
 
     def busy(self) -> bool:
-        return self._running is not None or self.timer.isActive() or self._build is not None
+        return self._running is not None or self.timer.isActive() or self._build is not None or self._waiting
+
+    def hold(self) -> None:
+        """Let evaluations wait until :meth:`release` (the window's first paint goes first)."""
+        self._held = True
+
+    def release(self) -> None:
+        """Run the evaluation that waited while held, if any."""
+        self._held = False
+        if self._waiting:
+            self._waiting = False
+            self.run_now()
 
     def start_warmup(self) -> None:
         """Load the rules and the simulator on the worker (call once the window is up, so that
@@ -325,6 +342,9 @@ class Evaluator(QObject):
         structural rules run here while it works."""
         self.timer.stop()
         self._immediate = False
+        if self._held:
+            self._waiting = True
+            return
         self._last_run = time.monotonic()
         token = self.token()
         design = self.document.design

@@ -53,6 +53,31 @@ TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edi
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
 
+class AfterFirstPaint(QObject):
+    """Calls ``then`` once, when any widget of ``window`` is first painted (or after
+    ``FALLBACK_MS`` if no paint comes, as for a window shown minimised)."""
+
+    FALLBACK_MS = 3000
+
+    def __init__(self, window: QWidget, then) -> None:
+        super().__init__(window)
+        self.window, self.then, self.done = window, then, False
+        QApplication.instance().installEventFilter(self)
+        QTimer.singleShot(self.FALLBACK_MS, self, self.fire)
+
+    def eventFilter(self, obj, event) -> bool:
+        if (event.type() == QEvent.Type.Paint and isinstance(obj, QWidget) and obj.window() is self.window):
+            QTimer.singleShot(0, self, self.fire)  # once this paint is done
+        return False
+
+    def fire(self) -> None:
+        """Call ``then`` (only the first time)."""
+        if not self.done:
+            self.done = True
+            QApplication.instance().removeEventFilter(self)
+            self.then()
+
+
 class FitWhileUntouched(QObject):
     """Fits the opened design again when the canvas is resized before anyone zoomed, scrolled or
     edited it (the window manager and the docks settle the canvas's size after the first paint,
@@ -447,10 +472,17 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
             self._shown_once = True
             if not self._layout_restored:
                 self.default_dock_sizes()
-            # After the first paint: fit the design to the real view size, then build the plots.
+            # Fit the design to the real view size; the first evaluation, the plots and the warm-up
+            # wait for the first paint, so that the window shows before they load the simulator.
             QTimer.singleShot(0, self.fit_opened_design)
-            QTimer.singleShot(30, self.readouts.ensure_plots)
-            QTimer.singleShot(60, self.evaluator.start_warmup)
+            self.evaluator.hold()
+            self._first_paint = AfterFirstPaint(self, self._after_first_paint)
+
+    def _after_first_paint(self) -> None:
+        """Start what the first paint waited for: the evaluation, then the plots and the warm-up."""
+        self.evaluator.release()
+        QTimer.singleShot(30, self.readouts.ensure_plots)
+        QTimer.singleShot(60, self.evaluator.start_warmup)
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: QCloseEvent) -> None:

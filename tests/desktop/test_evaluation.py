@@ -41,7 +41,9 @@ def test_findings_appear_and_clicking_one_selects_and_highlights_its_nodes(make_
 
 def test_findings_update_as_the_user_edits(make_window, qtbot):
     window = make_window(demo_design(), evaluate=True)
-    qtbot.waitUntil(lambda: window.findings.report is not None, timeout=WAIT_MS)
+    # the full report (the structural one comes first, with fewer findings)
+    qtbot.waitUntil(lambda: window.findings.report is not None and not window.evaluator.busy()
+                    and window.findings.report is window.evaluator.latest.get("report"), timeout=WAIT_MS)
 
     def fired():
         return {f.rule_id for f in window.findings.report.findings}
@@ -302,16 +304,20 @@ def test_a_replica_count_without_its_table_shows_an_estimate_then_the_exact_figu
     evaluator = window.evaluator
     shown, marks = [], []
     evaluator.steady_ready.connect(lambda result: shown.append(("steady" in evaluator.estimated_steps, result)))
+    timelines = []
+    evaluator.timeline_ready.connect(lambda _result: timelines.append("steady" in evaluator.estimated_steps))
     evaluator.estimate_changed.connect(lambda on: marks.append((on, window.readouts.estimate_label.isVisibleTo(
         window.readouts))))
     evaluator.schedule(immediate=True)
     qtbot.waitUntil(lambda: bool(shown) and not evaluator.busy(), timeout=WAIT_MS)
     assert [estimated for estimated, _ in shown] == [False]  # nothing at hand to estimate from: built
     shown.clear()
+    timelines.clear()
     window.document.execute(ops.SetParams("gpus", {"replicas": 4}), "two more")
     evaluator.schedule(immediate=True)
     qtbot.waitUntil(lambda: len(shown) >= 2 and not evaluator.busy(), timeout=WAIT_MS)
     assert [estimated for estimated, _ in shown] == [True, False]
+    assert timelines == [False]  # the timeline waits for the exact table: once, with the exact figures
     assert marks == [(True, True), (False, False)]
     estimate, exact = shown[0][1], shown[-1][1]
     assert estimate.nodes["gpus"].replicas == exact.nodes["gpus"].replicas == 4
@@ -320,3 +326,24 @@ def test_a_replica_count_without_its_table_shows_an_estimate_then_the_exact_figu
     assert estimate.p99_ms == pytest.approx(exact.p99_ms, rel=0.3) and estimate.p99_ms != exact.p99_ms
     batching._table.cache_clear()
     batching._READY.clear()
+
+
+def test_the_first_evaluation_waits_for_the_first_paint(qtbot, data_folder):
+    """The window is painted before anything loads the simulator: its first evaluation starts once
+    the window has been painted, and then runs as usual."""
+    from desktop.shell.main_window import MainWindow
+
+    window = MainWindow(data_folder, evaluate=True, restore_layout=False, theme_mode="light")
+    started, steady = [], []
+    window.evaluator.busy_changed.connect(lambda busy: busy and started.append(window._first_paint.done))
+    window.evaluator.steady_ready.connect(steady.append)
+    try:
+        window.document.set_design(demo_design())
+        window.show()
+        assert window.evaluator.busy() and not started  # due, and waiting for the paint
+        qtbot.waitUntil(lambda: bool(steady) and not window.evaluator.busy(), timeout=WAIT_MS)
+        assert started and all(started)  # every evaluation began after the first paint
+    finally:
+        window.files.ask_unsaved = lambda: "discard"
+        window.close()
+        window.deleteLater()
