@@ -269,8 +269,12 @@ class CandidateWindow(MainWindow):
         self.interview.add_follow_up(message)
         for kind, target, magnitude in message.faults:
             self.readouts.add_fault(kind, target, magnitude=magnitude)
-        hint = "" if message.requirement_changes or message.faults else (
-            " <i>To see it in the figures, use “Inject fault” below on the part of your design it hits.</i>")
+        if message.note:
+            hint = f" <i>{esc(message.note)}</i>"
+        elif message.requirement_changes or message.faults:
+            hint = ""
+        else:
+            hint = " <i>To see it in the figures, use “Inject fault” below on the part of your design it hits.</i>"
         self.follow_up_banner.setText(f"<b>Follow-up from the interviewer: {esc(message.title)}</b><br>"
                                       f"{esc(message.prompt)}{hint}")
         self.follow_up_banner.setTextFormat(Qt.TextFormat.RichText)

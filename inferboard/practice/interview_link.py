@@ -28,7 +28,7 @@ from inferboard.practice.history import History
 from inferboard.practice.library import ScenarioEntry
 from inferboard.practice.scenario import Scenario
 from inferboard.practice.session import PracticeSession, Result
-from inferboard.practice.whatif import WhatIf, faults_for, what_if
+from inferboard.practice.whatif import WhatIf, plan_faults, what_if
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 CANDIDATE = "candidate"
@@ -85,6 +85,9 @@ class FollowUpPlayed:
     type: str = "follow_up_played"
     #: The follow-up's faults resolved to the candidate's node ids: [kind, target, magnitude or None].
     faults: list = field(default_factory=list)
+    #: What the follow-up did to the candidate's design when it could not hit what it names: the
+    #: part that took its place, or that nothing in the design is in reach.
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,16 @@ def decode(data: dict[str, Any], side: str) -> Any:
         return table[kind](**data)
     except TypeError as error:
         raise LinkError(f"malformed {kind} message: {error}") from None
+
+
+def reach_note(retargeted: list[str], out_of_reach: bool) -> str:
+    """For the candidate: which part of their design stood in for what a follow-up names, or that it
+    reaches nothing in it."""
+    if retargeted:
+        return "On your design: " + "; ".join(retargeted) + "."
+    if out_of_reach:
+        return "It reaches no part of your design, so its conditions leave your figures as they are."
+    return ""
 
 
 # ----------------------------------------------------------------------------- transport
@@ -343,13 +356,14 @@ class InterviewerLink:
     def play_follow_up(self, follow_up_id: str) -> WhatIf | None:
         """Tell the candidate; return the what-if on their latest design (None before any design)."""
         follow_up = self.session.play_follow_up(follow_up_id)
-        faults = []
+        faults, note = [], ""
         if self.latest is not None:
-            resolved, _, _ = faults_for(self.latest, follow_up)
+            resolved, _, unmatched, _, retargeted = plan_faults(self.latest, follow_up)
             faults = [[f.kind, f.target, f.magnitude] for f in resolved]
+            note = reach_note(retargeted, bool(unmatched) and not resolved)
         self.transport.send(CANDIDATE, encode(FollowUpPlayed(follow_up.id, follow_up.title, follow_up.prompt,
                                                              dict(follow_up.requirement_changes), self._now(),
-                                                             faults=faults)))
+                                                             faults=faults, note=note)))
         if self.latest is None:
             return None
         result = what_if(self.scenario, self.latest, follow_up)

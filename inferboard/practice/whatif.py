@@ -7,7 +7,8 @@ candidate's own node ids (see ``FollowUp`` for the selector syntax).
 
 A follow-up aimed at something the design lacks does not pass for want of a target: a region
 outage on a design without regions is re-targeted at everything that serves (it all runs in the
-one place that goes down), and a fault on a missing component (a feature store, a pool) fails,
+one place that goes down), a fault aimed at a region a design with regions does not have hits the
+design's main region instead, and a fault on a missing component (a feature store, a pool) fails,
 with a verdict naming what is missing. The figures are the steady-state simulator's
 (``inferboard.sim.steady.design_sim.evaluate``), the same capacity model as everywhere else.
 """
@@ -199,6 +200,25 @@ def _regionless_retarget(design: Design, spec: FaultSpec) -> tuple[list[str], st
                       f"{selector['location']}")
 
 
+def _absent_location_retarget(design: Design, spec: FaultSpec) -> tuple[list[str], str] | None:
+    """A fault aimed at a location a design drawn with regions does not serve from: the design's main
+    location (the most serving replicas) takes it, as the place that would carry that region's users."""
+    selector = dict(spec.selector)
+    where = selector.get("location")
+    if where in (None, "primary") or not any(n.kind == "region" for n in design.nodes.values()):
+        return None
+    main = primary_location(design)
+    if main is None or main == where:
+        return None
+    moved = ",".join(f"{k}={main if k == 'location' else v}" for k, v in selector.items())
+    hits = resolve_targets(design, parse_fault_spec(f"{spec.kind}:{moved}"))
+    if not hits:
+        return None
+    hits = hits if spec.kind == "region_outage" else hits[:1]
+    return hits, (f"the design has no {where} region, so its main region, {main}, takes the hit "
+                  f"({', '.join(repr(h) for h in hits)})")
+
+
 def faults_for(design: Design, follow_up: FollowUp) -> tuple[list, list[str], list[str]]:
     """The simulator Faults a follow-up amounts to on ``design``, their text, and unmatched targets."""
     faults, texts, unmatched, _, _ = plan_faults(design, follow_up)
@@ -221,7 +241,7 @@ def plan_faults(design: Design, follow_up: FollowUp):
                     faults.append(Fault("failing_replica", node_id, 1.0))
                     texts.append(f"failing_replica*1:{node_id}")
                 continue
-            stand_in = _regionless_retarget(design, spec)
+            stand_in = _regionless_retarget(design, spec) or _absent_location_retarget(design, spec)
             if stand_in is not None:
                 targets, note = stand_in
                 retargeted.append(note)

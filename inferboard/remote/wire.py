@@ -139,6 +139,7 @@ class FollowUpPlayed(Wire):
     requirement_changes: Annotated[dict[str, JsonValue], Field(max_length=64)] = Field(default_factory=dict)
     t_s: float = Field(ge=0, allow_inf_nan=False)
     faults: Annotated[list[tuple[ID, ID, float | None]], Field(max_length=32)] = Field(default_factory=list)
+    note: TEXT = ""
 
 
 class PhaseChanged(Wire):

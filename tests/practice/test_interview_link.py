@@ -189,3 +189,26 @@ def test_designs_reach_listeners_before_the_record_and_a_burst_is_kept_at_most_o
         assert result.result.design_bytes == interviewer.session.replay.frames[-1].design_bytes
     finally:
         history.close()
+
+
+def test_a_follow_up_at_a_region_the_design_lacks_hits_its_main_region_and_says_so(pair):
+    """'eu-west goes down' on a design that serves only from eu-central: eu-central takes the outage,
+    and the candidate is told which part of their design stood in; on a design with nothing in
+    reach they are told their figures stay as they are."""
+    entry, transport, interviewer, candidate, _ = pair
+    design = entry.reference_design()
+    for node_id in [n.id for n in design.nodes.values() if n.id == "eu-west" or n.region == "eu-west"]:
+        design.remove_node(node_id)
+    assert not any(n.params.get("location") == "eu-west" for n in design.nodes.values())
+    candidate.design_changed(design)
+    interviewer.play_follow_up("eu-west-down")
+    played = candidate.follow_ups[-1]
+    regions = [n.id for n in design.nodes.values() if n.kind == "region"]
+    assert [fault[:2] for fault in played.faults] == [["region_outage", regions[0]]]
+    assert "no eu-west region" in played.note and "eu-central" in played.note
+    assert "no eu-west region" in interviewer.what_ifs[-1].verdict
+    bare = Design()
+    bare.add_node("region", 0, 0, {"location": "eu-central"}, node_id="eu-central")
+    candidate.design_changed(bare)
+    interviewer.play_follow_up("eu-west-down")
+    assert candidate.follow_ups[-1].faults == [] and "reaches no part of your design" in candidate.follow_ups[-1].note

@@ -29,9 +29,28 @@ def test_a_fault_that_matches_nothing_is_reported(library):
     entry = library.get("global-llm-chat")  # regions in us-east, eu-west and ap-northeast: none in us-west
     faults, texts, unmatched = faults_for(entry.reference_design(), follow_up)
     assert [f.target for f in faults] == ["us-east"] and unmatched == []
-    moved = follow_up.model_copy(update={"faults": ["region_outage:kind=region,location=us-west"]})
+    moved = follow_up.model_copy(update={"faults": ["region_outage:mars"]})
     faults, texts, unmatched = faults_for(entry.reference_design(), moved)
-    assert faults == [] and unmatched == ["region_outage:kind=region,location=us-west"]
+    assert faults == [] and unmatched == ["region_outage:mars"]
+
+
+def test_a_fault_at_a_region_the_design_lacks_hits_its_main_region(library):
+    """'us-west goes down' on a design with regions in us-east, eu-west and ap-northeast: the region
+    holding the most serving replicas (us-east) takes the outage, the verdict says so, and the
+    numbers change as they do for an outage aimed at us-east itself."""
+    scenario = library.get("fraud-scoring-cpu").scenario
+    design = library.get("global-llm-chat").reference_design()
+    follow_up = scenario.follow_up("region-down").model_copy(
+        update={"faults": ["region_outage:kind=region,location=us-west"]})
+    result = what_if(scenario, design, follow_up)
+    assert result.unmatched == [] and result.missing == []
+    assert "no us-west region" in result.retargeted[0] and "us-east" in result.retargeted[0]
+    assert "no us-west region" in result.verdict
+    direct = what_if(scenario, design, follow_up.model_copy(update={"faults": ["region_outage:us-east"]}))
+    assert result.after.to_dict() == direct.after.to_dict() and result.after.to_dict() != result.before.to_dict()
+    slow = follow_up.model_copy(update={"faults": ["slow_replica*3:kind=generation_pool,location=us-west"]})
+    faults, _, unmatched = faults_for(design, slow)
+    assert [(f.kind, f.target) for f in faults] == [("slow_replica", "us-east-llm")] and unmatched == []
 
 
 def test_what_ifs_leave_the_design_untouched(library):
