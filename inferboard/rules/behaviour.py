@@ -308,10 +308,84 @@ def _served(result: "DesignResult", rps: float) -> float:
     return min(1.0, result.throughput_rps / offered)
 
 
+DRIFT_TICK_S = 1800.0  #: the drift timeline's step: quality moves over hours, not seconds
+
+
+def drift_timeline(index: DesignIndex, leaf: c.UnderDrift):
+    """The design's timeline under ``leaf.drift`` with its quality series (the target judged by is
+    the index's), cached for the rest of this check."""
+    key = ("drift", tuple(leaf.drift), leaf.hours)
+    if key not in index.sim_cache:
+        from inferboard.sim import faults as sim_faults
+        from inferboard.sim.timeline import with_quality
+        from inferboard.sim.timeline_state import Timeline
+
+        try:
+            faults = [sim_faults.parse_fault(text) for text in leaf.drift]
+            state = Timeline.start(index.design, None, faults, leaf.hours, DRIFT_TICK_S)
+            index.sim_cache[key] = with_quality(index.design, faults, state.advance_ticks(state.count).result(),
+                                                accuracy_target=index.requirements.accuracy_target_pct)
+        except Exception as error:  # noqa: BLE001 - a simulator fault must not take the checker down
+            raise NotEvaluable(f"the simulator could not play the drift on this design: {error}") from None
+    return index.sim_cache[key]
+
+
+def _drift_words(leaf: c.UnderDrift) -> str:
+    return f"with {', '.join(leaf.drift)} over {leaf.hours:g} h,"
+
+
+def accuracy_under_drift(leaf: c.AccuracyUnderDrift, index: DesignIndex) -> Result:
+    target = index.requirements.accuracy_target_pct
+    if target is None:
+        raise NotEvaluable("requirements.accuracy_target_pct is not declared")
+    unserved = _serving_or_fail(index, load_rps(index, "mean") if index.requirements.mean_rps
+                                or index.requirements.peak_rps else 0.0, f"nothing holds the {target:g}% accuracy target")
+    if unserved is not None:
+        return unserved
+    timeline = drift_timeline(index, leaf)
+    labelled, times = timeline.series["accuracy_labelled_pct"], timeline.times_s
+    step = float(times[1] - times[0]) if times.size > 1 else DRIFT_TICK_S
+    below_h = float((labelled < target - 1e-9).sum()) * step / 3600.0
+    detectors = [n.id for n in index.of_kinds(("drift_detector",))]
+    if below_h <= leaf.max_hours_below:
+        return Result(True, evidence(detectors))
+    caught = [e for e in timeline.events if e.kind in ("drift_alert", "drift_unheard", "model_promoted")]
+    story = "; ".join(f"at {e.time_s / 3600:.1f} h {e.message}" for e in caught) or "nothing noticed it"
+    detail = (f"{_drift_words(leaf)} accuracy was under the {target:g}% target for {below_h:.1f} h "
+              f"(lowest {float(labelled.min()):.1f}%); {story}")
+    return Result(False, neg=evidence(detectors, details=[detail]))
+
+
+def drift_alert_heard(leaf: c.DriftAlertHeard, index: DesignIndex) -> Result:
+    timeline = drift_timeline(index, leaf)
+    fired = [e for e in timeline.events if e.kind in ("drift_alert", "drift_unheard")]
+    unheard = [e for e in fired if e.kind == "drift_unheard"]
+    if unheard:
+        return Result(False, neg=evidence([e.node_id for e in unheard], details=[
+            f"{_drift_words(leaf)} '{e.node_id}' fired at {e.time_s / 3600:.1f} h and its alert reached nobody"
+            for e in unheard]))
+    return Result(True, evidence([e.node_id for e in fired]))
+
+
+def retrain_through_canary(leaf: c.RetrainThroughCanary, index: DesignIndex) -> Result:
+    timeline = drift_timeline(index, leaf)
+    pipelines = [n.id for n in index.of_kinds(("retraining_pipeline",))]
+    canaried = [e for e in timeline.events if e.kind == "model_canary"]
+    straight = [e for e in timeline.events if e.kind == "model_promoted"
+                and not any(c_.message.split()[0] == e.message.split()[0] for c_ in canaried)]
+    if straight:
+        return Result(False, neg=evidence(pipelines, details=[
+            f"{_drift_words(leaf)} retrained {e.message.split()[0]} went to all traffic at once at "
+            f"{e.time_s / 3600:.1f} h, with no canary to stop a bad one" for e in straight]))
+    return Result(True, evidence(pipelines))
+
+
 LEAF_FUNCTIONS = {
     "latency_within_slo": latency_within_slo, "headroom": headroom, "idle": idle,
     "within_budget": within_budget, "survives_region_loss": survives_region_loss,
     "survives_spot_reclaim": survives_spot_reclaim, "fallback_carries": fallback_carries,
+    "accuracy_under_drift": accuracy_under_drift, "drift_alert_heard": drift_alert_heard,
+    "retrain_through_canary": retrain_through_canary,
 }
 
 

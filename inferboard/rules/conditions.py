@@ -264,6 +264,37 @@ class FallbackCarries(StrictModel):
     max_utilisation: float = Field(default=0.9, gt=0, le=1)
 
 
+DRIFT_SPEC = r"^(input_drift|concept_drift|bad_model)(\*[0-9.]+)?:[A-Za-z0-9_.*-]+@[0-9.]+[smh]?(\+[0-9.]+[smh]?)?$"
+
+
+class UnderDrift(StrictModel):
+    """A timeline of ``hours`` of the design with the quality faults of ``drift`` (``--fault`` form)."""
+
+    drift: list[Annotated[str, Field(pattern=DRIFT_SPEC)]] = Field(default=["input_drift*0.3:*@2h+46h"],
+                                                                     min_length=1)
+    hours: float = Field(default=48.0, gt=0, le=168)
+
+
+class AccuracyUnderDrift(UnderDrift):
+    """Under ``drift`` the accuracy seen on labels is below the declared target for at most
+    ``max_hours_below`` hours of the run."""
+
+    type: Literal["accuracy_under_drift"] = "accuracy_under_drift"
+    max_hours_below: float = Field(default=24.0, ge=0)
+
+
+class DriftAlertHeard(UnderDrift):
+    """Under ``drift`` every drift detector that fires reaches a person (its alerts wired to alerting)."""
+
+    type: Literal["drift_alert_heard"] = "drift_alert_heard"
+
+
+class RetrainThroughCanary(UnderDrift):
+    """Under ``drift`` every retrained version serves a canary before it takes all traffic."""
+
+    type: Literal["retrain_through_canary"] = "retrain_through_canary"
+
+
 # ---------------------------------------------------------------------------------- combinators
 class AllOf(StrictModel):
     type: Literal["all"] = "all"
@@ -288,15 +319,19 @@ LEAVES: dict[str, type[StrictModel]] = {
     "latency_within_slo": LatencyWithinSlo, "headroom": Headroom, "idle": Idle,
     "within_budget": WithinBudget, "survives_region_loss": SurvivesRegionLoss,
     "survives_spot_reclaim": SurvivesSpotReclaim, "fallback_carries": FallbackCarries,
+    "accuracy_under_drift": AccuracyUnderDrift, "drift_alert_heard": DriftAlertHeard,
+    "retrain_through_canary": RetrainThroughCanary,
 }
 BEHAVIOUR_LEAVES = frozenset({"latency_within_slo", "headroom", "idle", "within_budget",
-                              "survives_region_loss", "survives_spot_reclaim", "fallback_carries"})
+                              "survives_region_loss", "survives_spot_reclaim", "fallback_carries",
+                              "accuracy_under_drift", "drift_alert_heard", "retrain_through_canary"})
 COMBINATORS = ("all", "any", "not")
 
 Condition = Annotated[
     Union[AllOf, AnyOf, NotOf, KindCount, Param, Attached, PathThrough, ServingRegions, ArtifactsDelivered,
           RegionsAllowed, ResidencyRespected, Requirement, LatencyWithinSlo, Headroom, Idle, WithinBudget,
-          SurvivesRegionLoss, SurvivesSpotReclaim, FallbackCarries],
+          SurvivesRegionLoss, SurvivesSpotReclaim, FallbackCarries, AccuracyUnderDrift, DriftAlertHeard,
+          RetrainThroughCanary],
     Field(discriminator="type"),
 ]
 for _model in (AllOf, AnyOf, NotOf):

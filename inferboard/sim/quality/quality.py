@@ -96,10 +96,10 @@ DEFAULT_SEGMENTS = (Segment("web", 0.5, 94.0, "Web"), Segment("mobile", 0.35, 93
 HEADROOM_PP = 2.5  #: with an accuracy target, the healthy model beats it by about this much
 
 
-def default_segments(design: Design) -> tuple[Segment, ...]:
-    """Three segments (web, mobile app, new users); with an accuracy target in the requirements
-    their accuracies sit about :data:`HEADROOM_PP` above it (new users lower, web higher)."""
-    target = design.requirements.accuracy_target_pct
+def default_segments(design: Design, target: float | None = None) -> tuple[Segment, ...]:
+    """Three segments (web, mobile app, new users); with an accuracy target (``target``, else the
+    requirements') their accuracies sit about :data:`HEADROOM_PP` above it (new users lower, web higher)."""
+    target = design.requirements.accuracy_target_pct if target is None else target
     if target is None:
         return DEFAULT_SEGMENTS
     healthy = sum(s.share * s.accuracy_pct for s in DEFAULT_SEGMENTS)
@@ -467,13 +467,16 @@ def accuracy_events(target: float | None, times: np.ndarray, labelled: np.ndarra
 
 
 def quality_timeline(design: Design, faults: Sequence, times: np.ndarray, series: Mapping[str, np.ndarray],
-                     seed: int = 0) -> tuple[dict[str, np.ndarray], list[tuple[float, str, str, str]]]:
+                     seed: int = 0, target: float | None = None
+                     ) -> tuple[dict[str, np.ndarray], list[tuple[float, str, str, str]]]:
     """The quality series and events of a timeline: the layer played over its ticks (detectors
     evaluated and retraining rolled out every :data:`drift.EVALUATION_S`), fed by the served shares
     in ``series``. Series: ``accuracy_pct`` and per segment, ``accuracy_labelled_pct`` (as labels
     show it), ``accuracy_burn`` (with a target: error rate over the error the target allows),
-    ``drift_stat:<detector>`` and the business metric. Events: (time, kind, node id, message)."""
-    layer = QualityLayer(design, default_segments(design), seed=seed)
+    ``drift_stat:<detector>`` and the business metric. Events: (time, kind, node id, message).
+    ``target``: the accuracy target to judge by (default: the design's requirements')."""
+    target = design.requirements.accuracy_target_pct if target is None else target
+    layer = QualityLayer(design, default_segments(design, target), seed=seed)
     end = float(times[-1]) if times.size else 0.0
     events = []
     for fault in faults:
@@ -486,7 +489,6 @@ def quality_timeline(design: Design, faults: Sequence, times: np.ndarray, series
     out = layer.series(times, series)
     labelled = np.interp(times - layer.label_delay_s, times, out["accuracy_pct"]) if times.size else times
     out["accuracy_labelled_pct"] = labelled
-    target = design.requirements.accuracy_target_pct
     if target is not None:
         out["accuracy_burn"] = (100.0 - labelled) / max(100.0 - target, 1e-3)
     out.update(detector_series(layer, times))

@@ -164,12 +164,14 @@ def run_timeline(design: Design, hours: float = 24.0, tick_s: float = 60.0, patt
     return with_quality(design, faults, state.advance_ticks(state.count).result(), seed)
 
 
-def with_quality(design: Design, faults: Sequence[Fault], result: TimelineResult, seed: int = 0) -> TimelineResult:
+def with_quality(design: Design, faults: Sequence[Fault], result: TimelineResult, seed: int = 0,
+                 accuracy_target: float | None = None) -> TimelineResult:
     """``result`` with the model-quality series and events (:func:`quality.quality_timeline`) added,
-    when the design has quality to measure; otherwise ``result`` itself, at no cost."""
-    if not measures_quality(design, faults):
+    when the design has quality to measure; otherwise ``result`` itself, at no cost.
+    ``accuracy_target`` judges by another target than the design's (a scenario's own)."""
+    if not measures_quality(design, faults) and accuracy_target is None:
         return result
-    series, events = quality_timeline(design, faults, result.times_s, result.series, seed)
+    series, events = quality_timeline(design, faults, result.times_s, result.series, seed, accuracy_target)
     result.series.update({name: finite(values) for name, values in series.items()})
     merged = [*result.events, *(TimelineEvent(t, kind, node, message) for t, kind, node, message in events)]
     result.events[:] = sorted(merged, key=lambda e: e.time_s)
