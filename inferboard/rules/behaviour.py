@@ -316,9 +316,9 @@ def drift_timeline(index: DesignIndex, leaf: c.UnderDrift):
     the index's), cached for the rest of this check."""
     key = ("drift", tuple(leaf.drift), leaf.hours)
     if key not in index.sim_cache:
-        from inferboard.sim import faults as sim_faults
-        from inferboard.sim.timeline import with_quality
-        from inferboard.sim.timeline_state import Timeline
+        from inferboard.sim.design import faults as sim_faults
+        from inferboard.sim.timeline.timeline import with_quality
+        from inferboard.sim.timeline.timeline_state import Timeline
 
         try:
             faults = [sim_faults.parse_fault(text) for text in leaf.drift]
