@@ -53,6 +53,7 @@ def release_clipboard() -> None:
 
 
 def run_app(path: str | None = None) -> int:
+    """Start the app on ``path`` (or the welcome screen) and run its event loop; returns the exit status."""
     app = make_application()
     app.aboutToQuit.connect(release_clipboard)
     window = open_window(path)

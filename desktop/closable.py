@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QPushButton, QWidget
 
 
 def close_on_escape(window: QWidget) -> QShortcut:
+    """Make Escape close ``window``; returns the shortcut, owned by the window."""
     shortcut = QShortcut(QKeySequence(Qt.Key.Key_Escape), window)
     shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
     shortcut.activated.connect(window.close)

@@ -22,12 +22,14 @@ _applied = False
 
 
 def pyside_version() -> tuple[int, ...]:
+    """PySide6's (major, minor) version."""
     import PySide6
 
     return tuple(int(part) for part in PySide6.__version__.split(".")[:2] if part.isdigit())
 
 
 def affected() -> bool:
+    """Whether this Python and PySide6 need the reference-count workaround (CPython 3.11 with PySide6 6.12+)."""
     return (sys.version_info < (3, 12) and platform.python_implementation() == "CPython"
             and pyside_version() >= (6, 12))
 

@@ -41,6 +41,7 @@ def _svg_bytes(name: str, dark: bool) -> bytes:
 
 @lru_cache(maxsize=128)
 def renderer(name: str, dark: bool = False) -> QSvgRenderer:
+    """An SVG renderer for icon ``name``, its strokes drawn for a light or a dark theme."""
     return QSvgRenderer(QByteArray(_svg_bytes(name, dark)))
 
 
@@ -92,8 +93,10 @@ def _dark_copy(name: str) -> Path:
 
 
 def app_icon() -> QIcon:
+    """The application's own icon (window title bars, the task bar)."""
     return icon("app")
 
 
 def standard_size() -> QSize:
+    """The size toolbar and palette icons are drawn at, in device-independent pixels."""
     return QSize(20, 20)

@@ -8,6 +8,7 @@ from typing import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``inferboard`` command: open a design file in the app, or hand any other arguments to the command line."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and (args[0].startswith("-") or not args[0].lower().endswith(".json")):
         from inferboard.cli import main as cli_main

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QSplitter, QWidget
 
 
 class ResponsiveSplitter(QSplitter):
+    """A splitter that lays its panels side by side when wide enough and stacks them when narrow."""
+
     def __init__(self, parent: QWidget | None = None, wide_sizes: list[int] | None = None,
                  tall_sizes: list[int] | None = None):
         super().__init__(Qt.Orientation.Horizontal, parent)
@@ -17,6 +19,7 @@ class ResponsiveSplitter(QSplitter):
         self.setChildrenCollapsible(False)
 
     def panels(self) -> list[QWidget]:
+        """The panels currently shown, in order."""
         return [self.widget(i) for i in range(self.count()) if not self.widget(i).isHidden()]
 
     def side_by_side_width(self) -> int:
@@ -38,6 +41,7 @@ class ResponsiveSplitter(QSplitter):
         return QSize(width, max(m.height() for m in mins))
 
     def resizeEvent(self, event) -> None:
+        """Switch between side by side and stacked when the width crosses the threshold."""
         wanted = (Qt.Orientation.Horizontal if event.size().width() >= self.side_by_side_width()
                   else Qt.Orientation.Vertical)
         if wanted != self.orientation():

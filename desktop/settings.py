@@ -29,18 +29,22 @@ class RecentFiles:
         self.limit = limit
 
     def paths(self) -> list[str]:
+        """The remembered paths, newest first."""
         value = self.settings.value(self.KEY, [])
         if isinstance(value, str):
             value = [value] if value else []
         return [str(p) for p in (value or [])]
 
     def add(self, path: str | os.PathLike) -> None:
+        """Put ``path`` (resolved) first, dropping any older mention and the oldest beyond the limit."""
         path = str(Path(path).resolve())
         paths = [p for p in self.paths() if p != path]
         self.settings.setValue(self.KEY, [path, *paths][: self.limit])
 
     def remove(self, path: str) -> None:
+        """Forget ``path`` (a file that no longer opens, say)."""
         self.settings.setValue(self.KEY, [p for p in self.paths() if p != path])
 
     def clear(self) -> None:
+        """Forget every recent file."""
         self.settings.setValue(self.KEY, [])

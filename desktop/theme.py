@@ -17,6 +17,8 @@ MODES = ("system", "light", "dark")
 
 @dataclass(frozen=True)
 class Theme:
+    """The canvas colours of one theme: cards, regions, selection, grid, signals and severities."""
+
     name: str
     dark: bool
     canvas: str
@@ -36,6 +38,8 @@ class Theme:
     ok: str = "#16a34a"
     warn: str = "#d97706"
     bad: str = "#dc2626"
+    #: The shadow under a card, as #AARRGGBB (deeper on a dark canvas).
+    card_shadow: str = "#1c000000"
     #: Multiplies the canvas's line widths (the projector theme draws them thicker; at most 2, the
     #: items' bounding margins allow no more).
     line_scale: float = 1.0
@@ -43,9 +47,11 @@ class Theme:
     severity: dict = field(default_factory=dict)
 
     def color(self, name: str) -> QColor:
+        """The theme's colour called ``name`` (a field of this class) as a QColor."""
         return QColor(getattr(self, name))
 
     def signal_color(self, signal: str) -> QColor:
+        """The colour wires of ``signal`` are drawn in (muted for a signal the theme does not name)."""
         return QColor(self.signals.get(signal, self.muted))
 
 
@@ -62,7 +68,8 @@ LIGHT = Theme("light", False, canvas="#f8fafc", grid_minor="#eef2f6", grid_major
 DARK = Theme("dark", True, canvas="#0f172a", grid_minor="#172033", grid_major="#1f2a40", card="#1e293b",
              card_header="#273549", card_border="#475569", text="#e2e8f0", muted="#94a3b8", selection="#60a5fa",
              highlight="#fbbf24", region_fill="#0c2a3f", region_border="#0369a1", drop_target="#38bdf8",
-             snap_line="#fb7185", ok="#4ade80", warn="#fbbf24", bad="#f87171", signals=_SIGNALS_DARK,
+             snap_line="#fb7185", ok="#4ade80", warn="#fbbf24", bad="#f87171", card_shadow="#3c000000",
+             signals=_SIGNALS_DARK,
              severity={"blocker": "#f87171", "major": "#fb923c", "minor": "#facc15", "advice": "#60a5fa"})
 
 
@@ -110,7 +117,8 @@ PERCENTILES = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
 #: Named plot pens.
 PLOT = {"offered": "#64748b", "served": "#2563eb", "shed": "#ea580c", "errors": "#dc2626", "cost": "#7c3aed",
         "cursor": "#94a3b8", "event": "#e11d48", "bar_fill": "#60a5fa", "bar_edge": "#2563eb",
-        "distribution_fill": "#0ea5e9", "distribution_mark": "#f97316", "outage": "#d9534f"}
+        "distribution_fill": "#0ea5e9", "distribution_mark": "#f97316", "outage": "#d9534f",
+        "fault_span": "#1ce11d48"}  # fault_span: the event colour, faint (#AARRGGBB)
 #: Plot backgrounds and text by theme.
 PLOT_BACKGROUND = {False: "w", True: "#0f172a"}
 PLOT_INK = {False: "#0f172a", True: "#e2e8f0"}
@@ -141,12 +149,14 @@ def ink_for(widget) -> Ink:
 
 
 def system_prefers_dark() -> bool:
+    """Whether the operating system asks for a dark colour scheme."""
     hints = QGuiApplication.styleHints()
     scheme = hints.colorScheme() if hints is not None else Qt.ColorScheme.Unknown
     return scheme == Qt.ColorScheme.Dark
 
 
 def palette_for(theme: Theme) -> QPalette:
+    """The widget palette that goes with ``theme``: the style's own when light, a dark palette when dark."""
     pal = QPalette()
     if not theme.dark:
         return QApplication.style().standardPalette() if QApplication.style() else pal
@@ -181,13 +191,16 @@ class ThemeManager(QObject):
 
     @property
     def mode(self) -> str:
+        """The chosen mode: "light", "dark" or "system"."""
         return self._mode
 
     @property
     def theme(self) -> Theme:
+        """The theme in use now (the system's choice resolved when the mode is "system")."""
         return self._theme
 
     def set_mode(self, mode: str) -> None:
+        """Choose "light", "dark" or "system" and apply it; raises ValueError for any other mode."""
         if mode not in MODES:
             raise ValueError(f"unknown theme mode {mode!r}")
         self._mode = mode
@@ -210,6 +223,7 @@ class ThemeManager(QObject):
             self.changed.emit(theme)
 
     def apply_palette(self) -> None:
+        """Give the whole application the palette of the current theme."""
         app = QApplication.instance()
         if isinstance(app, QApplication):
             app.setPalette(palette_for(self._theme))

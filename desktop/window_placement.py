@@ -161,6 +161,7 @@ class WindowPair(QObject):
         return button
 
     def alive(self) -> bool:
+        """Whether both windows still exist on the Qt side."""
         return shiboken6.isValid(self.first) and shiboken6.isValid(self.second)
 
     def show(self) -> None:

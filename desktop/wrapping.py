@@ -8,11 +8,14 @@ from PySide6.QtWidgets import QStyledItemDelegate, QTreeView
 
 
 class WrappingDelegate(QStyledItemDelegate):
+    """Draws tree cells with their text wrapped to the column width, rows growing to fit."""
+
     def __init__(self, view: QTreeView):
         super().__init__(view)
         self.view = view
 
     def sizeHint(self, option, index) -> QSize:
+        """The cell's height with its text wrapped to the column's width at its depth in the tree."""
         hint = super().sizeHint(option, index)
         text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
         if not text:

@@ -33,12 +33,15 @@ def templates() -> dict[str, Path]:
 
 
 def first_sentence(text: str) -> str:
+    """The first sentence of ``text``, its whitespace collapsed."""
     text = " ".join(text.split())
     end = text.find(". ")
     return text if end < 0 else text[: end + 1]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """``inferboard validate FILE...``: check design files; 0 when all are sound, 2 naming the first fault of each bad
+    one."""
     from inferboard.store import DesignFileError, read_design
 
     ok = True
@@ -54,6 +57,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_catalog(args: argparse.Namespace) -> int:
+    """``inferboard catalog``: list the component kinds by category with their first sentence."""
     from inferboard.catalog import default_catalog
 
     catalog = default_catalog()
@@ -77,6 +81,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
+    """``inferboard new``: write a new design file from a template."""
     from inferboard.model import Design
     from inferboard.store import read_design, save_design
 
@@ -103,6 +108,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``inferboard`` argument parser with every subcommand (each subcommand's code is loaded only when it runs)."""
     parser = OneLineParser(prog="inferboard", description="Inferboard: a whiteboard trainer for "
                                      "ML-inference system design. With no command, opens the desktop app.")
     parser.add_argument("--version", action="version", version=f"inferboard {__version__}")
@@ -130,6 +136,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``inferboard`` command line; returns the exit status (2 for bad input)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

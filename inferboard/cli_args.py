@@ -17,6 +17,7 @@ class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose usage errors are one line (escaped) and exit status 2."""
 
     def error(self, message: str):  # noqa: D401 - argparse hook
+        """Exit 2 with one line naming the problem, no usage dump."""
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {shown(message)} (see {self.prog} --help)\n")
 
 

@@ -116,6 +116,7 @@ def money(dollars: float | None) -> str:
 
 
 def money_per_hour(dollars: float | None) -> str:
+    """Dollars per hour in words ("$4.20/h"), or a dash when unknown."""
     text = money(dollars)
     return text if text == DASH else f"{text}/h"
 

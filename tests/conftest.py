@@ -25,14 +25,9 @@ def user_data_folder(tmp_path, monkeypatch):
     return folder
 
 
-#: The run's exit status, kept for ``pytest_unconfigure``.
-_STATUS: list[int] = []
-
-
 def pytest_sessionfinish(session, exitstatus):
     """Let Qt's worker threads finish and close every window, so nothing is still running when
     the process ends."""
-    _STATUS.append(int(exitstatus))
     if _TABLES is not None:
         shutil.rmtree(_TABLES, ignore_errors=True)
     if "PySide6.QtWidgets" not in sys.modules:
@@ -48,17 +43,3 @@ def pytest_sessionfinish(session, exitstatus):
     for widget in app.topLevelWidgets():
         widget.close()
     app.processEvents()
-
-
-def pytest_unconfigure(config):
-    """End the process here, after pytest has printed everything, with pytest's exit status.
-
-    Tearing down hundreds of test windows (pyqtgraph's among them) while the interpreter
-    finalises, or deleting them in bulk here, segfaults now and then inside Qt: a run whose every
-    test passed could still end with status 139. The tests have nothing left to write, so the
-    process skips that teardown."""
-    if "PySide6.QtWidgets" not in sys.modules or not _STATUS:
-        return
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(_STATUS[-1])

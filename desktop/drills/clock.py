@@ -51,6 +51,7 @@ class DrillClock(QObject):
         window.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        """Start the clock once every watched window has painted once (the drill starts when it is seen)."""
         if event.type() == QEvent.Type.Paint and watched in self._watched and watched not in self._painted:
             self._painted.add(watched)
             if self._waiting and not self._unpainted():
@@ -75,13 +76,16 @@ class DrillClock(QObject):
             self.timer.start()
 
     def stop(self) -> None:
+        """Stop ticking."""
         self.timer.stop()
 
     @property
     def running(self) -> bool:
+        """Whether simulated time is passing (ticking and not paused)."""
         return self.timer.isActive() and not self.session.paused
 
     def step(self) -> None:
+        """Advance the session by the wall time since the last step (times its speed) and announce the tick."""
         now = self.wall()
         elapsed, self._last = now - self._last, now
         self.session.tick(elapsed)
@@ -99,6 +103,7 @@ class DrillClock(QObject):
     # ------------------------------------------------------------------ the user's controls
     @property
     def pausable(self) -> bool:
+        """Whether the drill may be paused (solo, not an interview)."""
         return self.session.pausable
 
     def pause(self) -> bool:
@@ -106,10 +111,12 @@ class DrillClock(QObject):
         return self.session.pause()
 
     def resume(self) -> None:
+        """Resume the session, counting wall time from now."""
         self._last = self.wall()
         self.session.resume()
 
     def set_speed(self, speed: float) -> None:
+        """Set how many simulated seconds pass per wall second."""
         self.session.speed = float(speed)
 
     def skip(self, minutes: float) -> None:

@@ -32,6 +32,7 @@ Marker = tuple[float, str, str]
 
 
 def is_limit(label: str) -> bool:
+    """Whether a plot line is a limit (an SLO or a target) rather than a measured series."""
     return "SLO" in label or "target" in label
 
 
@@ -62,6 +63,7 @@ def y_range(low: float, top: float) -> tuple[float, float] | None:
 
 
 def latest_value(values) -> float:
+    """The last known (not NaN) value of ``values``, or NaN."""
     known = np.asarray(values, dtype=float)
     known = known[~np.isnan(known)]
     return float(known[-1]) if known.size else math.nan
@@ -98,6 +100,7 @@ class DashboardPlots(QWidget):
         layout.addStretch(1)
 
     def release(self) -> None:
+        """Remove and delete the plots shown."""
         for widget in self.widgets:
             self.grid.removeWidget(widget)
             widget.deleteLater()
@@ -151,6 +154,7 @@ class DashboardPlots(QWidget):
         return f"<span style='color:{self.colours.get(label, LIGHT_INK.muted)}'>■</span>&nbsp;{text}"
 
     def show_dashboard(self, dashboard: Dashboard, markers: list[Marker] = (), cursor_min: float | None = None) -> None:
+        """Draw ``dashboard``'s panels (rebuilt only when their layout changed), with markers and a cursor."""
         shape = tuple((title, tuple(lines)) for title, lines in dashboard.panels.items())
         if shape != self.shape:
             self._build(dashboard)
@@ -220,6 +224,7 @@ class UnavailablePanel(QLabel):
         self.setMargin(24)
 
     def show_reason(self, reason: str) -> None:
+        """Say why this design cannot show the view, and that its absence costs."""
         self.setText(f"<p style='font-size:13pt'><b>Unavailable:</b> {reason}.</p>"
                      f"<p style='color:{LIGHT_INK.muted}'>This design cannot show this view, so the incident has to be "
                      "worked without it. The result says what its absence cost.</p>")
@@ -242,10 +247,12 @@ class DashboardPage(QStackedWidget):
 
     @property
     def available(self) -> bool:
+        """Whether the page shows plots (not the "unavailable" notice)."""
         return self.currentWidget() is self.scroll
 
     def show_view(self, shown: Dashboard | Unavailable, markers: list[Marker] = (),
                   cursor_min: float | None = None) -> None:
+        """Show a dashboard's plots, or why it is unavailable."""
         if isinstance(shown, Unavailable):
             self.unavailable.show_reason(shown.reason)
             self.setCurrentWidget(self.unavailable)
@@ -279,10 +286,12 @@ class DashboardTabs(QTabWidget):
         self.currentChanged.connect(self._changed)
 
     def current_name(self) -> str | None:
+        """The name of the dashboard in front, or None on the page tab."""
         page = self.currentWidget()
         return page.name if isinstance(page, DashboardPage) else None
 
     def open(self, name: str) -> DashboardPage:
+        """Bring dashboard ``name`` to the front; returns its page."""
         self.setCurrentWidget(self.pages[name])
         return self.pages[name]
 
@@ -297,6 +306,7 @@ class DashboardTabs(QTabWidget):
 
     def show_views(self, views: dict[str, Dashboard | Unavailable], markers: list[Marker] = (),
                    cursor_min: float | None = None) -> None:
+        """Keep the latest views and draw the one in front."""
         self.views, self.markers, self.cursor_min = views, list(markers), cursor_min
         for name, page in self.pages.items():
             shown = views.get(name)
@@ -308,10 +318,12 @@ class DashboardTabs(QTabWidget):
         self.redraw()
 
     def redraw(self) -> None:
+        """Draw the dashboard in front from the latest views."""
         name = self.current_name()
         if name is not None and name in self.views:
             self.pages[name].show_view(self.views[name], self.markers, self.cursor_min)
 
     def release(self) -> None:
+        """Delete every page's plots (the window is closing)."""
         for page in self.pages.values():
             page.plots.release()

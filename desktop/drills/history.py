@@ -24,6 +24,8 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 class DrillHistoryWindow(QWidget):
+    """The drills kept in the practice history: when, which, the result, with results, replays and reports."""
+
     def __init__(self, history: History, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowFlag(Qt.WindowType.Window)
@@ -59,6 +61,7 @@ class DrillHistoryWindow(QWidget):
         self.refresh()
 
     def refresh(self) -> None:
+        """List the drill runs again, newest first."""
         rows = drill_runs(self.history)
         self.table.setRowCount(len(rows))
         for n, row in enumerate(rows):
@@ -77,9 +80,11 @@ class DrillHistoryWindow(QWidget):
         self._update_buttons()
 
     def titles(self) -> list[str]:
+        """The drills' titles as listed."""
         return [self.table.item(r, 1).text() for r in range(self.table.rowCount())]
 
     def selected_id(self) -> int | None:
+        """The selected run's id, or None."""
         items = self.table.selectedItems()
         return None if not items else int(items[0].data(ID_ROLE))
 
@@ -94,6 +99,7 @@ class DrillHistoryWindow(QWidget):
         return window
 
     def open_result(self, run_id: int | None = None):
+        """Open the result of run ``run_id`` (the selected one when None); returns the window."""
         from desktop.drills.result import DrillResultWindow
 
         run_id = run_id if run_id is not None else self.selected_id()
@@ -104,6 +110,7 @@ class DrillHistoryWindow(QWidget):
                                                 open_replay=lambda: self.open_replay(run_id)))
 
     def open_replay(self, run_id: int | None = None):
+        """Open the replay of run ``run_id`` (the selected one when None); returns the window."""
         from desktop.drills.replay import DrillReplayWindow
 
         run_id = run_id if run_id is not None else self.selected_id()
@@ -112,9 +119,11 @@ class DrillHistoryWindow(QWidget):
         return self._remember(DrillReplayWindow(replay_record(load_drill_run(self.history, run_id))))
 
     def report_html(self, run_id: int) -> str:
+        """The HTML report of run ``run_id``."""
         return session_report_html(replay_record(load_drill_run(self.history, run_id)))
 
     def export_report(self, path: str | Path | None = None, run_id: int | None = None) -> Path | None:
+        """Write the report of run ``run_id`` (the selected one) to ``path`` (asked for when None)."""
         run_id = run_id if run_id is not None else self.selected_id()
         if run_id is None:
             return None
@@ -126,6 +135,7 @@ class DrillHistoryWindow(QWidget):
         return Path(path)
 
     def closeEvent(self, event) -> None:
+        """Close the result and replay windows opened from here too."""
         for window in self.windows:
             window.close()
         super().closeEvent(event)

@@ -32,6 +32,7 @@ EFFECT_COLOURS = {"fixes": LIGHT_INK.good, "worsens": LIGHT_INK.bad, "no_effect"
 
 
 def truth_panel_html(truth) -> str:
+    """The hidden truth for the interviewer: the planted cause, the misleading changes and the fix."""
     def rows(changes):
         return "".join(f"<li>minute {c['at_min']:g} · {esc(c['kind'].replace('_', ' '))}: {esc(c['text'])}</li>"
                        for c in changes) or "<li>—</li>"
@@ -145,9 +146,11 @@ class DrillConsole(QWidget):
         return widgets, curves
 
     def slo_text(self) -> str:
+        """The SLO line as shown."""
         return self.slo.text()
 
     def refresh(self) -> None:
+        """Show the candidate's clock, actions and dashboards beside the truth."""
         if self.closed:
             return
         session = self.session
@@ -244,9 +247,11 @@ class DrillConsole(QWidget):
         return Path(path)
 
     def truth_texts(self) -> str:
+        """The truth panel's text."""
         return self.truth.toPlainText()
 
     def closeEvent(self, event) -> None:
+        """Stop refreshing and delete the plots."""
         self.closed = True
         for widget in self.plots:
             widget.deleteLater()
@@ -282,12 +287,15 @@ class DrillInterview(QObject):
         self.console.raise_()
 
     def place(self) -> None:
+        """Place the candidate's window and the console side by side (or one over the other)."""
         self.pair.place()
 
     def start(self) -> None:
+        """Start the drill's clock."""
         self.clock.start()
 
     def close(self) -> None:
+        """Stop the clock and close both windows without asking."""
         self.clock.stop()
         self.candidate.confirm_close = False
         self.console.close()

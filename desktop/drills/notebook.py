@@ -31,6 +31,7 @@ VERB_TITLES = {"state_symptom": "stated the symptom", "open_dashboard": "opened 
 
 
 def minute(t_s: float) -> str:
+    """Seconds as minutes to one decimal ("12.5")."""
     return f"{t_s / 60:.1f}"
 
 
@@ -103,6 +104,7 @@ class MitigationPicker(QWidget):
         self._action_changed()
 
     def choose(self, action: str, target: str = "", value: float | None = None) -> None:
+        """Pick mitigation ``action`` on ``target`` with ``value``."""
         self.action.setCurrentIndex(self.action.findData(action))
         if target:
             self.target.setCurrentIndex(self.target.findData(target))
@@ -110,6 +112,7 @@ class MitigationPicker(QWidget):
             self.value.setValue(value)
 
     def chosen(self) -> tuple[str, str, float | None]:
+        """The (action, target, value) picked; value is None for an action that takes none."""
         action = self.action.currentData() or ""
         return action, self.target.currentData() or "", self.value.value() if action in VALUE_SPECS else None
 
@@ -230,6 +233,7 @@ class Notebook(QTabWidget):
         return True
 
     def state_symptom(self) -> bool:
+        """Record the symptom written; False (with a word why) when it is empty."""
         text = self.symptom.text().strip()
         if not text:
             self.status("Write the symptom first.")
@@ -237,6 +241,7 @@ class Notebook(QTabWidget):
         return self._do(lambda: self.session.state_symptom(text, self.scope.text().strip()))
 
     def record_hypothesis(self) -> bool:
+        """Record the hypothesis written; False when it is empty."""
         text = self.hypothesis.text().strip()
         if not text:
             return False
@@ -247,10 +252,12 @@ class Notebook(QTabWidget):
         return False
 
     def apply_mitigation(self) -> bool:
+        """Apply the picked mitigation; False when the session refuses it."""
         action, target, value = self.picker.chosen()
         return self._do(lambda: self.session.apply_mitigation(action, target, value))
 
     def name_root_cause(self) -> bool:
+        """Record the root cause written; False when it is empty."""
         text = self.root_cause.toPlainText().strip()
         if not text:
             self.status("Write the root cause first.")
@@ -258,6 +265,7 @@ class Notebook(QTabWidget):
         return self._do(lambda: self.session.name_root_cause(text))
 
     def write_follow_up(self) -> bool:
+        """Record the long-term fix and the monitoring; False when both are empty."""
         fix, monitoring = self.fix.toPlainText().strip(), self.monitoring.toPlainText().strip()
         if not (fix or monitoring):
             self.status("Write the long-term fix and the monitoring first.")
@@ -265,6 +273,7 @@ class Notebook(QTabWidget):
         return self._do(lambda: self.session.write_follow_up(fix, monitoring))
 
     def show_log(self) -> None:
+        """List the actions taken so far, each at its minute."""
         lines = [describe(a, self.session.notice_s) for a in self.session.actions]
         if lines != [self.log.item(i).text() for i in range(self.log.count())]:
             self.log.clear()
@@ -272,6 +281,7 @@ class Notebook(QTabWidget):
             self.log.scrollToBottom()
 
     def set_finished(self) -> None:
+        """Disable every action: the drill is over."""
         for button in (self.symptom_button, self.hypothesis_button, self.picker.apply_button,
                        self.root_cause_button, self.follow_up_button):
             button.setEnabled(False)

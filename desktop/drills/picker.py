@@ -100,10 +100,12 @@ class DrillPicker(QDialog):
         return self.table.item(row, 0).data(ID_ROLE)
 
     def selected_id(self) -> str | None:
+        """The selected drill's id, or None."""
         items = self.table.selectedItems()
         return items[0].data(ID_ROLE) if items else None
 
     def select(self, drill_id: str) -> None:
+        """Select drill ``drill_id``."""
         for row in range(self.table.rowCount()):
             if self._id(row) == drill_id:
                 self.table.selectRow(row)
@@ -125,6 +127,7 @@ class DrillPicker(QDialog):
         self.start_button.setEnabled(not problems)
 
     def accept_selected(self) -> None:
+        """Start the selected drill, unless it cannot be planted on this design."""
         drill_id = self.selected_id()
         if drill_id is None or self.problems[drill_id]:
             return
@@ -132,6 +135,7 @@ class DrillPicker(QDialog):
         self.accept()
 
     def pick_surprise(self) -> None:
+        """Start a drill picked at random among those that can be planted."""
         runnable = sorted(d for d, p in self.problems.items() if not p)
         if not runnable:
             return

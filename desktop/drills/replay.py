@@ -22,6 +22,8 @@ from desktop.window_placement import fit_window
 
 
 class DrillReplayWindow(QWidget):
+    """Steps through a finished drill's actions with the dashboards as they were, the truth beside them."""
+
     def __init__(self, session: DrillSession, parent: QWidget | None = None, with_truth: bool = True,
                  dark: bool = False):
         super().__init__(parent)
@@ -80,15 +82,18 @@ class DrillReplayWindow(QWidget):
         self.show_step(-1)
 
     def markers(self) -> list:
+        """The plot markers: when the user was told, and each mitigation."""
         out = [(self.session.notice_s / 60.0, "told", TOLD_COLOUR)]
         out += [(a.t_s / 60.0, "", MITIGATION_COLOUR) for a in self.session.actions if a.verb == "apply_mitigation"]
         return out
 
     def step(self, delta: int) -> None:
+        """Move ``delta`` actions forward or back."""
         row = min(max(0, self.actions.currentRow() + delta), self.actions.count() - 1)
         self.actions.setCurrentRow(row)
 
     def show_step(self, row: int) -> None:
+        """Show the dashboards as at action ``row`` (the whole drill when out of range)."""
         cursor = self.session.actions[row].t_s if 0 <= row < len(self.session.actions) else None
         self.dashboards.show_views(self.view.dashboards, self.markers(), None if cursor is None else cursor / 60.0)
         if cursor is None:
@@ -103,6 +108,7 @@ class DrillReplayWindow(QWidget):
                              f"{line['max_points']:g} — {esc(line['reason'])}" for line in earned))
 
     def closeEvent(self, event) -> None:
+        """Delete the plots before closing."""
         self.dashboards.release()
         super().closeEvent(event)
 

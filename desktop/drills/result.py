@@ -37,6 +37,7 @@ def action_text(result: dict[str, Any], index: int | None) -> str:
 
 
 def summary_html(result: dict[str, Any]) -> str:
+    """A drill result's summary: time to mitigate, customer impact, and the score."""
     told = float(result.get("notice_min", 0.0))
     ttm = result.get("time_to_mitigate_min")
     impact = result.get("customer_impact", {})
@@ -113,13 +114,16 @@ class DrillResultWindow(QWidget):
         fit_window(self, 1100, 720)
 
     def resizeEvent(self, event) -> None:
+        """Fit the rows to their wrapped reasons at the new width."""
         super().resizeEvent(event)
         self.lines.resizeRowsToContents()  # wrapped reasons take the height the column width gives them
 
     def line_texts(self) -> list[str]:
+        """Each scored line's cells joined with " | "."""
         return [" | ".join(self.lines.item(r, c).text() for c in range(4)) for r in range(self.lines.rowCount())]
 
     def export(self, path: str | Path | None = None) -> Path | None:
+        """Write the HTML report to ``path`` (asked for when None); returns it, or None."""
         if self.html is None:
             return None
         path = path or ask_report_path(self, f"drill-{slug(self.result['title'])}.html")

@@ -13,6 +13,7 @@ from desktop.theme import PLOT_BACKGROUND, PLOT_INK
 
 def read_only_table(parent: QWidget, name: str, accessible: str, headers: Sequence[str], stretch: int,
                     widths: dict[int, int] | None = None, rows: int = 0, select_rows: bool = False) -> QTableWidget:
+    """A table the user reads but does not edit, with ``headers``, column ``stretch`` filling the width."""
     table = QTableWidget(rows, len(headers), parent)
     table.setObjectName(name)
     table.setAccessibleName(accessible)

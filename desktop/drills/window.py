@@ -28,6 +28,7 @@ from desktop.window_placement import fit_window
 
 
 def clock_text(t_s: float) -> str:
+    """Seconds as "h:mm:ss"."""
     t = int(round(t_s))
     return f"{t // 3600:d}:{t % 3600 // 60:02d}:{t % 60:02d}"
 
@@ -57,7 +58,17 @@ class DrillWindow(QWidget):
         title = design_title or session.source_design.metadata.get("title", "") or "your design"
         self.setWindowTitle(f"Incident drill{' (interview)' if interview else ''} — {title} — Inferboard")
         self.setAccessibleName("Incident drill")
-        # ---- top bar
+        self._build_top_bar(clock, interview)
+        self._build_dashboards(dark)
+        self._build_side_panels(session)
+        self._lay_out()
+        clock.ticked.connect(lambda _t: self.refresh())
+        clock.ended.connect(self._clock_ended)
+        self.refresh()
+
+    # ------------------------------------------------------------------ building
+    def _build_top_bar(self, clock: DrillClock, interview: bool) -> None:
+        """The page banner, the simulated clock and its controls (fixed in an interview), Finish."""
         self.page = QLabel(self)
         self.page.setObjectName("drill_page")
         self.page.setWordWrap(True)
@@ -87,7 +98,9 @@ class DrillWindow(QWidget):
         top.addWidget(self.clock_label, 1)
         for control in (self.speed, self.pause_button, self.skip_button, self.finish_button):
             top.addWidget(control)
-        # ---- the page tab, then the dashboards
+
+    def _build_dashboards(self, dark: bool) -> None:
+        """The page's own tab (the incident told in words), then the dashboards."""
         intro = QWidget(self)
         self.intro = QLabel(intro)
         self.intro.setObjectName("drill_intro")
@@ -97,7 +110,9 @@ class DrillWindow(QWidget):
         box.addWidget(self.intro)
         box.addStretch(1)
         self.dashboards = DashboardTabs(intro, self, dark, on_open=self._opened)
-        # ---- alerts and changes
+
+    def _build_side_panels(self, session: DrillSession) -> None:
+        """The alerts delivered, the recent changes, the status line and the notebook of actions."""
         self.notifications = QListWidget(self)
         self.notifications.setObjectName("notifications")
         self.notifications.setAccessibleName("Alerts delivered")
@@ -124,6 +139,9 @@ class DrillWindow(QWidget):
         self.status.setStyleSheet(f"color: {LIGHT_INK.bad};")
         self.notebook = Notebook(session, self, self.status.setText)
         self.notebook.acted.connect(self.refresh)
+
+    def _lay_out(self) -> None:
+        """Banner and top bar above the dashboards beside the side panels, the status line below."""
         right = QSplitter(Qt.Orientation.Vertical, self)
         for widget in (self.alerts_box, self.changes_box, self.notebook):
             right.addWidget(widget)
@@ -136,16 +154,14 @@ class DrillWindow(QWidget):
         body.setSizes([960, 620])
         layout = QVBoxLayout(self)
         layout.addWidget(self.page)
-        layout.addLayout(top)
+        layout.addLayout(self.top_bar)
         layout.addWidget(body, 1)
         layout.addWidget(self.status)
         fit_window(self, 1600, 1000)
-        clock.ticked.connect(lambda _t: self.refresh())
-        clock.ended.connect(self._clock_ended)
-        self.refresh()
 
     # ------------------------------------------------------------------ showing
     def markers(self) -> list:
+        """The plot markers: when the user was told, and each mitigation applied."""
         told = self.session.notice_s / 60.0
         out = [(told, "told", TOLD_COLOUR)]
         for a in self.session.actions:
@@ -155,6 +171,7 @@ class DrillWindow(QWidget):
         return out
 
     def refresh(self) -> None:
+        """Show the session now: clock, page, intro, alerts, changes, dashboards and the notebook."""
         session = self.session
         front = self.dashboards.current_name()
         view = session.view(dashboards=[front] if front else [])  # only the plots in front are drawn
@@ -208,6 +225,7 @@ class DrillWindow(QWidget):
         self._title_alerts(count)
 
     def new_alerts(self) -> int:
+        """How many alerts arrived since the user last looked."""
         return self.alerts_total - (self.alerts_seen or 0)
 
     def _title_alerts(self, count: int) -> None:
@@ -248,6 +266,7 @@ class DrillWindow(QWidget):
         return self.dashboards.open(name)
 
     def check_changes(self) -> list:
+        """Look at the recent changes (an action the drill scores); returns the rows shown."""
         if self.session.finished_at is not None:
             return []
         rows = self.session.check_changes()
@@ -295,6 +314,7 @@ class DrillWindow(QWidget):
         return result
 
     def open_replay(self):
+        """Open the finished drill's replay; returns the window, or None."""
         from desktop.drills.replay import open_replay_of
 
         window = open_replay_of(self.history, self.record_id, with_truth=self.session.mode == "solo")
@@ -303,6 +323,7 @@ class DrillWindow(QWidget):
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: QCloseEvent) -> None:
+        """Ask before leaving a running drill; stop the clock and close the windows opened from here."""
         if self.session.finished_at is None and self.confirm_close and self.isVisible():
             answer = QMessageBox.question(self, "Leave the drill",
                                           "The drill is still running. Leave it? It is not kept in the history.")

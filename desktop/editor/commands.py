@@ -24,6 +24,8 @@ NUDGE_MERGE_ID = 1001
 
 
 class DesignCommand(QUndoCommand):
+    """One undoable edit of the design: the model op going forward and the inverse it returned."""
+
     def __init__(self, document: HoldsADesign, op: ops.Op, title: str,
                  merge_id: int = NO_MERGE, merge_key: Hashable = None):
         super().__init__(title)
@@ -35,6 +37,7 @@ class DesignCommand(QUndoCommand):
         self.error: EditRefused | None = None
 
     def redo(self) -> None:
+        """Apply the forward op; a refused edit is kept as ``error`` and the command made obsolete."""
         try:
             self.backward = self.document.design.apply(self.forward)
         except EditRefused as error:
@@ -43,13 +46,16 @@ class DesignCommand(QUndoCommand):
             self.setObsolete(True)
 
     def undo(self) -> None:
+        """Apply the inverse op, keeping the op that redoes it."""
         assert self.backward is not None
         self.forward = self.document.design.apply(self.backward)
 
     def id(self) -> int:
+        """The merge id: commands with the same id and merge key fold into one undo step."""
         return self.merge_id
 
     def mergeWith(self, other: QUndoCommand) -> bool:
+        """Fold ``other`` into this command (a drag, a typed value); False when they do not merge."""
         if (not isinstance(other, DesignCommand) or other.merge_id != self.merge_id or self.merge_id == NO_MERGE
                 or other.merge_key != self.merge_key or other.error is not None):
             return False

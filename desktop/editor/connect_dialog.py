@@ -11,6 +11,8 @@ from desktop.theme import LIGHT, LIGHT_INK
 
 
 class ConnectDialog(QDialog):
+    """The keyboard way to draw a connection: pick the source, its port, the target and its port."""
+
     def __init__(self, design: Design, source: str | None = None, target: str | None = None,
                  parent: QWidget | None = None):
         super().__init__(parent)
@@ -73,10 +75,12 @@ class ConnectDialog(QDialog):
         self.check()
 
     def endpoints(self) -> tuple[str, str, str, str]:
+        """(source node, source port, target node, target port) as chosen."""
         return (self.source.currentData(), self.source_port.currentData(), self.target.currentData(),
                 self.target_port.currentData())
 
     def check(self) -> str:
+        """Check the chosen ends against the model and say why they cannot connect; returns the verdict."""
         ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
         if None in self.endpoints():
             self.status.setText("Choose both ends.")

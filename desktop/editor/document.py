@@ -41,11 +41,13 @@ class DesignDocument(QObject):
 
     @property
     def design(self) -> Design:
+        """The design being edited."""
         assert self._design is not None
         return self._design
 
     def set_design(self, design: Design, path: Path | str | None = None, stamp: FileStamp | None = None,
                    recovered: bool = False) -> None:
+        """Replace the design (New, Open, Recover), clearing the undo history, and announce it."""
         if self._design is not None:
             self._design.events.unsubscribe(self._relay)
         self.undo_stack.clear()
@@ -62,6 +64,7 @@ class DesignDocument(QObject):
         self.file_changed.emit()
 
     def set_file(self, path: Path | str, stamp: FileStamp | None) -> None:
+        """Record that the design is now saved as ``path``: the undo stack is marked clean."""
         self.path = Path(path)
         self.stamp = stamp
         self.recovered = False
@@ -69,9 +72,11 @@ class DesignDocument(QObject):
         self.file_changed.emit()
 
     def is_modified(self) -> bool:
+        """Whether there are changes not saved to the file (a recovered design always counts)."""
         return self.recovered or not self.undo_stack.isClean()
 
     def display_name(self) -> str:
+        """The file's name for titles and prompts ("Untitled" before the first save)."""
         return self.path.name if self.path else "Untitled"
 
     def _relay(self, event: object) -> None:

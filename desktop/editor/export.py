@@ -44,6 +44,7 @@ def clean_scene(scene: DesignScene):
 
 
 def export_rect(scene: DesignScene) -> QRectF:
+    """The scene area an export covers: every item plus a margin."""
     rect = scene.nodes_rect()
     if rect.isEmpty():
         rect = QRectF(0, 0, 200, 120)
@@ -51,6 +52,7 @@ def export_rect(scene: DesignScene) -> QRectF:
 
 
 def png_bytes(scene: DesignScene, scale: float = 1.0) -> bytes:
+    """The design drawn as a PNG image at ``scale``, without selection or hover marks."""
     source = export_rect(scene)
     size = QSize(max(1, round(source.width() * scale)), max(1, round(source.height() * scale)))
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
@@ -72,6 +74,7 @@ def png_bytes(scene: DesignScene, scale: float = 1.0) -> bytes:
 
 
 def svg_bytes(scene: DesignScene, title: str = "Inferboard design") -> bytes:
+    """The design drawn as an SVG document titled ``title``."""
     source = export_rect(scene)
     data = QByteArray()
     buffer = QBuffer(data)
@@ -93,12 +96,14 @@ def svg_bytes(scene: DesignScene, title: str = "Inferboard design") -> bytes:
 
 
 def export_png(scene: DesignScene, path: str | Path, scale: float = 1.0) -> Path:
+    """Write the design as a PNG file at ``path`` (atomically); returns the path."""
     path = Path(path)
     atomic_write(path, png_bytes(scene, scale), keep_backup=False)
     return path
 
 
 def export_svg(scene: DesignScene, path: str | Path, title: str = "Inferboard design") -> Path:
+    """Write the design as an SVG file at ``path`` (atomically); returns the path."""
     path = Path(path)
     atomic_write(path, svg_bytes(scene, title), keep_backup=False)
     return path

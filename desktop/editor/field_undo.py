@@ -30,6 +30,7 @@ def field_can(field, step: str) -> bool:
 
 
 def focused_field(window: QWidget):
+    """The text field of ``window`` that has the keyboard focus, or None."""
     focus = QApplication.focusWidget()
     if focus is None or focus.window() is not window:
         return None
@@ -55,6 +56,7 @@ class FieldUndoFilter(QObject):
         self.sequences = list(sequences)
 
     def eventFilter(self, obj, event) -> bool:
+        """Let a focused text field take Ctrl+Z and Ctrl+Y for its own text instead of the design's undo."""
         if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
             return False
         if not isinstance(obj, QWidget) or obj.window() is not self.window or text_field(obj) is None:

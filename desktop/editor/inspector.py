@@ -21,6 +21,8 @@ from desktop.theme import LIGHT_INK, WARNING_STRIP
 
 
 class Inspector(QWidget):
+    """The inspector: the selected component's kind, label, region and parameters, each edited through an undo command."""
+
     #: Text for the status bar.
     message = Signal(str)
 
@@ -80,16 +82,19 @@ class Inspector(QWidget):
 
     @property
     def design(self):
+        """The design being inspected."""
         return self.document.design
 
     # ------------------------------------------------------------------ building
     def show_selection(self, node_ids: list[str]) -> None:
+        """Show the one selected component, or how many are selected."""
         if len(node_ids) == 1:
             self.show_node(node_ids[0])
         else:
             self.show_node(None, count=len(node_ids))
 
     def show_node(self, node_id: str | None, count: int = 0) -> None:
+        """Rebuild the form for ``node_id`` (None: nothing or ``count`` components selected)."""
         self._clear_form()
         self.node_id = node_id if node_id in self.design.nodes else None
         self._show_warnings()
@@ -156,11 +161,13 @@ class Inspector(QWidget):
         self.label_edit = None
 
     def set_dark(self, dark: bool) -> None:
+        """Redraw the kind's icon for a dark or a light theme."""
         self.dark = dark
         if self.node_id:
             self.show_node(self.node_id)
 
     def set_live(self, html: str) -> None:
+        """Show ``html`` in the live-figures strip (the node's latest simulated figures)."""
         self.live.setText(html)
 
     # ------------------------------------------------------------------ committing
@@ -196,6 +203,7 @@ class Inspector(QWidget):
             self.message.emit(f"Refused: {text}")
 
     def error_text(self, name: str) -> str:
+        """The error shown under field ``name``, or "" when it has none."""
         label = self.errors.get(name)
         return label.text() if label is not None and not label.isHidden() else ""
 
@@ -208,6 +216,7 @@ class Inspector(QWidget):
 
     # ------------------------------------------------------------------ mirroring
     def on_event(self, event) -> None:
+        """Follow a model event: refresh the fields it changed, or clear the form if the node went away."""
         if self.node_id is None:
             return
         if isinstance(event, ev.NodeRemoved) and event.node.id == self.node_id:

@@ -53,6 +53,7 @@ class NumberKeys(QObject):
         edit.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Step the number field's value with the arrow and page keys; other keys pass through."""
         if watched is not self.edit or event.type() != QEvent.Type.KeyPress:
             return False
         key_event: QKeyEvent = event  # type: ignore[assignment]

@@ -16,6 +16,8 @@ EDGE_ROLE = Qt.ItemDataRole.UserRole + 2
 
 
 class Outline(QWidget):
+    """The outline: every component and link as a list, kept in step with the canvas's selection."""
+
     #: Selected in the outline: (node ids, edge ids)
     selection_changed = Signal(list, list)
     node_activated = Signal(str)
@@ -53,6 +55,7 @@ class Outline(QWidget):
         self.rebuild()
 
     def on_event(self, event) -> None:
+        """Rebuild the lists (after a short wait) when a model event changes what they show."""
         if isinstance(event, (ev.NodeAdded, ev.NodeRemoved, ev.EdgeAdded, ev.EdgeRemoved, ev.LabelChanged,
                               ev.RegionChanged)):
             self._rebuild_timer.start()
@@ -64,6 +67,7 @@ class Outline(QWidget):
             self.rebuild()
 
     def rebuild(self) -> None:
+        """Fill the component and link lists from the design, keeping the selection."""
         design = self.document.design
         selected = self.selected_ids()
         self._syncing = True
@@ -97,11 +101,13 @@ class Outline(QWidget):
             self._syncing = False
 
     def set_dark(self, dark: bool) -> None:
+        """Rebuild the lists with icons for a dark or a light theme."""
         if dark != self.dark:
             self.dark = dark
             self.rebuild()
 
     def selected_ids(self) -> tuple[set[str], set[str]]:
+        """The (node ids, edge ids) selected in the outline."""
         nodes, edges = set(), set()
         for item in self.tree.selectedItems():
             if item.data(0, NODE_ROLE):
@@ -130,6 +136,7 @@ class Outline(QWidget):
             self._syncing = False
 
     def item_for(self, node_id: str | None = None, edge_id: str | None = None) -> QTreeWidgetItem | None:
+        """The row of ``node_id`` or ``edge_id``, or None."""
         self.flush()
         top, role, key = (self.components, NODE_ROLE, node_id) if node_id else (self.links, EDGE_ROLE, edge_id)
         for i in range(top.childCount()):

@@ -22,10 +22,14 @@ KIND_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 class KindTree(QTreeWidget):
+    """The palette's tree, whose rows can be dragged onto the canvas as component kinds."""
+
     def mimeTypes(self) -> list[str]:
+        """The drag carries a component kind."""
         return [KIND_MIME]
 
     def mimeData(self, items) -> QMimeData:
+        """The kind of the first dragged row, as drag data."""
         mime = QMimeData()
         kinds = [item.data(0, KIND_ROLE) for item in items if item.data(0, KIND_ROLE)]
         if kinds:
@@ -35,6 +39,8 @@ class KindTree(QTreeWidget):
 
 
 class Palette(QWidget):
+    """The component palette: the catalog's kinds by category, filtered by a search field, to drag or add."""
+
     #: Add this kind at the centre of the view (double-click or Enter).
     kind_activated = Signal(str)
 
@@ -69,6 +75,7 @@ class Palette(QWidget):
         self.populate()
 
     def populate(self) -> None:
+        """Fill the tree with the catalog's kinds, grouped by category."""
         self.tree.clear()
         groups = self.catalog.by_category()
         order = [c for c in CATEGORY_TITLES if c in groups] + sorted(c for c in groups if c not in CATEGORY_TITLES)
@@ -92,11 +99,13 @@ class Palette(QWidget):
         self.apply_filter(self.search.text())
 
     def set_dark(self, dark: bool) -> None:
+        """Redraw the kinds' icons for a dark or a light theme."""
         if dark != self.dark:
             self.dark = dark
             self.populate()
 
     def kind_items(self) -> list[QTreeWidgetItem]:
+        """Every kind's row, under all categories."""
         out = []
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
@@ -104,12 +113,14 @@ class Palette(QWidget):
         return out
 
     def item_for(self, kind_id: str) -> QTreeWidgetItem | None:
+        """The row of ``kind_id``, or None."""
         for item in self.kind_items():
             if item.data(0, KIND_ROLE) == kind_id:
                 return item
         return None
 
     def apply_filter(self, text: str) -> None:
+        """Show only the kinds matching every word of ``text``, and the categories holding one."""
         words = text.lower().split()
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)

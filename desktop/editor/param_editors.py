@@ -22,12 +22,14 @@ class ParseError(ValueError):
 
 
 def format_number(spec: ParamSpec, value: Any) -> str:
+    """A parameter's value as the inspector shows it (integers plain, floats to ten significant digits)."""
     if spec.type == "int":
         return str(int(value))
     return f"{float(value):.10g}"
 
 
 def parse_number(spec: ParamSpec, text: str) -> int | float:
+    """A number typed for ``spec``: commas, underscores and a trailing % allowed; raises ParseError."""
     text = text.strip().replace(",", "").replace("_", "")
     if not text:
         raise ParseError("enter a number")
@@ -46,10 +48,12 @@ def parse_number(spec: ParamSpec, text: str) -> int | float:
 
 
 def format_schedule(value: list) -> str:
+    """A replica schedule as "hour:replicas, ..." text."""
     return ", ".join(f"{h:g}:{r}" for h, r in value)
 
 
 def parse_schedule(text: str) -> list:
+    """"hour:replicas, ..." text as a schedule; raises ParseError naming the part that is wrong."""
     pairs = []
     for part in filter(None, (p.strip() for p in text.replace(";", ",").split(","))):
         if ":" not in part:
@@ -63,6 +67,7 @@ def parse_schedule(text: str) -> list:
 
 
 def range_text(spec: ParamSpec) -> str:
+    """The allowed range of ``spec`` in words ("1 to 64 GPUs", "at least 0")."""
     unit = f" {spec.unit}" if spec.unit else ""
     if spec.min is not None and spec.max is not None:
         return f"{spec.min:g} to {spec.max:g}{unit}"
@@ -78,6 +83,8 @@ MIN_FIELD_WIDTH, FIELD_PADDING, MAX_FIELD_MIN_WIDTH = 48, 16, 220
 
 
 class ParamEditor(QWidget):
+    """The base of the inspector's field for one parameter; emits ``committed(value)`` when the user commits one."""
+
     committed = Signal(object)
 
     def __init__(self, spec: ParamSpec, parent: QWidget | None = None):
@@ -89,9 +96,11 @@ class ParamEditor(QWidget):
         self.field: QWidget | None = None
 
     def set_value(self, value: Any) -> None:
+        """Show ``value`` without emitting ``committed``."""
         raise NotImplementedError
 
     def set_error(self, on: bool) -> None:
+        """Mark the field as holding a refused value (a red border), or clear the mark."""
         if self.field is not None:
             self.field.setProperty("invalid", on)
             self.field.setStyleSheet(f"border: 1.5px solid {LIGHT_INK.invalid}; border-radius: 3px;" if on else "")
@@ -106,6 +115,8 @@ class ParamEditor(QWidget):
 
 
 class BoolEditor(ParamEditor):
+    """A check box for a yes/no parameter."""
+
     def __init__(self, spec: ParamSpec, parent=None):
         super().__init__(spec, parent)
         self.box = QCheckBox(self)
@@ -113,12 +124,15 @@ class BoolEditor(ParamEditor):
         self._finish(self.box, "")
 
     def set_value(self, value: Any) -> None:
+        """Tick or clear the box without emitting ``committed``."""
         self.box.blockSignals(True)
         self.box.setChecked(bool(value))
         self.box.blockSignals(False)
 
 
 class ChoiceEditor(ParamEditor):
+    """A drop-down for a parameter with a fixed set of choices."""
+
     def __init__(self, spec: ParamSpec, parent=None):
         super().__init__(spec, parent)
         self.combo = QComboBox(self)
@@ -131,6 +145,7 @@ class ChoiceEditor(ParamEditor):
         self._finish(self.combo, "one of: " + ", ".join(spec.choices))
 
     def set_value(self, value: Any) -> None:
+        """Select ``value`` without emitting ``committed``."""
         self.combo.blockSignals(True)
         self.combo.setCurrentIndex(max(0, self.combo.findData(value)))
         self.combo.blockSignals(False)
@@ -159,6 +174,7 @@ class TextEditor(ParamEditor):
             self.unit_label = unit
 
     def text_for(self, value: Any) -> str:
+        """``value`` as the field's text (numbers and schedules formatted)."""
         if self.spec.type in ("int", "float"):
             return format_number(self.spec, value)
         if self.spec.type == "schedule":
@@ -166,6 +182,7 @@ class TextEditor(ParamEditor):
         return str(value)
 
     def set_value(self, value: Any) -> None:
+        """Show ``value``, the field widened to fit it (up to a limit)."""
         self._shown = self.text_for(value)
         self.edit.setText(self._shown)
         self.edit.setCursorPosition(0)
@@ -194,6 +211,7 @@ class TextEditor(ParamEditor):
 
 
 def make_editor(spec: ParamSpec, parent: QWidget | None = None) -> ParamEditor:
+    """The field that edits ``spec``: a check box, a drop-down or a text field."""
     if spec.type == "bool":
         return BoolEditor(spec, parent)
     if spec.type == "choice":

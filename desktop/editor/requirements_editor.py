@@ -42,6 +42,8 @@ FIELDS: dict[str, tuple[str, str, str]] = {
 
 
 class RequirementsEditor(QWidget):
+    """The design's title, notes and requirements (traffic, SLO, budget), each edited through an undo command."""
+
     message = Signal(str)
 
     def __init__(self, document: DesignDocument, parent: QWidget | None = None):
@@ -128,6 +130,7 @@ class RequirementsEditor(QWidget):
 
     # ------------------------------------------------------------------ mirroring
     def refresh(self) -> None:
+        """Show the design's current requirements and metadata."""
         req = self.document.design.requirements
         meta = self.document.design.metadata
         self.title.setText(meta.get("title", ""))
@@ -146,6 +149,7 @@ class RequirementsEditor(QWidget):
             box.blockSignals(False)
 
     def on_event(self, event) -> None:
+        """Refresh when the requirements or the metadata changed."""
         if isinstance(event, (ev.RequirementsChanged, ev.MetadataChanged)):
             self.refresh()
 
@@ -166,6 +170,7 @@ class RequirementsEditor(QWidget):
         self.commit(name, value)
 
     def commit(self, name: str, value: Any) -> bool:
+        """Set requirement ``name`` to ``value`` through an undo command; False when unchanged or refused."""
         current = self.document.design.requirements
         if getattr(current, name) == value:
             self._show_error(name, "")
@@ -193,6 +198,7 @@ class RequirementsEditor(QWidget):
             self.document.execute(ops.SetMetadata(new), "Edit design title and notes")
 
     def eventFilter(self, obj, event) -> bool:
+        """Commit the notes when their field loses the focus."""
         from PySide6.QtCore import QEvent
 
         if obj is self.notes and event.type() == QEvent.Type.FocusOut:
@@ -211,5 +217,6 @@ class RequirementsEditor(QWidget):
             self.message.emit(f"Refused: {text}")
 
     def error_text(self, name: str) -> str:
+        """The error shown under field ``name``, or "" when it has none."""
         label = self.errors.get(name)
         return label.text() if label is not None and not label.isHidden() else ""

@@ -29,14 +29,17 @@ class WarningMark(QGraphicsItem):
         self.set_messages(messages)
 
     def set_messages(self, messages: list[str]) -> None:
+        """Show these warnings in the mark's tooltip."""
         self.messages = list(messages)
         self.setToolTip("<b>Warning</b><br>" + "<br>".join(self.messages))
         self.update()
 
     def boundingRect(self) -> QRectF:
+        """The area the warning triangle is drawn in."""
         return QRectF(-1, -1, 22, 20)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the yellow warning triangle with its exclamation mark."""
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         path = QPainterPath(QPointF(10, 0))
         path.lineTo(20, 18)
@@ -51,6 +54,8 @@ class WarningMark(QGraphicsItem):
 
 
 class WarningsPanel(QWidget):
+    """The list of the design's live warnings; activating one selects the nodes it concerns."""
+
     #: node ids of the warning the user picked
     warning_activated = Signal(list)
 
@@ -70,6 +75,7 @@ class WarningsPanel(QWidget):
         self.list.itemClicked.connect(self._activated)
 
     def show_warnings(self, warnings: list[DesignWarning]) -> None:
+        """List ``warnings``, each row carrying the ids of its nodes."""
         self.list.clear()
         for warning in warnings:
             item = QListWidgetItem(f"⚠ {warning.message}")
@@ -80,6 +86,7 @@ class WarningsPanel(QWidget):
         self.list.setVisible(bool(warnings))
 
     def messages(self) -> list[str]:
+        """The warnings listed, as text."""
         return [self.list.item(i).toolTip() for i in range(self.list.count())]
 
     def _activated(self, item: QListWidgetItem) -> None:
@@ -107,6 +114,7 @@ class LiveWarnings:
         self.panel.warning_activated.connect(self._select)
 
     def refresh(self) -> None:
+        """Recompute the design's warnings and show them in the panel, the count and the inspector."""
         self.warnings = design_warnings(self.window.document.design)
         self.panel.show_warnings(self.warnings)
         count = len(self.warnings)

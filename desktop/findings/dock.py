@@ -20,6 +20,7 @@ FINDING_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def severity_icon(colour: str) -> QIcon:
+    """A small round icon filled with ``colour``, marking a finding's severity."""
     pixmap = QPixmap(24, 24)
     pixmap.setDevicePixelRatio(2.0)
     pixmap.fill(Qt.GlobalColor.transparent)
@@ -45,6 +46,8 @@ def _explanation(finding) -> str:
 
 
 class FindingsPanel(QWidget):
+    """The findings panel: overall score and grade, findings grouped by severity, the detail of the one picked."""
+
     #: The user picked a finding: select and show its nodes.
     finding_selected = Signal(object)
 
@@ -94,10 +97,12 @@ class FindingsPanel(QWidget):
         self.tree.itemActivated.connect(lambda item, _c: self._current_changed(item, None))
 
     def set_theme(self, theme: Theme) -> None:
+        """Redraw the findings in ``theme``'s colours."""
         self.theme = theme
         self.show_report(self.report, self.pending_behaviour)
 
     def show_unavailable(self, message: str) -> None:
+        """Say the rules could not be run, with the first line of ``message``."""
         self.summary.setText(f"<i>Rules unavailable: {html.escape(message.splitlines()[0])}</i>")
 
     def show_report(self, report, pending_behaviour: bool = False) -> None:
@@ -167,6 +172,7 @@ class FindingsPanel(QWidget):
         return None
 
     def finding_items(self) -> list[QTreeWidgetItem]:
+        """Every finding's row, under all severity groups, in order."""
         out = []
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
@@ -174,6 +180,7 @@ class FindingsPanel(QWidget):
         return out
 
     def current_finding(self):
+        """The finding of the selected row, or None."""
         item = self.tree.currentItem()
         return item.data(0, FINDING_ROLE) if item is not None else None
 
@@ -210,6 +217,7 @@ MD_SPECIAL = "\\`*_{}[]<>#|"
 
 
 def md_escape(text: str) -> str:
+    """``text`` with Markdown's special characters escaped."""
     return "".join("\\" + c if c in MD_SPECIAL else c for c in str(text))
 
 

@@ -17,8 +17,8 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QVBoxLayout, QWidget
 
 from inferboard.model import Design, ops
 from inferboard.practice.basis import candidate_basis, stated_traffic
-from inferboard.practice.interview_link import (CandidateLink, FactRevealed, FollowUpPlayed, InterviewEnded,
-                                                LinkError, PhaseChanged)
+from inferboard.practice.interview_link import CandidateLink, FollowUpPlayed, InterviewEnded, LinkError, PhaseChanged
+from inferboard.practice.session import RevealedFact
 
 from desktop.practice.candidate_panel import CandidatePanel
 from desktop.practice.common import esc
@@ -256,7 +256,7 @@ class CandidateWindow(MainWindow):
         if isinstance(message, PhaseChanged):
             self.interview.show_phase(message)
             self.figures_timer.start()  # the interview runs: the console may show the tiles' figures
-        elif isinstance(message, FactRevealed):
+        elif isinstance(message, RevealedFact):
             self.interview.add_fact(message)
         elif isinstance(message, FollowUpPlayed):
             self.apply_follow_up(message)
@@ -268,7 +268,7 @@ class CandidateWindow(MainWindow):
     def apply_follow_up(self, message: FollowUpPlayed) -> None:
         self.interview.add_follow_up(message)
         for kind, target, magnitude in message.faults:
-            self.readouts.add_fault(kind, target, magnitude=magnitude)
+            self.readouts.fault_plan.add_fault(kind, target, magnitude=magnitude)
         if message.note:
             hint = f" <i>{esc(message.note)}</i>"
         elif message.requirement_changes or message.faults:

@@ -11,7 +11,8 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
                                QTextBrowser, QVBoxLayout, QWidget)
 
-from inferboard.practice.interview_link import CandidateBrief, FactRevealed, FollowUpPlayed, PhaseChanged
+from inferboard.practice.interview_link import CandidateBrief, FollowUpPlayed, PhaseChanged
+from inferboard.practice.session import RevealedFact
 
 from desktop.practice.common import esc, mmss, paragraphs, tone
 from desktop.practice.questions import QuestionPanel
@@ -133,7 +134,7 @@ class CandidatePanel(QWidget):
             self.answers.addItem(item)
             self.answers.scrollToBottom()
 
-    def add_fact(self, fact: FactRevealed) -> None:
+    def add_fact(self, fact: RevealedFact) -> None:
         item = QListWidgetItem(f"{mmss(self.elapsed())} · {fact.text}")
         item.setForeground(QBrush(tone(self, LIGHT_INK.answer, DARK_INK.answer)))
         item.setToolTip(fact.text)

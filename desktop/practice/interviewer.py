@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (QApplication, QHBoxLayout, QLabel, QMessageBox, Q
 
 from inferboard.practice.basis import Basis, interview_basis
 from inferboard.practice.grading import grade_design
-from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FactRevealed, FiguresShown,
-                                                InterviewerLink, MockResult, PhaseChanged, QuestionAsked, encode)
-from inferboard.practice.session import OVERTIME, SessionStateError
+from inferboard.practice.interview_link import (CANDIDATE, DesignChanged, FiguresShown, InterviewerLink, MockResult,
+                                                PhaseChanged, QuestionAsked, encode)
+from inferboard.practice.session import OVERTIME, RevealedFact, SessionStateError
 
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs, warn_history_problem
 from desktop.practice.inject_plan import attach_injects
@@ -269,7 +269,7 @@ class InterviewerConsole(QWidget):
             return
         self._typed += 1
         t_s = self.session.elapsed()
-        self.link.transport.send(CANDIDATE, encode(FactRevealed(f"typed-{self._typed}", "answer", text[:600],
+        self.link.transport.send(CANDIDATE, encode(RevealedFact(f"typed-{self._typed}", "answer", text[:600],
                                                                 {}, t_s)))
         self.add_note(f"Answered: {text[:600]}")
 

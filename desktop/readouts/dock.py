@@ -10,25 +10,22 @@ from __future__ import annotations
 import html
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QMenu, QProgressBar, QPushButton, QSizePolicy,
-                               QSlider, QSpinBox, QSplitter, QTabWidget, QToolButton, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from inferboard import humanize
 from inferboard.sim.explain.trust import steady_trust, timeline_trust
 
-from desktop.readouts.fault_menu import fill_fault_menu
-from desktop.readouts.readings import (PEAK, PLAYHEAD, STEADY, Reading, busiest_index, load_test_line, steady_reading,
-                              timeline_reading)
-from desktop.readouts.tiles import TILES, TileBoard
+from desktop.readouts.fault_controls import FaultControls
+from desktop.readouts.load_controls import LoadTestControls, rate_words, steady_at_rate
+from desktop.readouts.playback import Playback
+from desktop.readouts.readings import PEAK, PLAYHEAD, STEADY, Reading, steady_reading, timeline_reading
+from desktop.readouts.tiles import COLUMNS, NARROW_COLUMNS, TILES, TileBoard
 from desktop.readouts.working_view import WorkingView
 from desktop.theme import LIGHT, Theme
 
-FAULT_HOURS = 2.0
 #: The plots' tabs are never squeezed narrower than this (at scale 1): the tiles go two across first.
 PLOTS_MIN_WIDTH = 280
-NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the rate of the figures "
-                "shown (the playhead's, the mean or the peak) and gives its percentiles with 95% intervals.")
 
 
 def patterns() -> tuple[str, ...]:
@@ -57,10 +54,10 @@ def _cut_not_widen(*labels: QLabel) -> None:
 
 
 class ReadoutsPanel(QWidget):
+    """The readouts dock's widget: the tiles and plots of the figures shown, with the playhead
+    (``playback``), the planned faults (``fault_plan``) and the load test (``load_test``) beside them."""
+
     pattern_changed = Signal(object)
-    faults_changed = Signal(tuple)
-    load_test_requested = Signal(int)
-    load_test_cancelled = Signal()
     #: The figures now shown changed (a Reading): the canvas shows the same moment.
     reading_changed = Signal(object)
 
@@ -68,7 +65,6 @@ class ReadoutsPanel(QWidget):
         super().__init__(parent)
         self.design_provider = design_provider
         self.theme: Theme = LIGHT
-        self.faults: tuple = ()
         self.steady = None
         #: The steady state at the requirements' peak rate (None until worked out, or with no peak).
         self.steady_peak = None
@@ -78,70 +74,27 @@ class ReadoutsPanel(QWidget):
         self.scale = 1.0
         self.compact = False
         self.reading: Reading | None = None
-        #: The user put the playhead somewhere: new timelines keep it there (else: the busiest tick).
-        self.playhead_placed = False
-        self._build_controls()
-        self._build_timeline_row()
+        self.playback = Playback(self)
+        self.playback.moved.connect(self._show_playhead)
+        self.playback.started.connect(lambda: self.mode == PLAYHEAD or self.set_mode(PLAYHEAD))
+        self.fault_plan = FaultControls(self, design_provider, lambda: (self.timeline, self.playback.index()))
+        self.fault_plan.faults_changed.connect(self._show_faults)
+        self.load_test = LoadTestControls(self)
+        self._build_pattern()
         self._build_figures()
         self._build_tabs()
         self._lay_out()
         self._fit_tiles_column()
-        self.play_timer = QTimer(self)
-        self.play_timer.setInterval(40)
-        self.play_timer.timeout.connect(self._advance)
 
     # ------------------------------------------------------------------ building
-    def _build_controls(self) -> None:
+    def _build_pattern(self) -> None:
+        """The traffic-pattern selector: the requirements' own, or one the timeline is run with."""
         self.pattern = QComboBox(self)
         self.pattern.setAccessibleName("Traffic pattern")
         self.pattern.addItem("Requirements' pattern", None)
         for name in patterns():
             self.pattern.addItem(name.title(), name)
         self.pattern.activated.connect(lambda _i: self.pattern_changed.emit(self.pattern.currentData()))
-        self.fault_button = QToolButton(self)
-        self.fault_button.setText("Inject fault")
-        self.fault_button.setAccessibleName("Inject fault")
-        self.fault_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
-        self.fault_menu = QMenu(self.fault_button)
-        self.fault_menu.aboutToShow.connect(self._fill_fault_menu)
-        self.fault_button.setMenu(self.fault_menu)
-        self.clear_faults_button = QPushButton("Clear faults", self)
-        self.clear_faults_button.clicked.connect(self.clear_faults)
-        self.fault_label = QLabel("No faults", self)
-        self.fault_label.setAccessibleName("Injected faults")
-        self.requests = QSpinBox(self)
-        self.requests.setAccessibleName("Requests to simulate")
-        self.requests.setRange(1000, 5_000_000)
-        self.requests.setSingleStep(10_000)
-        self.requests.setValue(50_000)
-        self.requests.setGroupSeparatorShown(True)
-        self.run_button = QPushButton("Run load test", self)
-        self.run_button.clicked.connect(lambda: self.load_test_requested.emit(self.requests.value()))
-        self.progress = QProgressBar(self)
-        self.progress.setAccessibleName("Load test progress")
-        self.progress.setRange(0, 1000)
-        self.progress.setMaximumWidth(140)
-        self.progress.setTextVisible(True)
-        self.progress.hide()
-        self.cancel_button = QPushButton("Cancel", self)
-        self.cancel_button.clicked.connect(self.load_test_cancelled.emit)
-        self.cancel_button.hide()
-        _cut_not_widen(self.fault_label)  # a list of faults is cut (it is in the tooltip), "No faults" never
-        self.fault_label.setMinimumWidth(self.fault_label.fontMetrics().horizontalAdvance("No faults") + 4)
-
-    def _build_timeline_row(self) -> None:
-        self.play_button = QPushButton("Play", self)
-        self.play_button.setAccessibleName("Play or pause the timeline")
-        self.play_button.setCheckable(True)
-        self.play_button.toggled.connect(self.set_playing)
-        self.scrub = QSlider(Qt.Orientation.Horizontal, self)
-        self.scrub.setAccessibleName("Timeline position")
-        self.scrub.setRange(0, 0)
-        self.scrub.valueChanged.connect(self._scrubbed)
-        self.scrub.actionTriggered.connect(lambda _a: self._placed_by_user())
-        self.scrub.sliderPressed.connect(self._placed_by_user)
-        self.time_label = QLabel("", self)
-        self.time_label.setMinimumWidth(self.time_label.fontMetrics().horizontalAdvance("1d 00:00") + 6)
         self.at_label = QLabel("", self)
         self.at_label.setAccessibleName("Figures shown")
         self.at_label.setWordWrap(True)
@@ -162,9 +115,6 @@ class ReadoutsPanel(QWidget):
         self.estimate_label.setToolTip("A batching table this design needs is being built (about a second); until it "
                                        "is, the figures come from the nearest table at hand.")
         self.estimate_label.hide()
-        self.load_label = QLabel(NO_LOAD_TEST, self)
-        self.load_label.setObjectName("load_test_line")
-        self.load_label.setAccessibleName("Load test")
 
     def _build_tabs(self) -> None:
         """The plots' tabs (a placeholder until the plots are built) and the selected figure's working."""
@@ -181,22 +131,24 @@ class ReadoutsPanel(QWidget):
         self.tabs.addTab(self.working, "Working")
 
     def _lay_out(self) -> None:
+        """Controls above, tiles beside the tabs, the playhead and load-test row and two lines below."""
+        faults = self.fault_plan
         controls = QHBoxLayout()
         controls.setSpacing(6)
         controls.addWidget(self.board.head)
         controls.addSpacing(6)
-        for widget in (self.pattern, self.fault_button, self.clear_faults_button):
+        for widget in (self.pattern, faults.fault_button, faults.clear_faults_button):
             controls.addWidget(widget)
-        controls.addWidget(self.fault_label, 1)
+        controls.addWidget(faults.fault_label, 1)
         controls.addWidget(self.estimate_label)
         controls.addWidget(self.status, 2)
         timeline_row = QHBoxLayout()
         timeline_row.setSpacing(6)
-        timeline_row.addWidget(self.play_button)
-        timeline_row.addWidget(self.scrub, 1)
-        timeline_row.addWidget(self.time_label)
+        timeline_row.addWidget(self.playback.play_button)
+        timeline_row.addWidget(self.playback.scrub, 1)
+        timeline_row.addWidget(self.playback.time_label)
         timeline_row.addSpacing(12)
-        for widget in (self.requests, self.run_button, self.progress, self.cancel_button):
+        for widget in self.load_test.widgets():
             timeline_row.addWidget(widget)
         left = QWidget(self)
         self.tiles_column = left
@@ -217,7 +169,7 @@ class ReadoutsPanel(QWidget):
         layout.addLayout(controls)
         layout.addWidget(splitter, 1)
         layout.addLayout(timeline_row)
-        for label in (self.at_label, self.load_label):  # always there, so the dock never grows
+        for label in (self.at_label, self.load_test.load_label):  # always there, so the dock never grows
             fixed_lines(label, 2)
             layout.addWidget(label)
 
@@ -228,7 +180,7 @@ class ReadoutsPanel(QWidget):
 
             self.plots_placeholder.hide()
             self.plots = TimelinePlots(self.tabs)
-            self.plots.cursor_moved.connect(self._cursor_dragged)
+            self.plots.cursor_moved.connect(self.playback.seek_time)
             self.plots.set_theme(self.theme)
             self.plots.set_scale(self.scale)
             self.tabs.removeTab(self.tabs.indexOf(self.plots_placeholder))
@@ -244,6 +196,7 @@ class ReadoutsPanel(QWidget):
 
     # ------------------------------------------------------------------ theme and size
     def set_theme(self, theme: Theme) -> None:
+        """Redraw the tiles and plots in ``theme``'s colours."""
         self.theme = theme
         if self.plots is not None:
             self.plots.set_theme(theme)
@@ -252,8 +205,6 @@ class ReadoutsPanel(QWidget):
     def _fit_tiles_column(self) -> None:
         """The tiles take the room their numbers need four across (and a little more); the plots the
         rest. Narrower, the tiles go two across and the plots keep at least ``PLOTS_MIN_WIDTH``."""
-        from desktop.readouts.tiles import COLUMNS
-
         self.tiles_column.setMaximumWidth(round(self.board.width_for(COLUMNS) * 1.15) + 8)
         self.tabs.setMinimumWidth(round(PLOTS_MIN_WIDTH * self.scale))
 
@@ -261,8 +212,6 @@ class ReadoutsPanel(QWidget):
         """Share the width between the tiles and the plots: four tiles across (two rows, the least
         height) when the plots still get their minimum width beside them, else two across."""
         super().resizeEvent(event)
-        from desktop.readouts.tiles import COLUMNS, NARROW_COLUMNS
-
         total = self.splitter.width() - self.splitter.handleWidth()
         wide = self.board.width_for(COLUMNS) + 2
         plots_min = self.tabs.minimumWidth()
@@ -275,7 +224,7 @@ class ReadoutsPanel(QWidget):
         so the canvas keeps its height; their whole text is in their tooltips."""
         self.compact = compact
         self.board.set_compact(compact)
-        for label in (self.at_label, self.load_label):
+        for label in (self.at_label, self.load_test.load_label):
             fixed_lines(label, 1 if compact else 2)
 
     def set_scale(self, scale: float) -> None:
@@ -290,10 +239,12 @@ class ReadoutsPanel(QWidget):
 
     # ------------------------------------------------------------------ the figures shown
     def requirements(self):
+        """The design's requirements, or None without a design."""
         design = self.design_provider()
         return design.requirements if design is not None else None
 
     def pattern_name(self) -> str | None:
+        """The traffic pattern the timeline runs: the one chosen here, else the requirements'."""
         chosen = self.pattern.currentData()
         if chosen:
             return str(chosen)
@@ -308,9 +259,10 @@ class ReadoutsPanel(QWidget):
         self.refresh_tiles()
 
     def current_reading(self) -> Reading | None:
+        """The figures for the chosen basis: the playhead's tick, the peak or the mean (None before any result)."""
         timeline = self.timeline
         if self.mode == PLAYHEAD and timeline is not None and len(timeline.times_s):
-            return timeline_reading(timeline, self.scrub.value(), self.pattern_name())
+            return timeline_reading(timeline, self.playback.index(), self.pattern_name())
         if self.mode == PEAK and self.steady_peak is not None:
             return steady_reading(self.steady_peak, at_peak=True)
         if self.steady is not None:
@@ -318,6 +270,7 @@ class ReadoutsPanel(QWidget):
         return None
 
     def refresh_tiles(self) -> None:
+        """Show the current reading on the tiles, their tooltips and the basis line, and announce it."""
         self.reading = reading = self.current_reading()
         self.board.show_reading(reading, self.requirements(), self.theme)
         trust = self.trust_of(reading)
@@ -346,6 +299,7 @@ class ReadoutsPanel(QWidget):
         return steady_trust(result) if result is not None else {}
 
     def show_steady(self, result) -> None:
+        """Show a new steady-state result (and any note about an assumed load) and the SLO lines."""
         self.steady = result
         if result.load_note:  # no traffic figures declared: the figures are at an assumed load
             self.status.setText(f"<i>{html.escape(result.load_note)}</i>")
@@ -363,6 +317,7 @@ class ReadoutsPanel(QWidget):
         self.estimate_label.setVisible(estimated)
 
     def show_steady_peak(self, result) -> None:
+        """Keep the steady state at the peak rate, shown when the peak is the basis."""
         self.steady_peak = result
         if self.mode == PEAK:
             self.refresh_tiles()
@@ -387,12 +342,14 @@ class ReadoutsPanel(QWidget):
             return f"(no explanation: {error})"
 
     def show_working(self, key: str, raise_tab: bool = True) -> None:
+        """Show how figure ``key`` was worked out, in the Working tab (brought to the front with ``raise_tab``)."""
         title = TILES[key][0] if key in TILES else key
         self.working.show_figure(key, title, self.reading, self.steady, self.design_provider(), self.explain(key))
         if raise_tab:
             self.tabs.setCurrentWidget(self.working)
 
     def show_failed(self, step: str, message: str) -> None:
+        """Say that ``step`` failed, with the last line of ``message`` (all of it in the tooltip)."""
         first = message.strip().splitlines()[-1] if message.strip() else step
         self.status.setText(f"<i>{html.escape(step)}: {html.escape(first)}</i>")
         self.status.setToolTip(message.strip()[-2000:])
@@ -400,6 +357,7 @@ class ReadoutsPanel(QWidget):
 
     # ------------------------------------------------------------------ timeline
     def show_timeline(self, result) -> None:
+        """Plot a new simulated day, its series named by the nodes' labels, and move the playhead over it."""
         self.timeline = result
         design = self.design_provider()
         titles = {}
@@ -411,162 +369,33 @@ class ReadoutsPanel(QWidget):
                 else:  # a label two pools share is told apart by the id
                     titles[node.id] = node.label if labels.count(node.label) == 1 else f"{node.label} ({node.id})"
         self.ensure_plots().show_timeline(result, titles)
-        self.plots.show_faults(self.faults)
-        count = len(result.times_s)
-        position = self.scrub.value() if self.playhead_placed else busiest_index(result)
-        self.scrub.blockSignals(True)
-        self.scrub.setRange(0, max(0, count - 1))
-        self.scrub.setValue(min(position, max(0, count - 1)))
-        self.scrub.blockSignals(False)
-        self._scrubbed(self.scrub.value())
+        self.plots.show_faults(self.fault_plan.faults)
+        self.playback.show_timeline(result)
 
-    def _placed_by_user(self) -> None:
-        self.playhead_placed = True
-
-    def _scrubbed(self, index: int) -> None:
-        result = self.timeline
-        if result is None or not len(result.times_s):
-            self.time_label.setText("")
-            return
-        index = max(0, min(index, len(result.times_s) - 1))
-        t = float(result.times_s[index])
+    def _show_playhead(self, index: int) -> None:
+        """The playhead moved to tick ``index``: the plots' cursor and the figures follow."""
         if self.plots is not None:
-            self.plots.set_cursor(t)
-        self.time_label.setText(humanize.clock(t))
+            self.plots.set_cursor(float(self.timeline.times_s[index]))
         self.refresh_tiles()
 
-    def _cursor_dragged(self, time_s: float) -> None:
-        result = self.timeline
-        if result is None or not len(result.times_s):
-            return
-        import numpy as np
-
-        self.playhead_placed = True
-        index = int(np.clip(np.searchsorted(result.times_s, time_s), 0, len(result.times_s) - 1))
-        self.scrub.setValue(index)
-
-    def set_playing(self, on: bool) -> None:
-        if self.play_button.isChecked() != on:
-            self.play_button.setChecked(on)  # comes back here through ``toggled``
-            return
-        if on and (self.timeline is None or not len(self.timeline.times_s)):
-            self.play_button.setChecked(False)
-            return
-        self.play_button.setText("Pause" if on else "Play")
-        if on:
-            self.playhead_placed = True
-            if self.mode != PLAYHEAD:
-                self.set_mode(PLAYHEAD)
-            if self.scrub.value() >= self.scrub.maximum():
-                self.scrub.setValue(0)
-            self.play_timer.start()
-        else:
-            self.play_timer.stop()
-
-    def toggle_play(self) -> None:
-        self.set_playing(not self.play_button.isChecked())
-
-    def _advance(self) -> None:
-        step = max(1, (self.scrub.maximum() + 1) // 360)
-        if self.scrub.value() >= self.scrub.maximum():
-            self.set_playing(False)
-            return
-        self.scrub.setValue(min(self.scrub.maximum(), self.scrub.value() + step))
-
-    # ------------------------------------------------------------------ faults
-    def _fill_fault_menu(self) -> None:
-        fill_fault_menu(self.fault_menu, self.design_provider(), self.add_fault)
-
-    def fault_start_s(self) -> float:
-        result = self.timeline
-        if result is not None and len(result.times_s):
-            t = float(result.times_s[self.scrub.value()])
-            if 0 < t < float(result.times_s[-1]) - 1800:
-                return t
-            return float(result.times_s[-1]) * 0.4
-        return 10 * 3600.0
-
-    def add_fault(self, kind: str, target: str, start_s: float | None = None, duration_s: float | None = None,
-                  magnitude: float | None = None):
-        from inferboard.sim.design.faults import TimedFault
-
-        fault = TimedFault(kind=kind, target=target, magnitude=magnitude,
-                           start_s=self.fault_start_s() if start_s is None else start_s,
-                           duration_s=FAULT_HOURS * 3600.0 if duration_s is None else duration_s)
-        self.faults = (*self.faults, fault)
-        self._faults_updated()
-        return fault
-
-    def set_faults(self, faults) -> None:
-        """Show ``faults`` (the design's planned faults, as the simulator's timed faults)."""
-        self.faults = tuple(faults)
-        self._faults_updated()
-
-    def clear_faults(self) -> None:
-        if self.faults:
-            self.faults = ()
-            self._faults_updated()
-
-    def _faults_updated(self) -> None:
-        if self.faults:
-            self.fault_label.setText("; ".join(
-                f"{f.title()} → {f.target} ({humanize.clock(f.start_s)}–"
-                f"{humanize.clock(f.start_s + f.duration_s)})" for f in self.faults))
-        else:
-            self.fault_label.setText("No faults")
-        self.fault_label.setToolTip(self.fault_label.text())
+    def _show_faults(self, faults: tuple) -> None:
         if self.plots is not None:
-            self.plots.show_faults(self.faults)
-        self.faults_changed.emit(self.faults)
+            self.plots.show_faults(faults)
 
     # ------------------------------------------------------------------ load test
-    def set_load_running(self, running: bool) -> None:
-        self.run_button.setEnabled(not running)
-        self.requests.setEnabled(not running)
-        self.progress.setVisible(running)
-        self.cancel_button.setVisible(running)
-        if running:
-            self.progress.setValue(0)
-            self.progress.setFormat("%p%")
-
-    def set_load_progress(self, fraction: float) -> None:
-        self.progress.setValue(round(fraction * 1000))
-
     def show_load_result(self, summary) -> None:
+        """Show a finished load test: its histogram in the plots and its line under the tiles."""
         self.load_summary = summary
-        self.set_load_running(False)
         pct = {"p50_ms": summary.p50_ms, "p95_ms": summary.p95_ms, "p99_ms": summary.p99_ms}
         n = summary.n_requests
         self.ensure_plots().show_histogram(summary.histogram_edges_ms, summary.histogram_counts, pct, summary.ci_ms,
                                            f"Load test: {humanize.count(n)} requests")
-        note = "".join(f" {text}" for text in [summary.load_note, *summary.warnings] if text)
-        self.load_label.setText(load_test_line(summary, self._steady_at(summary.offered_rps),
-                                               self.load_basis_words(summary.offered_rps)) + note)
-        self.load_label.setToolTip(self.load_label.text())
+        rps = summary.offered_rps
+        self.load_test.show_line(summary, steady_at_rate(self.steady, self.steady_peak, self.reading, rps),
+                                 rate_words(self.requirements(), rps))
         self.tabs.setCurrentWidget(self.plots.histogram)
 
-    def _steady_at(self, rps: float | None) -> Reading | None:
-        """The steady state at the load test's rate when one is known (mean or peak), else the one shown."""
-        for result, at_peak in ((self.steady, False), (self.steady_peak, True)):
-            reading = steady_reading(result, at_peak) if result is not None else None
-            if reading is not None and rps is not None and reading.offered_rps is not None \
-                    and abs(reading.offered_rps - rps) <= 1e-6 * max(1.0, rps):
-                return reading
-        return self.reading if self.reading is not None else (
-            steady_reading(self.steady) if self.steady is not None else None)
-
-    def load_basis_words(self, rps: float | None) -> str:
-        """Whose rate the load test ran at, told from the rate itself."""
-        req = self.requirements()
-        if rps is None or req is None:
-            return ""
-        close = lambda x: x is not None and abs(x - rps) <= 1e-6 * max(1.0, rps)  # noqa: E731
-        if close(req.mean_rps):
-            return "the mean rate"
-        if close(req.peak_rps):
-            return "the peak rate"
-        return "the playhead's rate"
-
     def show_load_failed(self, message: str) -> None:
-        self.set_load_running(False)
+        """Say why the load test failed, and offer Run again."""
+        self.load_test.set_running(False)
         self.show_failed("load test", message)

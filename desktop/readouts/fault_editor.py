@@ -47,21 +47,25 @@ class FaultStrip(QWidget):
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
 
     def span_s(self) -> float:
+        """The seconds the strip covers: the day, or longer if a fault ends later."""
         return max([DAY_S] + [f.end_s() for f in self.faults])
 
     def set_faults(self, faults, selected: int = -1) -> None:
+        """Draw ``faults``, the one at row ``selected`` picked out."""
         self.faults = tuple(faults)
         self.selected = selected
         self.setMinimumHeight(34 + 22 * max(1, len(self.faults)))
         self.update()
 
     def x_of(self, seconds: float) -> float:
+        """The strip's x coordinate for ``seconds`` into the day."""
         return EDGE + (self.width() - 2 * EDGE) * seconds / self.span_s()
 
     def _seconds(self, x: float) -> float:
         return (x - EDGE) / max(1.0, self.width() - 2 * EDGE) * self.span_s()
 
     def bar(self, row: int) -> QRectF:
+        """The rectangle of the fault at ``row`` (where a drag in progress puts it)."""
         fault = self.faults[row]
         start, duration = fault.start_s, fault.duration_s
         if self._preview and self._preview[0] == row:
@@ -70,6 +74,7 @@ class FaultStrip(QWidget):
         return QRectF(left, 24 + 22 * row, max(6.0, self.x_of(start + duration) - left), 18)
 
     def paintEvent(self, event) -> None:
+        """Draw the hours, the playhead and one bar per fault."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         palette = self.palette()
@@ -116,6 +121,7 @@ class FaultStrip(QWidget):
         return None
 
     def mousePressEvent(self, event) -> None:
+        """Start dragging a bar (its body moves it, its end stretches it) and select its fault."""
         hit = self._hit(event.position())
         if hit is None:
             return
@@ -124,6 +130,7 @@ class FaultStrip(QWidget):
         self.row_clicked.emit(row)
 
     def mouseMoveEvent(self, event) -> None:
+        """Move or stretch the dragged bar (snapped), or show which cursor a press would get."""
         if self._drag is None:
             hit = self._hit(event.position())
             self.setCursor(Qt.CursorShape.SizeHorCursor if hit and hit[1] == "end" else
@@ -140,6 +147,7 @@ class FaultStrip(QWidget):
         self.update()
 
     def mouseReleaseEvent(self, event) -> None:
+        """Commit the dragged bar's new start and duration."""
         preview, self._drag, self._preview = self._preview, None, None
         if preview is not None:
             self.moved.emit(*preview)
@@ -225,9 +233,11 @@ class FaultEditor(QDialog):
 
     @property
     def faults(self) -> tuple[PlannedFault, ...]:
+        """The design's planned faults."""
         return self.document.design.faults
 
     def current_row(self) -> int:
+        """The selected fault's row, or -1."""
         rows = self.table.selectionModel().selectedRows()
         return rows[0].row() if rows else -1
 
@@ -237,6 +247,7 @@ class FaultEditor(QDialog):
 
     # ------------------------------------------------------------------ showing
     def refresh(self) -> None:
+        """Fill the table and the strip from the design's faults, keeping the selection."""
         design = self.document.design
         selected = self.current_row()
         self.table.setRowCount(0)
@@ -330,6 +341,7 @@ class FaultEditor(QDialog):
         self._change(row, start_s=start_s, duration_s=duration_s)
 
     def add_fault(self) -> bool:
+        """Plan a new fault at the playhead (a region outage when there are regions) as one undo step."""
         design = self.document.design
         kind = "region_outage" if any(n.kind == "region" for n in design.nodes.values()) else "traffic_surge"
         target = fault_targets(design, kind)[-1][0]
@@ -341,6 +353,7 @@ class FaultEditor(QDialog):
         return ok
 
     def remove(self, row: int) -> bool:
+        """Remove the fault at ``row`` as one undo step; False when there is no such row."""
         faults = list(self.faults)
         if not 0 <= row < len(faults):
             return False
@@ -348,5 +361,6 @@ class FaultEditor(QDialog):
         return self.apply_faults(tuple(faults), f"Remove {describe(gone, self._name(gone.target))}")
 
     def set_playhead(self, seconds: float | None) -> None:
+        """Mark the playhead's time on the strip (None: no timeline)."""
         self.strip.playhead_s = seconds
         self.strip.update()

@@ -26,6 +26,8 @@ class _Signals(QObject):
 
 
 class LoadTestJob(QRunnable):
+    """One load test on the worker: parses the design snapshot, runs, reports progress, result or failure."""
+
     def __init__(self, data: bytes, n_requests: int, seed: int, cancel_flag: threading.Event, runner=_run,
                  rps: float | None = None):
         super().__init__()
@@ -49,6 +51,7 @@ class LoadTestJob(QRunnable):
         self.signals.progress.emit(max(0.0, min(1.0, fraction)))
 
     def run(self) -> None:
+        """Run the load test and emit its summary, or the traceback of what went wrong."""
         try:
             design = parse_design(self.data, "<snapshot>")
             summary = self.runner(design, self.n_requests, self.seed, self._progress, self.cancel_flag.is_set,
@@ -60,6 +63,8 @@ class LoadTestJob(QRunnable):
 
 
 class LoadTestRunner(QObject):
+    """Runs one load test at a time on its own thread, with progress and cancel."""
+
     started = Signal()
     progress = Signal(float)
     #: The summary (with ``cancelled`` true when it was stopped early).
@@ -75,6 +80,7 @@ class LoadTestRunner(QObject):
         self.cancel_flag = threading.Event()
 
     def running(self) -> bool:
+        """Whether a load test is running."""
         return self.job is not None
 
     def start(self, data: bytes, n_requests: int, seed: int = 0, rps: float | None = None) -> bool:
@@ -92,6 +98,7 @@ class LoadTestRunner(QObject):
         return True
 
     def cancel(self) -> None:
+        """Ask the running load test to stop (it reports what it has so far)."""
         self.cancel_flag.set()
 
     def _finished(self, summary: object) -> None:
@@ -103,5 +110,6 @@ class LoadTestRunner(QObject):
         self.failed.emit(message)
 
     def shutdown(self) -> None:
+        """Cancel any load test and wait for its thread (the window is closing)."""
         self.cancel_flag.set()
         self.pool.waitForDone(5000)

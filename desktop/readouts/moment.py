@@ -22,6 +22,8 @@ POOL_KINDS = kind_group("serving_pool")
 
 @dataclass
 class Moment:
+    """What the canvas shows for one moment: a badge per node and the regions that are down."""
+
     #: node id -> ((text, level), tooltip)
     badges: dict[str, tuple[tuple[str, str] | None, str]] = field(default_factory=dict)
     #: region id -> label ("Down: region outage 10:00–12:00")
@@ -35,6 +37,7 @@ class Moment:
 
 
 def level_for_utilisation(u: float, saturated: bool = False) -> str:
+    """"ok", "warn" (70% busy or more) or "bad" (90%, or saturated)."""
     if saturated or u >= 0.9:
         return "bad"
     return "warn" if u >= 0.7 else "ok"
@@ -50,6 +53,7 @@ def _window(fault: Any) -> str:
 
 
 def steady_badges(design: Any, steady: Any, explain=lambda key: "") -> dict:
+    """A badge per node from the steady state: its busiest figure, coloured by how busy it is."""
     badges = {}
     for node_id, node_result in (getattr(steady, "nodes", {}) or {}).items():
         if node_id not in design.nodes:
@@ -98,6 +102,8 @@ def _at(timeline: Any, key: str, index: int) -> float | None:
 
 def build_moment(design: Any, reading: Reading | None, steady: Any = None, faults=(), explain=lambda key: "",
                  slo_p99_ms: float | None = None) -> Moment:
+    """The canvas's badges and downed regions for ``reading`` (the playhead's tick or a steady state) and the faults in
+    force."""
     moment = Moment()
     if design is None or reading is None:
         return moment

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QFont, QFontMetrics
+from PySide6.QtGui import QColor, QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from inferboard import humanize
@@ -32,6 +32,7 @@ class TidyAxis(pg.AxisItem):
     reads "97.5", not "97.5000000000002"), and thousands grouped."""
 
     def tickStrings(self, values, scale, spacing):
+        """Tick labels with thousands separators and no more decimals than the spacing needs."""
         step = abs(spacing * scale) or 1.0
         decimals = int(min(2, max(0, np.ceil(-np.log10(step)))))
         return [f"{value * scale:,.{decimals}f}" for value in values]
@@ -41,6 +42,7 @@ class ClassroomViewBox(pg.ViewBox):
     """Wheel zoom only with Ctrl held; otherwise the wheel is left to the widgets around."""
 
     def wheelEvent(self, ev, axis=None):
+        """Zoom only with Ctrl held, so the wheel scrolls the page as usual."""
         if ev.modifiers() & Qt.KeyboardModifier.ControlModifier:
             super().wheelEvent(ev, axis)
         else:
@@ -48,6 +50,8 @@ class ClassroomViewBox(pg.ViewBox):
 
 
 class Plot(pg.PlotWidget):
+    """One readout plot: a titled time axis, a tidy value axis, the theme's colours, no auto-range button or menu."""
+
     def __init__(self, name: str, y_title: str, x_title: str = TIME_AXIS, parent: QWidget | None = None):
         super().__init__(parent, viewBox=ClassroomViewBox(), axisItems={"left": TidyAxis("left")})
         self.setObjectName(f"plot:{name}")
@@ -96,6 +100,7 @@ class Plot(pg.PlotWidget):
         self.set_limits(self.limit_ticks)
 
     def set_theme(self, theme: Theme) -> None:
+        """Colour the background, the axes and the title for ``theme``."""
         self.setBackground(theme.canvas)
         item = self.getPlotItem()
         for name in ("left", "bottom", "right"):
@@ -196,20 +201,24 @@ class TimelinePlots(QObject):
         return plot
 
     def plots(self) -> list[Plot]:
+        """Every plot: the timeline's and the load test's histogram."""
         return self.timeline_plots + [self.histogram]
 
     def set_scale(self, scale: float) -> None:
+        """Larger type on every plot (1.0 is the normal size)."""
         for plot in self.plots():
             plot.set_scale(scale)
 
     # ------------------------------------------------------------------ theme
     def set_theme(self, theme: Theme) -> None:
+        """Redraw every plot in ``theme``'s colours."""
         self.theme = theme
         for plot in self.plots():
             plot.set_theme(theme)
 
     # ------------------------------------------------------------------ data
     def set_slos(self, slos: dict[str, float | None], budget: float | None) -> None:
+        """Draw the latency SLOs and the hourly budget as limit lines."""
         self.slos = dict(slos)
         self.budget = budget
         limits = []
@@ -227,6 +236,7 @@ class TimelinePlots(QObject):
                              else [])
 
     def show_timeline(self, result, titles: dict[str, str]) -> None:
+        """Plot a simulated day's series, one curve per pool named by ``titles``."""
         times_h = np.asarray(result.times_s, dtype=float) / 3600.0
         self.times_h = times_h
         series = result.series
@@ -320,6 +330,7 @@ class TimelinePlots(QObject):
         axis.setTicks([major, minor])
 
     def show_faults(self, faults) -> None:
+        """Shade each fault's time span on the timeline plots."""
         for plot, region in self.fault_regions:
             plot.removeItem(region)
         self.fault_regions.clear()
@@ -327,7 +338,7 @@ class TimelinePlots(QObject):
             start = fault.start_s / 3600.0
             end = (fault.start_s + fault.duration_s) / 3600.0
             for plot in self.timeline_plots:
-                region = pg.LinearRegionItem((start, end), movable=False, brush=pg.mkBrush(225, 29, 72, 28),
+                region = pg.LinearRegionItem((start, end), movable=False, brush=pg.mkBrush(QColor(PLOT["fault_span"])),
                                              pen=pg.mkPen(None))
                 region.setZValue(-20)
                 region.setToolTip(f"{fault.title()} on {fault.target}")
@@ -335,6 +346,7 @@ class TimelinePlots(QObject):
                 self.fault_regions.append((plot, region))
 
     def set_cursor(self, time_s: float) -> None:
+        """Put every plot's cursor at ``time_s`` without announcing it."""
         for cursor in self.cursors:
             cursor.blockSignals(True)
             cursor.setValue(time_s / 3600.0)

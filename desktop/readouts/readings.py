@@ -38,6 +38,7 @@ def number(x: Any) -> float | None:
 
 
 def cost_per_1k(cost_per_hour: float | None, served_rps: float | None) -> float | None:
+    """The cost of a thousand served requests, or None without a cost or traffic."""
     if cost_per_hour is None or not served_rps or served_rps <= 0:
         return None
     return cost_per_hour / (served_rps * 3600.0) * 1000.0
@@ -45,6 +46,8 @@ def cost_per_1k(cost_per_hour: float | None, served_rps: float | None) -> float 
 
 @dataclass(frozen=True)
 class Reading:
+    """One set of headline figures and where they come from (steady state, peak, or a tick of the timeline)."""
+
     #: STEADY, PEAK or PLAYHEAD
     mode: str
     values: dict[str, float | None]
@@ -60,6 +63,7 @@ class Reading:
     source: Any = field(default=None, compare=False, repr=False)
 
     def text(self, key: str) -> str:
+        """Figure ``key`` in words and units, as the tiles show it."""
         return humanize.figure(key, self.values.get(key))
 
     def status_line(self) -> str:
@@ -107,6 +111,7 @@ def _configured_replicas(result: Any) -> str:
 
 
 def timeline_value(timeline: Any, key: str, index: int) -> float | None:
+    """The value of series ``key`` at tick ``index``, or None."""
     series = timeline.series.get(key)
     if series is None or index >= len(series):
         return None

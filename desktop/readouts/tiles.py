@@ -34,6 +34,7 @@ WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "bu
 
 
 def limit_text(key: str, limit: float | None) -> str:
+    """The limit a tile's figure is held to, in words ("budget $12.00", "SLO 250 ms"), or ""."""
     if limit is None:
         return ""
     if key.startswith("cost"):
@@ -73,6 +74,7 @@ class Tile(QFrame):
         self.show_value(None, None, "", LIGHT)
 
     def set_scale(self, scale: float) -> None:
+        """Size the tile's text for ``scale`` from the application's font."""
         # From the application's font: the panel's own may already be scaled (Projector View).
         app_font = QApplication.font()
         base = app_font.pointSizeF() if app_font.pointSizeF() > 0 else 9.0
@@ -89,6 +91,7 @@ class Tile(QFrame):
         return "\n".join(label.text() for label in self.lines().values() if label.text())
 
     def lines(self) -> dict[str, QLabel]:
+        """The tile's labels by role: title, value and detail."""
         return {"title": self.title_label, "value": self.value_label, "detail": self.detail_label}
 
     def minimumSizeHint(self):
@@ -101,6 +104,7 @@ class Tile(QFrame):
         return hint
 
     def show_value(self, value: float | None, limit: float | None, basis: str, theme: Theme) -> None:
+        """Show ``value`` against ``limit`` (red when over it) with the basis in the detail line."""
         self.theme = theme
         colour = theme.text
         over = value is not None and limit is not None and value > limit
@@ -118,6 +122,7 @@ class Tile(QFrame):
         self.updateGeometry()
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
+        """A click picks the tile: its working is shown."""
         if event.button() == Qt.MouseButton.LeftButton:
             self.setFocus()
             self.activated.emit(self.key)
@@ -126,6 +131,7 @@ class Tile(QFrame):
         super().mousePressEvent(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter or Space on a focused tile shows its working."""
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space):
             self.activated.emit(self.key)
             return
@@ -210,13 +216,16 @@ class TileBoard(QWidget):
         return hint
 
     def resizeEvent(self, event) -> None:
+        """Four tiles across when they fit, two otherwise."""
         super().resizeEvent(event)
         self.set_columns(COLUMNS if event.size().width() >= self.width_for(COLUMNS) else NARROW_COLUMNS)
 
     def set_mode(self, mode: str) -> None:
+        """Show ``mode`` as the chosen basis."""
         self.basis_combo.setCurrentIndex(max(0, self.basis_combo.findData(mode)))
 
     def show_reading(self, reading: Reading | None, requirements, theme: Theme) -> None:
+        """Show ``reading``'s figures on the tiles, each against its limit in ``requirements``."""
         for key, tile in self.tiles.items():
             limit = (getattr(requirements, tile.limit_field, None)
                      if requirements is not None and tile.limit_field else None)
@@ -233,8 +242,10 @@ class TileBoard(QWidget):
         self.basis_label.setFixedHeight(self.basis_label.fontMetrics().lineSpacing() * lines + 4)
 
     def set_compact(self, compact: bool) -> None:
+        """Give the basis line two lines on a short screen, three otherwise."""
         self._fix_basis_height(2 if compact else 3)
 
     def set_scale(self, scale: float) -> None:
+        """Size every tile's text for ``scale``."""
         for tile in self.tiles.values():
             tile.set_scale(scale)

@@ -26,6 +26,8 @@ def _words(key: str, reading: Reading | None, steady: Any, design: Any) -> str:
 
 
 class WorkingView(QWidget):
+    """The Working tab: a figure in plain words, then the simulator's notation for how it was worked out."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.key: str | None = None
@@ -42,6 +44,7 @@ class WorkingView(QWidget):
         self._parts: tuple[str, str, str, str] = ("", "", "", "")
 
     def set_scale(self, scale: float) -> None:
+        """Size the text for ``scale`` from the application's font."""
         font = self.browser.font()
         if not hasattr(self, "base_point_size"):  # the application's: the panel's may be scaled already
             app_size = QApplication.font().pointSizeF()
@@ -57,6 +60,7 @@ class WorkingView(QWidget):
 
     def show_figure(self, key: str, title: str, reading: Reading | None, steady: Any, design: Any,
                     notation: str) -> None:
+        """Show figure ``key``: its value, the basis, the words and the ``notation``."""
         self.key = key
         basis = reading.basis if reading is not None else ""
         words = _words(key, reading, steady, design) or "No figures yet."

@@ -12,6 +12,8 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 
 @dataclass(frozen=True)
 class ActionSpec:
+    """One command of the window: its id, menu title and menu, shortcuts, and the window method that runs it."""
+
     id: str
     title: str
     menu: str
@@ -35,6 +37,7 @@ class ActionSpec:
     submenu: str = ""
 
     def shortcuts(self) -> list[Any]:
+        """The command's keys as a list (empty when it has none)."""
         if not self.shortcut:
             return []
         return list(self.shortcut) if isinstance(self.shortcut, tuple) else [self.shortcut]
@@ -173,6 +176,7 @@ def unreadable_keys(specs=ACTIONS) -> list[str]:
 
 
 def native_key(seq: QKeySequence) -> str:
+    """A key sequence as this platform writes it in menus (⌘ on macOS, Ctrl elsewhere)."""
     return seq.toString(QKeySequence.SequenceFormat.NativeText)
 
 

@@ -13,6 +13,7 @@ import desktop.compat  # noqa: F401  (must run before heavy Qt use)
 
 
 def make_application() -> QApplication:
+    """The QApplication, made once with Inferboard's name, icon, high-DPI policy and style."""
     app = QApplication.instance()
     if app is None:
         QGuiApplication.setHighDpiScaleFactorRoundingPolicy(Qt.HighDpiScaleFactorRoundingPolicy.PassThrough)

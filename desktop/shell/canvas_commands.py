@@ -43,12 +43,15 @@ class CanvasCommands:
 
     # ------------------------------------------------------------------ find
     def find_on_canvas(self) -> None:
+        """Open the find bar over the canvas."""
         self.finder.open()
 
     def find_next(self) -> None:
+        """Go to the next match of the find bar's text."""
         self._find_step(1)
 
     def find_previous(self) -> None:
+        """Go to the previous match of the find bar's text."""
         self._find_step(-1)
 
     def _find_step(self, direction: int) -> None:

@@ -62,6 +62,7 @@ class FindBar(QFrame):
         self.hide()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Enter goes to the next match, Shift+Enter to the previous, Escape closes the bar."""
         if watched is self.field and event.type() == QEvent.Type.KeyPress:
             key_event: QKeyEvent = event  # type: ignore[assignment]
             if key_event.key() in ENTER_KEYS:
@@ -107,11 +108,13 @@ class CanvasFinder(QObject):
         self.bar.field.selectAll()
 
     def close(self) -> None:
+        """Hide the find bar, clear the highlight and give the canvas the focus."""
         self.bar.hide()
         self.window.scene.clear_highlight()
         self.window.view.setFocus()
 
     def is_open(self) -> bool:
+        """Whether the find bar is shown."""
         return self.bar.isVisible()
 
     def _mark_stale(self, *_args) -> None:
@@ -158,6 +161,7 @@ class CanvasFinder(QObject):
             self.bar.count.setText(f"{max(self.index, 0) + 1} of {len(self.matches)}")
 
     def show_match(self, match: Match) -> None:
+        """Select and highlight ``match`` (its finding in the findings panel when it is one) and bring it into view."""
         window = self.window
         if match.finding is not None and self._select_finding(match.finding):
             window.scene.highlight(match.node_ids, match.edge_ids, seconds=0)

@@ -15,10 +15,13 @@ ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
 def plain(title: str) -> str:
+    """A menu title without its accelerator mark and trailing dots ("&Open…" is "Open")."""
     return title.replace("&", "").rstrip("…").rstrip(".")
 
 
 class CommandPalette(QDialog):
+    """Ctrl+Shift+P: every command by name, filtered as you type, run with Enter."""
+
     def __init__(self, actions: dict[str, QAction], parent: QWidget | None = None, specs=None):
         super().__init__(parent)
         specs = specs if specs is not None else getattr(parent, "action_specs", ACTIONS)
@@ -42,6 +45,7 @@ class CommandPalette(QDialog):
         self.refilter("")
 
     def refilter(self, text: str) -> None:
+        """List the commands whose title or menu hold every word of ``text`` (disabled ones greyed)."""
         words = text.lower().split()
         self.list.clear()
         for spec in self.specs:
@@ -63,9 +67,11 @@ class CommandPalette(QDialog):
                 break
 
     def visible_ids(self) -> list[str]:
+        """The ids of the commands listed, in order."""
         return [self.list.item(i).data(ID_ROLE) for i in range(self.list.count())]
 
     def run_current(self) -> None:
+        """Close and run the highlighted command (nothing for a disabled one)."""
         item = self.list.currentItem()
         if item is None or not item.flags() & Qt.ItemFlag.ItemIsEnabled:
             return
@@ -74,6 +80,7 @@ class CommandPalette(QDialog):
         action.trigger()
 
     def eventFilter(self, obj, event) -> bool:
+        """Let the arrow and page keys move through the list while the search field keeps the focus."""
         if obj is self.search and isinstance(event, QKeyEvent) and event.type() == QKeyEvent.Type.KeyPress:
             step = {Qt.Key.Key_Down: 1, Qt.Key.Key_Up: -1, Qt.Key.Key_PageDown: 8, Qt.Key.Key_PageUp: -8}.get(
                 Qt.Key(event.key()))
@@ -85,6 +92,8 @@ class CommandPalette(QDialog):
 
 
 class ShortcutsDialog(QDialog):
+    """Help › Keyboard Shortcuts: every command that has keys, by menu."""
+
     def __init__(self, parent: QWidget | None = None, specs: tuple[ActionSpec, ...] | None = None):
         super().__init__(parent)
         specs = specs if specs is not None else getattr(parent, "action_specs", ACTIONS)

@@ -30,6 +30,8 @@ FRAME_S = 0.016
 
 @dataclass(frozen=True)
 class EvalSettings:
+    """What the evaluation runs with besides the design: traffic pattern, timed faults, hours simulated, scenario."""
+
     pattern: str | None = None
     #: Timed faults for the timeline (inferboard.sim TimedFault values).
     faults: tuple = ()
@@ -41,6 +43,8 @@ class EvalSettings:
 
 @dataclass
 class Timings:
+    """How long the last evaluation's structural check and each worker step took, in seconds."""
+
     structural_s: float = 0.0
     steps: dict[str, float] = field(default_factory=dict)
 
@@ -101,6 +105,8 @@ class _JobSignals(QObject):
 
 
 class EvalJob(QRunnable):
+    """One evaluation on the worker: parses the design snapshot and runs each step, reporting each result as it comes."""
+
     def __init__(self, data: bytes, token: tuple, settings: EvalSettings, is_current: Callable[[tuple], bool],
                  steps=None):
         super().__init__()
@@ -116,6 +122,8 @@ class EvalJob(QRunnable):
         self.allow_estimates = True
 
     def run(self) -> None:
+        """Run the steps in order, stopping early once the design has changed, and report results, estimates and
+        failures."""
         from inferboard.sim.batching.batching import estimating, recording
 
         timings: dict[str, float] = {}
@@ -161,6 +169,7 @@ class TablePrefetch(QRunnable):
         self.signals = _JobSignals()
 
     def run(self) -> None:
+        """Build the batching tables the next likely edits will need, quietly."""
         from inferboard.sim.batching.batching import prepare_table
         from inferboard.sim.design.table_prefetch import likely_next_tables
 
@@ -184,6 +193,7 @@ class TableBuild(QRunnable):
         self.signals = _JobSignals()
 
     def run(self) -> None:
+        """Build the batching tables the current design is missing, then report whether all were built."""
         from inferboard.sim.batching.batching import prepare_table
 
         built = True
@@ -217,6 +227,9 @@ class _Warmup(QRunnable):
 
 
 class Evaluator(QObject):
+    """Evaluates the open design as it is edited: debounced, on a worker, results tagged with the revision they are
+    for."""
+
     structural_ready = Signal(object)
     report_ready = Signal(object)
     steady_ready = Signal(object)
@@ -231,10 +244,12 @@ class Evaluator(QObject):
     estimate_changed = Signal(bool)
 
     def __init__(self, document: DesignDocument, parent: QObject | None = None, debounce_ms: int = 150,
-                 auto: bool = True):
+                 auto: bool = True, clock: Callable[[], float] = time.monotonic):
         super().__init__(parent)
         self.document = document
         self.debounce_ms = debounce_ms
+        #: Seconds, for telling a burst of edits from a quiet spell (tests pass a fake clock).
+        self.clock = clock
         self.settings = EvalSettings()
         self._settings_version = 0
         self.pool = QThreadPool(self)
@@ -286,12 +301,15 @@ class Evaluator(QObject):
 
     # ------------------------------------------------------------------ state
     def token(self) -> tuple:
+        """The (revision, settings version) a result must carry to be current."""
         return (self.document.revision, self._settings_version)
 
     def is_current(self, token: tuple) -> bool:
+        """Whether a result tagged ``token`` is for the design and settings shown now."""
         return token == self.token()
 
     def busy(self) -> bool:
+        """Whether an evaluation is running, waiting to start, or waiting for its tables."""
         return self._running is not None or self.timer.isActive() or self._build is not None or self._waiting
 
     def hold(self) -> None:
@@ -317,6 +335,7 @@ class Evaluator(QObject):
         self._rules_ready = True
 
     def set_settings(self, **changes: Any) -> None:
+        """Change the evaluation settings and evaluate again at once."""
         self.settings = replace(self.settings, **changes)
         self._settings_version += 1
         self.schedule(immediate=True)
@@ -326,7 +345,7 @@ class Evaluator(QObject):
         """Debounce edits on both edges: the first edit after a quiet spell is evaluated at once
         (in this turn of the event loop, so a compound edit counts once); edits that follow it
         closely restart a ``debounce_ms`` wait, so a burst is evaluated once more at its end."""
-        now = time.monotonic()
+        now = self.clock()
         in_burst = now - self._last_edit < self.debounce_ms / 1000.0
         self._last_edit = now
         if self._immediate:
@@ -345,7 +364,7 @@ class Evaluator(QObject):
         if self._held:
             self._waiting = True
             return
-        self._last_run = time.monotonic()
+        self._last_run = self.clock()
         token = self.token()
         design = self.document.design
         structural_here = self._rules_ready and self.structural_on_gui
@@ -473,6 +492,7 @@ class Evaluator(QObject):
         return self._prefetch is not None
 
     def shutdown(self) -> None:
+        """Stop scheduling, let running jobs see they are stale, and wait for the worker threads."""
         self.timer.stop()
         self._settings_version += 1  # makes every job stale, so it stops after its current step
         self.pool.waitForDone(5000)

@@ -18,16 +18,19 @@ from desktop.shell.window_parts import WindowParts
 
 
 def as_timed(planned) -> tuple:
+    """The design's planned faults as the simulator's timed faults."""
     from inferboard.sim.design.faults import timed_faults
 
     return timed_faults(planned)
 
 
 def as_planned(timed) -> tuple[PlannedFault, ...]:
+    """The simulator's timed faults as the design's planned faults."""
     return tuple(PlannedFault(f.kind, f.target, float(f.start_s), float(f.duration_s), f.magnitude) for f in timed)
 
 
 def edit_title(old: tuple[PlannedFault, ...], new: tuple[PlannedFault, ...], names: dict[str, str]) -> str:
+    """The undo step's name for going from ``old`` to ``new`` ("Inject region outage on eu", "Clear faults", ...)."""
     if not new:
         return "Clear faults"
     added = [f for f in new if f not in old]
@@ -40,20 +43,24 @@ def edit_title(old: tuple[PlannedFault, ...], new: tuple[PlannedFault, ...], nam
 
 
 class FaultPlan(QObject):
+    """Keeps the design's planned faults and the readouts' fault list in step, every change an undo step."""
+
     def __init__(self, window: WindowParts):
         super().__init__(window)
         self.window = window
         self._pushing = False
         window.document.changed.connect(self._on_event)
         window.document.replaced.connect(self.show_in_readouts)
-        window.readouts.faults_changed.connect(self._from_readouts)
-        window.readouts.fault_menu.aboutToShow.connect(self._extend_menu)
+        window.readouts.fault_plan.faults_changed.connect(self._from_readouts)
+        window.readouts.fault_plan.fault_menu.aboutToShow.connect(self._extend_menu)
 
     @property
     def design(self):
+        """The design whose faults are planned."""
         return self.window.document.design
 
     def names(self) -> dict[str, str]:
+        """Each node's label (or id) by id, for naming faults."""
         return {n.id: n.label or n.id for n in self.design.nodes.values()}
 
     def set_faults(self, faults: tuple[PlannedFault, ...], title: str | None = None) -> bool:
@@ -65,9 +72,10 @@ class FaultPlan(QObject):
                                             title or edit_title(self.design.faults, faults, self.names()))
 
     def show_in_readouts(self) -> None:
+        """Show the design's faults in the readouts without recording it as an edit."""
         self._pushing = True
         try:
-            self.window.readouts.set_faults(as_timed(self.design.faults))
+            self.window.readouts.fault_plan.set_faults(as_timed(self.design.faults))
         finally:
             self._pushing = False
 
@@ -87,9 +95,9 @@ class FaultPlan(QObject):
         timeline = readouts.timeline
         if timeline is None or not len(timeline.times_s):
             return None
-        return float(timeline.times_s[max(0, min(readouts.scrub.value(), len(timeline.times_s) - 1))])
+        return float(timeline.times_s[max(0, min(readouts.playback.scrub.value(), len(timeline.times_s) - 1))])
 
     def _extend_menu(self) -> None:
-        menu = self.window.readouts.fault_menu
+        menu = self.window.readouts.fault_plan.fault_menu
         menu.addSeparator()
         menu.addAction("Edit Planned Faults…", self.window.edit_faults)

@@ -15,6 +15,8 @@ from desktop.shell.actions import ACTIONS, ActionSpec
 
 @dataclass(frozen=True)
 class Feature:
+    """An optional part of the app (practice, drills, workshops): its commands and the functions that run them."""
+
     name: str
     actions: tuple[ActionSpec, ...]
     #: Handler name (as in ``ActionSpec.handler``) -> function taking the window first.

@@ -17,6 +17,8 @@ from desktop.shell.templates import BLANK, is_bundled, template_list, templates
 
 FILE_FILTER = "Inferboard designs (*.json);;All files (*)"
 class FileController(QObject):
+    """New, Open, Save and Save As for the window's document, with the unsaved-changes prompt and recent files."""
+
     #: A status-bar message.
     message = Signal(str)
     #: The list of recent files changed.
@@ -42,11 +44,13 @@ class FileController(QObject):
                 QMessageBox.StandardButton.Discard: "discard"}.get(QMessageBox.StandardButton(answer), "cancel")
 
     def ask_open_path(self) -> str | None:
+        """Ask which design file to open; None when cancelled."""
         start = str(self.document.path.parent) if self.document.path else str(Path.home())
         path, _ = QFileDialog.getOpenFileName(self.window, "Open design", start, FILE_FILTER)
         return path or None
 
     def ask_save_path(self) -> str | None:
+        """Ask where to save the design (".json" added if missing); None when cancelled."""
         suggested = (self.document.path or self.document.suggested_path
                      or Path.home() / f"{self.document.design.metadata.get('title', 'design')}.json")
         path, _ = QFileDialog.getSaveFileName(self.window, "Save design as", str(suggested), FILE_FILTER)
@@ -55,6 +59,7 @@ class FileController(QObject):
         return path or None
 
     def ask_template(self) -> str | None:
+        """Ask which template a new design starts from; None when cancelled."""
         from desktop.shell.welcome import TemplateDialog
 
         dialog = TemplateDialog(self.window)
@@ -72,6 +77,7 @@ class FileController(QObject):
         return "overwrite" if clicked is overwrite else "save_as" if clicked is save_as else "cancel"
 
     def report_error(self, title: str, text: str) -> None:
+        """Show an error message box titled ``title``."""
         QMessageBox.critical(self.window, title, text)
 
     # ------------------------------------------------------------------ operations
@@ -85,9 +91,11 @@ class FileController(QObject):
         return answer == "discard"
 
     def new_blank(self) -> bool:
+        """Start a blank design (after the unsaved-changes prompt); False when cancelled."""
         return self.new_from_template(BLANK)
 
     def new_from_template(self, name: str | None = None) -> bool:
+        """Start a design from template ``name`` (asked for when None); False when cancelled."""
         if not self.maybe_save():
             return False
         name = name or self.ask_template()
@@ -111,6 +119,7 @@ class FileController(QObject):
         return True
 
     def open(self, path: str | Path | None = None, check_unsaved: bool = True) -> bool:
+        """Open the design at ``path`` (asked for when None); False when cancelled or unreadable."""
         if check_unsaved and not self.maybe_save():
             return False
         path = path or self.ask_open_path()
@@ -137,11 +146,13 @@ class FileController(QObject):
         return True
 
     def save(self) -> bool:
+        """Save to the design's file, or ask where when it has none; False when not saved."""
         if self.document.path is None:
             return self.save_as()
         return self.save_to(self.document.path, self.document.stamp)
 
     def save_as(self) -> bool:
+        """Ask for a file and save there; False when cancelled or not saved."""
         path = self.ask_save_path()
         if not path:
             return False
@@ -149,6 +160,7 @@ class FileController(QObject):
         return self.save_to(Path(path), self.document.stamp if same else None)
 
     def save_to(self, path: Path, expected=None) -> bool:
+        """Save to ``path``, refusing shipped files and files changed on disk since ``expected``; False when not saved."""
         if is_bundled(path):
             self.report_error("Cannot save design", f"“{Path(path).name}” is a file shipped with Inferboard; "
                               "save your design somewhere else.")

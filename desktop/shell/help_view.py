@@ -9,10 +9,13 @@ from desktop.window_placement import fit_window
 
 
 def guide_text() -> str:
+    """The Getting Started guide, as Markdown."""
     return (data_dir("assets") / "help" / "getting-started.md").read_text(encoding="utf-8")
 
 
 class GettingStarted(QDialog):
+    """Help › Getting Started: the guide in a window of its own."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("getting_started")

@@ -90,16 +90,20 @@ class FitWhileUntouched(QObject):
         document.changed.connect(self.forget)  # an edit: the view is the user's now
 
     def forget(self, *_args) -> None:
+        """Stop refitting: the user zoomed or scrolled."""
         self.shown = None
 
     def state(self) -> tuple:
+        """The view's (zoom, horizontal, vertical scroll) now."""
         view = self.view
         return round(view.zoom(), 9), view.horizontalScrollBar().value(), view.verticalScrollBar().value()
 
     def opened(self) -> None:
+        """Remember the view as fitted when the design was opened."""
         self.shown = self.state()
 
     def eventFilter(self, watched, event) -> bool:
+        """Refit the opened design after a resize, as long as the user has not moved the view."""
         if event.type() == QEvent.Type.Resize and self.untouched():
             before, self.shown = self.shown, None  # a second resize before the refit needs no second one
             QTimer.singleShot(0, self.view, lambda: self._refit(before))
@@ -116,6 +120,8 @@ class FitWhileUntouched(QObject):
 
 
 class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
+    """The editor window: canvas, palette, inspector, outline, findings and readouts, menus and commands."""
+
     def __init__(self, data_folder: str | Path | None = None, theme_mode: str | None = None,
                  autosave_ms: int = INTERVAL_MS, evaluate: bool = True, restore_layout: bool = True,
                  features: Iterable[Feature] = ()):
@@ -362,15 +368,18 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         return (node.label or node_id) if node is not None else node_id
 
     def save_layout(self) -> None:
+        """Keep the window's size and dock layout in the settings."""
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.sync()
 
     # ------------------------------------------------------------------ state shown
     def show_message(self, text: str, ms: int = 6000) -> None:
+        """Show ``text`` in the status bar for ``ms`` milliseconds (0: until the next message)."""
         self.statusBar().showMessage(text, ms)
 
     def update_title(self, *_args) -> None:
+        """Show the file name, a recovered mark, the design's title and the unsaved-changes mark."""
         title = self.document.design.metadata.get("title", "")
         name = self.document.display_name()
         recovered = " (recovered)" if self.document.recovered else ""
@@ -387,6 +396,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.on_selection_changed()
 
     def fit_opened_design(self) -> None:
+        """Fit a newly opened design for reading and say so when it is too large to read whole."""
         fitted = self.view.fit_for_reading()
         self.refit.opened()
         if not fitted:
@@ -400,6 +410,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
             self.statusBar().clearMessage()  # the note was about the opening zoom, which has changed
 
     def apply_theme(self, theme) -> None:
+        """Apply ``theme`` to the palette, the canvas and every panel."""
         self.theme_manager.apply_palette()
         self.scene.set_theme(projected_theme(theme, getattr(self, "projector_scale", 1.0)))
         self.view.resetCachedContent()
@@ -411,6 +422,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
 
     # ------------------------------------------------------------------ selection
     def on_selection_changed(self) -> None:
+        """Show the canvas's selection in the inspector, the outline, the readouts and the edit commands."""
         nodes = self.scene.selected_node_ids()
         edges = self.scene.selected_edge_ids()
         self.inspector.show_selection(nodes)
@@ -425,6 +437,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.presenter.selection_changed(nodes)
 
     def update_edit_actions(self) -> None:
+        """Enable the edit commands that apply to what is selected."""
         has_nodes = bool(self.scene.selected_node_ids())
         has_any = has_nodes or bool(self.scene.selected_edge_ids())
         for action_id in ("edit.copy", "edit.cut", "edit.duplicate", "view.fit_selection"):
@@ -441,16 +454,19 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
                 self.view.centerOn(rect.center())
 
     def activate_node(self, node_id: str) -> None:
+        """Select ``node_id`` and open it in the inspector."""
         self.scene.select_ids([node_id])
         self.focus_inspector()
 
     def add_component(self, kind_id: str) -> str | None:
+        """Add a ``kind_id`` component at a free spot in the visible centre; returns its id."""
         node_id = self.editor.add_kind_at(kind_id, self.view.visible_centre(), free=True)
         if node_id:
             self.view.setFocus()
         return node_id
 
     def show_context_menu(self, screen_pos) -> None:
+        """Show the canvas's context menu at ``screen_pos``."""
         menu = QMenu(self)
         for action_id in ("edit.cut", "edit.copy", "edit.paste", "edit.duplicate", "edit.delete", None,
                           "edit.connect", "view.fit_selection"):
@@ -461,12 +477,14 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         menu.popup(screen_pos)
 
     def resizeEvent(self, event) -> None:
+        """Make the readouts compact on a short window."""
         super().resizeEvent(event)
         compact = event.size().height() < COMPACT_BELOW_PX
         if compact != self.readouts.compact:
             self.readouts.set_compact(compact)
 
     def showEvent(self, event) -> None:
+        """On first showing, lay the docks out for the screen unless a saved layout was restored."""
         super().showEvent(event)
         if not self._shown_once:
             self._shown_once = True
@@ -486,6 +504,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
 
     # ------------------------------------------------------------------ closing
     def closeEvent(self, event: QCloseEvent) -> None:
+        """Leave projector mode, offer to save, stop the workers and keep the layout; refuse to close if cancelled."""
         projector = getattr(self, "projector_mode", None)
         if projector is not None and projector.active:
             projector.leave()
@@ -493,7 +512,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
             event.ignore()
             return
         self.save_layout()
-        self.readouts.set_playing(False)
+        self.readouts.playback.set_playing(False)
         self.autosaver.stop()
         self.load_runner.shutdown()
         self.evaluator.shutdown()

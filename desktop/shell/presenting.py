@@ -26,12 +26,15 @@ def behaviour_rule_ids() -> set[str]:
 
 
 class Presenter:
+    """Puts the evaluator's results on screen: findings, readouts, canvas badges and the inspector's live figures."""
+
     def __init__(self, window: WindowParts):
         self.window = window
         self.full_report = None
         self._behaviour_ids: set[str] | None = None
 
     def connect(self) -> None:
+        """Connect the evaluator's, the readouts' and the load test's signals to the window."""
         w = self.window
         ev = w.evaluator
         ev.structural_ready.connect(self.on_structural)
@@ -45,10 +48,10 @@ class Presenter:
         ev.estimate_changed.connect(w.readouts.set_estimate)
         w.findings.finding_selected.connect(self.on_finding)
         w.readouts.pattern_changed.connect(lambda pattern: ev.set_settings(pattern=pattern))
-        w.readouts.faults_changed.connect(lambda faults: ev.set_settings(faults=tuple(faults)))
-        w.readouts.load_test_requested.connect(w.run_load_test)
-        w.readouts.load_test_cancelled.connect(w.cancel_load_test)
-        w.load_runner.progress.connect(w.readouts.set_load_progress)
+        w.readouts.fault_plan.faults_changed.connect(lambda faults: ev.set_settings(faults=tuple(faults)))
+        w.readouts.load_test.requested.connect(w.run_load_test)
+        w.readouts.load_test.cancelled.connect(w.cancel_load_test)
+        w.load_runner.progress.connect(w.readouts.load_test.set_progress)
         w.load_runner.finished.connect(self.on_load_finished)
         w.load_runner.failed.connect(self.on_load_failed)
         w.document.replaced.connect(self.on_replaced)
@@ -72,10 +75,12 @@ class Presenter:
         self.window.findings.show_report(merged, pending_behaviour=True)
 
     def on_report(self, report) -> None:
+        """Show the full report (structural and behaviour rules) in the findings panel."""
         self.full_report = report
         self.window.findings.show_report(report)
 
     def on_finding(self, finding) -> None:
+        """Select and highlight the nodes and wires of the finding picked."""
         w = self.window
         nodes = [n for n in finding.node_ids if n in w.scene.nodes]
         edges = [e for e in finding.edge_ids if e in w.scene.edges]
@@ -93,6 +98,7 @@ class Presenter:
 
     # ------------------------------------------------------------------ figures
     def on_steady(self, result) -> None:
+        """Show a new steady state in the readouts and the inspector."""
         self.window.readouts.show_steady(result)
         self.selection_changed(self.window.scene.selected_node_ids())
 
@@ -101,18 +107,20 @@ class Presenter:
         w = self.window
         design = w.document.design
         steady = w.readouts.steady
-        moment = build_moment(design, reading, steady, w.readouts.faults,
+        moment = build_moment(design, reading, steady, w.readouts.fault_plan.faults,
                               explain=lambda key: self.explain(steady, key), slo_p99_ms=design.requirements.slo_p99_ms)
         w.scene.show_moment(moment)
 
     @staticmethod
     def explain(result, key: str) -> str:
+        """The steady state's working for ``key`` as HTML ("" when it has none)."""
         try:
             return html.escape(str(result.explain(key))).replace("\n", "<br>")
         except Exception:
             return ""
 
     def selection_changed(self, node_ids: list[str]) -> None:
+        """Highlight the selected pool in the plots and show its live figures in the inspector."""
         w = self.window
         if w.readouts.plots is not None:
             w.readouts.plots.highlight_pool(node_ids[0] if len(node_ids) == 1 else None)
@@ -145,6 +153,7 @@ class Presenter:
                              + "".join(rows) + "</table>" + how if rows else "")
 
     def on_failed(self, step: str, message: str) -> None:
+        """Say in the findings or the readouts that ``step`` failed."""
         w = self.window
         if step in ("report", "structural"):
             if w.findings.report is None:
@@ -154,11 +163,13 @@ class Presenter:
 
     # ------------------------------------------------------------------ load test
     def on_load_finished(self, summary) -> None:
+        """Show the load test's result and say whether it finished or was cancelled."""
         w = self.window
         w.readouts.show_load_result(summary)
         state = "cancelled" if summary.cancelled else "finished"
         w.show_message(f"Load test {state}.")
 
     def on_load_failed(self, message: str) -> None:
+        """Say the load test failed."""
         self.window.readouts.show_load_failed(message)
         self.window.show_message("Load test failed.")

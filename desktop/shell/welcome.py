@@ -90,15 +90,18 @@ class TemplateGallery(QListWidget):
         self.select("starter")
 
     def select(self, name: str) -> None:
+        """Select the template called ``name``."""
         for row in range(self.count()):
             if self.item(row).data(NAME_ROLE) == name:
                 self.setCurrentRow(row)
 
     def current_name(self) -> str | None:
+        """The selected template's name, or None."""
         item = self.currentItem()
         return item.data(NAME_ROLE) if item is not None else None
 
     def titles(self) -> list[str]:
+        """The templates' titles, in order."""
         return [self.item(row).text() for row in range(self.count())]
 
 
@@ -126,6 +129,7 @@ class TemplateDialog(QDialog):
         fit_window(self, 900, 560)
 
     def choice(self) -> str | None:
+        """The template chosen."""
         return self.gallery.current_name()
 
 

@@ -24,21 +24,27 @@ class WindowCommands:
 
     # ------------------------------------------------------------------ file
     def new_blank(self) -> bool:
+        """File › New Blank."""
         return self.files.new_blank()
 
     def new_design(self, template: str | None = None) -> bool:
+        """File › New from a template (asked for when None)."""
         return self.files.new_from_template(template)
 
     def open_design(self, path: str | None = None) -> bool:
+        """File › Open (the file asked for when ``path`` is None)."""
         return self.files.open(path)
 
     def save_design(self) -> bool:
+        """File › Save."""
         return self.files.save()
 
     def save_design_as(self) -> bool:
+        """File › Save As."""
         return self.files.save_as()
 
     def ask_export_path(self, suffix: str, title: str) -> str | None:
+        """Ask where to export, beside the design by default, ``suffix`` added if missing."""
         base = self.document.path.with_suffix(suffix) if self.document.path else Path.home() / f"design{suffix}"
         path, _ = QFileDialog.getSaveFileName(self, title, str(base), f"{suffix[1:].upper()} (*{suffix})")
         if path and not path.lower().endswith(suffix):
@@ -46,6 +52,7 @@ class WindowCommands:
         return path or None
 
     def export_png(self, scale: int = 1, path: str | None = None) -> Path | None:
+        """Export the canvas as a PNG at ``scale``; returns the path, or None when cancelled or failed."""
         path = path or self.ask_export_path(".png", f"Export PNG ({scale}x)")
         if not path:
             return None
@@ -58,6 +65,7 @@ class WindowCommands:
         return out
 
     def export_svg(self, path: str | None = None) -> Path | None:
+        """Export the canvas as an SVG; returns the path, or None when cancelled or failed."""
         path = path or self.ask_export_path(".svg", "Export SVG")
         if not path:
             return None
@@ -78,36 +86,45 @@ class WindowCommands:
         self.document.undo_stack.undo()
 
     def redo(self) -> None:
+        """Redo the last undone edit (or the focused text field's, or a practice step's)."""
         if run_step(self, "redo"):
             return
         self.scene.interactions.cancel()
         self.document.undo_stack.redo()
 
     def cut(self) -> None:
+        """Edit › Cut."""
         self.editor.cut()
 
     def copy(self) -> None:
+        """Edit › Copy."""
         self.editor.copy()
 
     def paste(self) -> None:
+        """Edit › Paste."""
         self.editor.paste()
 
     def duplicate(self) -> None:
+        """Edit › Duplicate."""
         self.editor.duplicate()
 
     def delete_selection(self) -> None:
+        """Edit › Delete."""
         self.editor.delete_selection()
 
     def select_all(self) -> None:
+        """Edit › Select All."""
         self.editor.select_all()
 
     def focus_palette(self) -> None:
+        """Show the palette and put the cursor in its search field."""
         self.docks["palette"].show()
         self.docks["palette"].raise_()
         self.component_palette.search.setFocus()
         self.component_palette.search.selectAll()
 
     def connect_dialog(self) -> bool:
+        """Connect two components from the keyboard; True when a wire was added."""
         selected = self.scene.selected_node_ids()
         dialog = ConnectDialog(self.document.design, selected[0] if selected else None,
                                selected[1] if len(selected) > 1 else None, self)
@@ -119,37 +136,47 @@ class WindowCommands:
 
     # ------------------------------------------------------------------ view
     def zoom_in(self) -> None:
+        """View › Zoom In."""
         self.view.zoom_in()
 
     def zoom_out(self) -> None:
+        """View › Zoom Out."""
         self.view.zoom_out()
 
     def reset_zoom(self) -> None:
+        """View › Actual Size."""
         self.view.reset_zoom()
 
     def fit_all(self) -> None:
+        """View › Fit Design."""
         self.view.fit_all()
 
     def fit_selection(self) -> None:
+        """View › Fit Selection."""
         self.view.fit_selection()
 
     def set_snap_grid(self, on: bool) -> None:
+        """Snap moved cards to the grid or not, and remember it."""
         self.scene.snap_to_grid = bool(on)
         self.settings.setValue("canvas/snap_grid", bool(on))
 
     def set_snap_lines(self, on: bool) -> None:
+        """Snap moved cards to their neighbours' edges or not, and remember it."""
         self.scene.snap_lines = bool(on)
         self.settings.setValue("canvas/snap_lines", bool(on))
 
     def focus_canvas(self) -> None:
+        """Give the canvas the keyboard focus."""
         self.view.setFocus()
 
     def focus_outline(self) -> None:
+        """Show the outline and give it the keyboard focus."""
         self.docks["outline"].show()
         self.docks["outline"].raise_()
         self.outline.tree.setFocus()
 
     def focus_inspector(self) -> None:
+        """Show the inspector and put the cursor in its first field."""
         self.docks["inspector"].show()
         self.docks["inspector"].raise_()
         editors = list(self.inspector.editors.values())
@@ -161,21 +188,25 @@ class WindowCommands:
             self.inspector.setFocus()
 
     def set_theme_mode(self, mode: str) -> None:
+        """Use the "light", "dark" or "system" theme, and remember it."""
         self.theme_manager.set_mode(mode)
         self.settings.setValue("view/theme", mode)
 
     def toggle_dock(self, name: str) -> None:
+        """Show or hide dock ``name``."""
         dock = self.docks[name]
         dock.setVisible(not dock.isVisible())
         if dock.isVisible():
             dock.raise_()
 
     def command_palette(self) -> None:
+        """Open the command palette."""
         dialog = CommandPalette(self.actions_by_id, self, self.action_specs)
         self._palette_dialog = dialog
         dialog.open()
 
     def show_getting_started(self):
+        """Show the Getting Started guide (one window, raised if already open)."""
         from desktop.shell.help_view import GettingStarted
 
         dialog = getattr(self, "guide_dialog", None)
@@ -186,6 +217,7 @@ class WindowCommands:
         return dialog
 
     def make_welcome(self):
+        """The welcome dialog with the recent files."""
         from desktop.shell.welcome import WelcomeDialog
 
         show = str(self.settings.value("view/welcome", "true")).lower() == "true"
@@ -211,40 +243,48 @@ class WindowCommands:
         return choice
 
     def welcome_at_start(self) -> None:
+        """Show the welcome dialog at start-up unless the user turned it off."""
         if str(self.settings.value("view/welcome", "true")).lower() == "true":
             self.show_welcome()
 
     def show_shortcuts(self) -> None:
+        """Show every keyboard shortcut."""
         ShortcutsDialog(self, self.action_specs).exec()
 
     def show_about(self) -> None:
+        """Help › About Inferboard."""
         QMessageBox.about(self, "About Inferboard",
                           f"<b>Inferboard {__version__}</b><p>A whiteboard trainer for ML-inference system design: "
                           "draw a serving architecture, check it against the rubrics and watch it run.</p>")
 
     # ------------------------------------------------------------------ simulate
     def evaluate_now(self) -> None:
+        """Evaluate the design now, without waiting for the debounce."""
         self.evaluator.schedule(immediate=True)
 
     def toggle_play(self) -> None:
-        self.readouts.toggle_play()
+        """Play or pause the simulated day."""
+        self.readouts.playback.toggle_play()
 
     def run_load_test(self, n_requests: int | None = None) -> bool:
-        n = n_requests or self.readouts.requests.value()
+        """Run a load test of ``n_requests`` at the figures' rate; False if one is running already."""
+        n = n_requests or self.readouts.load_test.requests.value()
         if self.load_runner.running():
             return False
-        self.readouts.set_load_running(True)
+        self.readouts.load_test.set_running(True)
         rps, basis = self.readouts.load_test_rate()
         self.show_message(f"Load test: simulating {n:,} requests at {basis}…")
         self.docks["readouts"].show()
         return self.load_runner.start(design_to_bytes(self.document.design), n, rps=rps)
 
     def cancel_load_test(self) -> None:
+        """Stop the running load test."""
         if self.load_runner.running():
             self.load_runner.cancel()
             self.show_message("Cancelling the load test…")
 
     def clear_faults(self) -> None:
+        """Remove every planned fault as one undo step."""
         self.fault_plan.set_faults((), "Clear faults")
 
     def edit_faults(self):
@@ -253,9 +293,9 @@ class WindowCommands:
 
         editor = getattr(self, "fault_editor", None)
         if editor is None:
-            editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_start_s, self)
+            editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_plan.fault_start_s, self)
             self.fault_editor = editor
-            self.readouts.scrub.valueChanged.connect(lambda _i: editor.set_playhead(self.fault_plan.playhead_s()))
+            self.readouts.playback.scrub.valueChanged.connect(lambda _i: editor.set_playhead(self.fault_plan.playhead_s()))
         editor.set_playhead(self.fault_plan.playhead_s())
         editor.show()
         editor.raise_()
@@ -292,6 +332,7 @@ class WindowCommands:
         return False
 
     def recover(self, entry: Recoverable) -> bool:
+        """Open the autosaved design of ``entry`` as recovered (unsaved); False when cancelled or unreadable."""
         if self.document.is_modified() and not self.files.maybe_save():
             return False
         try:

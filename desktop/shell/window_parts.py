@@ -20,6 +20,8 @@ from desktop.shell.evaluation import Evaluator
 
 
 class WindowParts(Protocol):
+    """What the window's helpers (presenter, fault plan, commands) need of the main window."""
+
     document: DesignDocument
     scene: DesignScene
     view: CanvasView

@@ -276,6 +276,7 @@ class ScenarioAuthoringDialog(QDialog):
 
     # ------------------------------------------------------------------ values
     def fill(self, draft: dict) -> None:
+        """Fill every field from ``draft`` (a scenario as plain data) without validating on each change."""
         self._building = True
         self.title_edit.setText(draft.get("title", ""))
         self.id_edit.setText(draft.get("id", ""))
@@ -339,6 +340,7 @@ class ScenarioAuthoringDialog(QDialog):
             self.validate()
 
     def validate(self) -> bool:
+        """Check the draft, mark the fields at fault and list the problems; True when it would save."""
         draft, problems = self.draft()
         check = authoring.check_draft(draft, set(self.rubric_choices),
                                       authoring.taken_ids(self.library, own=self.saved_id))
@@ -362,6 +364,7 @@ class ScenarioAuthoringDialog(QDialog):
         return ok
 
     def field_widgets(self) -> dict[str, QWidget]:
+        """Every input widget by field path ("title", "questions.0.text", ...)."""
         out = dict(self.general_fields)
         for rows in self.lists:
             out.update(rows.field_widgets())
@@ -408,6 +411,8 @@ class ScenarioAuthoringDialog(QDialog):
 
     # ------------------------------------------------------------------ faults from the canvas
     def add_fault(self, item: ItemFrame, kind: str, magnitude: str, status: QLabel, on_selected: bool) -> str | None:
+        """Add a fault of ``kind`` to a follow-up, on the selected components or everywhere; returns the problem, or
+        None."""
         if on_selected:
             selected = [n for n in self.selection() if n in self.reference.nodes]
             if not selected:
@@ -434,6 +439,7 @@ class ScenarioAuthoringDialog(QDialog):
 
     # ------------------------------------------------------------------ saving
     def save(self) -> Path | None:
+        """Validate and save the scenario into the user's pack; returns its file, or None."""
         if not self.validate():
             return None
         try:
@@ -450,6 +456,7 @@ class ScenarioAuthoringDialog(QDialog):
         return folder
 
     def export(self, path: str | Path | None = None) -> Path | None:
+        """Validate and export the scenario as a one-scenario pack zip; returns the zip, or None."""
         if not self.validate():
             return None
         scenario = self.check.scenario

@@ -18,6 +18,8 @@ LINE, TEXT, LIST, COMBO, NUMBER, CHECK = "line", "text", "list", "combo", "numbe
 
 @dataclass(frozen=True)
 class Column:
+    """One field of a row in the authoring dialog: its name, title, kind of widget and the widget's options."""
+
     name: str
     title: str
     kind: str = LINE
@@ -65,6 +67,7 @@ def make_field(column: Column, parent: QWidget, changed: Callable[[], None]) -> 
 
 
 def read_field(column: Column, widget: QWidget) -> Any:
+    """The value a field's widget holds, as the scenario schema wants it."""
     if column.kind == TEXT:
         return widget.toPlainText().strip()
     if column.kind == COMBO:
@@ -80,6 +83,7 @@ def read_field(column: Column, widget: QWidget) -> Any:
 
 
 def write_field(column: Column, widget: QWidget, value: Any) -> None:
+    """Show ``value`` in a field's widget."""
     if column.kind == TEXT:
         widget.setPlainText("" if value is None else str(value))
     elif column.kind == COMBO:
@@ -98,6 +102,8 @@ def write_field(column: Column, widget: QWidget, value: Any) -> None:
 
 @dataclass
 class ItemFrame:
+    """One item of a list in the authoring dialog (a question, a follow-up): its frame, widgets and Remove button."""
+
     frame: QFrame
     widgets: dict[str, QWidget] = field(default_factory=dict)
     remove: QPushButton | None = None
@@ -135,6 +141,7 @@ class RowList(QWidget):
 
     # ------------------------------------------------------------------ items
     def add_item(self, values: dict | None = None, focus: bool = False) -> ItemFrame:
+        """Add an item filled from ``values`` (empty when None), focused with ``focus``; returns it."""
         frame = QFrame(self)
         frame.setFrameShape(QFrame.Shape.StyledPanel)
         grid = QGridLayout(frame)
@@ -186,6 +193,7 @@ class RowList(QWidget):
         return item
 
     def remove_item(self, index: int) -> None:
+        """Remove the item at ``index`` and renumber those after it."""
         item = self.items.pop(index)
         item.frame.hide()
         item.frame.setParent(None)
@@ -203,9 +211,11 @@ class RowList(QWidget):
 
     # ------------------------------------------------------------------ values
     def values(self) -> list[dict]:
+        """Every item's values, in order."""
         return [{c.name: read_field(c, item.widgets[c.name]) for c in self.columns} for item in self.items]
 
     def set_values(self, values: list[dict]) -> None:
+        """Replace every item with ones filled from ``values``."""
         self._quiet = True
         while self.items:
             self.remove_item(len(self.items) - 1)
@@ -225,4 +235,5 @@ class RowList(QWidget):
         return out
 
     def widget(self, index: int, name: str) -> QWidget:
+        """The widget of field ``name`` in the item at ``index``."""
         return self.items[index].widgets[name]

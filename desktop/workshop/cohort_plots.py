@@ -48,6 +48,7 @@ class DistributionPlots(QWidget):
         layout.addLayout(self.grid, 1)
 
     def release(self) -> None:
+        """Remove and delete the plots shown."""
         for widget in self.widgets:
             self.grid.removeWidget(widget)
             widget.deleteLater()
@@ -55,6 +56,7 @@ class DistributionPlots(QWidget):
         self.plots.clear()
 
     def show_runs(self, run: GradingRun, other: GradingRun | None = None, other_label: str = "") -> None:
+        """One histogram per rubric of ``run``'s scores, with ``other``'s beside them when given."""
         import pyqtgraph as pg
 
         self.release()
@@ -101,4 +103,5 @@ class DistributionPlots(QWidget):
 
 
 def mean_of(values: Sequence[float]) -> float | None:
+    """The mean of ``values``, or None when there are none."""
     return sum(values) / len(values) if values else None

@@ -26,6 +26,7 @@ def _cell(value: Any) -> str:
 
 
 def difference_lines(a: SubmissionResult, b: SubmissionResult) -> list[str]:
+    """How two submissions' designs differ, one line per difference."""
     diff = design_differences(a.design, b.design)
     if diff.same:
         return ["The two designs have the same structure and parameters."]
@@ -39,6 +40,8 @@ def difference_lines(a: SubmissionResult, b: SubmissionResult) -> list[str]:
 
 
 class SideBySide(QWidget):
+    """Two submissions of a cohort side by side: their figures, their scores and how their designs differ."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.run: GradingRun | None = None
@@ -92,6 +95,7 @@ class SideBySide(QWidget):
         layout.addWidget(split)
 
     def set_run(self, run: GradingRun) -> None:
+        """Offer the submissions of ``run`` in both pickers."""
         self.run = run
         for pick in (self.pick_a, self.pick_b):
             pick.blockSignals(True)
@@ -104,6 +108,7 @@ class SideBySide(QWidget):
         self.refresh()
 
     def show_pair(self, index_a: int, index_b: int) -> None:
+        """Show submissions ``index_a`` and ``index_b``."""
         for pick, index in ((self.pick_a, index_a), (self.pick_b, index_b)):
             found = pick.findData(index)
             if found >= 0:
@@ -113,12 +118,14 @@ class SideBySide(QWidget):
         self.refresh()
 
     def chosen(self) -> tuple[SubmissionResult | None, SubmissionResult | None]:
+        """The two submissions picked (None for a side with none)."""
         if self.run is None:
             return None, None
         rows = {row.index: row for row in self.run.results}
         return rows.get(self.pick_a.currentData()), rows.get(self.pick_b.currentData())
 
     def refresh(self) -> None:
+        """Show the figures and differences of the two submissions picked."""
         a, b = self.chosen()
         self.figures.setRowCount(0)
         self.differences.clear()

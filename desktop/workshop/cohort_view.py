@@ -58,6 +58,8 @@ def _num(value: Any, digits: int = 0, unit: str = "") -> str:
 
 
 class CohortWindow(QWidget):
+    """Workshop › Cohorts: a graded cohort's table, common findings, distributions, comparisons and exports."""
+
     def __init__(self, store: CohortStore, parent: QWidget | None = None, cohort_id: int | None = None,
                  library=None, theme=None):
         super().__init__(parent)
@@ -141,6 +143,7 @@ class CohortWindow(QWidget):
 
     # ------------------------------------------------------------------ cohorts
     def reload(self, cohort_id: int | None = None) -> None:
+        """List the stored cohorts again and show ``cohort_id`` (the newest when None)."""
         rows = self.store.cohorts()
         self.cohort.blockSignals(True)
         self.cohort.clear()
@@ -155,6 +158,7 @@ class CohortWindow(QWidget):
         self.show_cohort(self.cohort.currentData())
 
     def show_cohort(self, cohort_id: int | None) -> None:
+        """Load and show the cohort ``cohort_id``."""
         if cohort_id is None:
             return
         self.run = self.store.load(int(cohort_id))
@@ -178,6 +182,7 @@ class CohortWindow(QWidget):
         self.show_comparison(None)
 
     def show_comparison(self, other_id: int | None) -> None:
+        """Compare the cohort shown with ``other_id`` (an earlier session), or stop comparing."""
         self.other = self.store.load(int(other_id)) if other_id is not None else None
         assert self.run is not None
         label = self.compare.currentText() if self.other is not None else ""
@@ -187,11 +192,13 @@ class CohortWindow(QWidget):
 
     # ------------------------------------------------------------------ tables
     def columns(self) -> list[str]:
+        """The submissions table's column titles (one per rubric among them)."""
         assert self.run is not None
         return ["Submission", "Overall", "Grade", *(short_title(name) for name, _, _ in self.run.rubrics), "p99 ms",
                 "SLO ms", "$ per 1k", "After region loss", "Follow-ups", "Findings", "Problem"]
 
     def fill_table(self) -> None:
+        """One row per submission, sortable by every column."""
         run = self.run
         assert run is not None
         headers = self.columns()
@@ -216,6 +223,7 @@ class CohortWindow(QWidget):
         header.setSectionResizeMode(len(headers) - 1, QHeaderView.ResizeMode.Stretch)
 
     def row_items(self, row: SubmissionResult) -> list[SortItem]:
+        """The table cells of submission ``row`` (a failed submission shows its problem)."""
         assert self.run is not None
         i = row.index
         if not row.ok:
@@ -250,6 +258,7 @@ class CohortWindow(QWidget):
         return items
 
     def fill_findings(self) -> None:
+        """The findings most submissions share, with how many have each."""
         run = self.run
         assert run is not None
         ranked = reports.common_findings(run.results, limit=25)
@@ -274,6 +283,7 @@ class CohortWindow(QWidget):
         self.findings.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
 
     def fill_sessions(self) -> None:
+        """Each figure's mean in the earlier session and this one, with the change."""
         self.sessions.setRowCount(0)
         self.sessions.setHorizontalHeaderLabels(["", "Earlier session", "This session", "Change"])
         if self.other is None or self.run is None:
@@ -296,10 +306,12 @@ class CohortWindow(QWidget):
 
     # ------------------------------------------------------------------ actions
     def selected_indices(self) -> list[int]:
+        """The submission indices of the selected rows."""
         rows = sorted({index.row() for index in self.table.selectedIndexes()})
         return [int(self.table.item(r, 0).data(ID_ROLE)) for r in rows]
 
     def compare_selected(self) -> bool:
+        """Show the first two selected submissions side by side; False with none selected."""
         chosen = self.selected_indices()
         if not chosen or self.run is None:
             return False
@@ -311,6 +323,7 @@ class CohortWindow(QWidget):
         return True
 
     def export(self, kind: str, path: str | None = None) -> Path | None:
+        """Export the cohort as ``kind`` ("csv" or "html") to ``path`` (asked for when None); returns it."""
         if self.run is None:
             return None
         if path is None:

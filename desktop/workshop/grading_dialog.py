@@ -35,6 +35,7 @@ class GradingJob(QRunnable):
         self.signals = _Signals()
 
     def run(self) -> None:
+        """Collect the submissions and grade each, reporting progress, then store the cohort."""
         try:
             found = collect(self.paths)
             self.signals.progress.emit(0, len(found.submissions), "")
@@ -134,6 +135,7 @@ class GradeSubmissionsDialog(QDialog):
 
     # ------------------------------------------------------------------ choosing
     def add_paths(self, paths: Sequence[str | Path]) -> None:
+        """Add files or folders to grade, skipping ones already listed."""
         present = {self.paths.item(n).text() for n in range(self.paths.count())}
         for path in paths:
             if str(path) not in present:
@@ -141,27 +143,33 @@ class GradeSubmissionsDialog(QDialog):
                 present.add(str(path))
 
     def chosen_paths(self) -> list[str]:
+        """The files and folders listed for grading."""
         return [self.paths.item(n).text() for n in range(self.paths.count())]
 
     def choose_files(self) -> None:
+        """Ask for design files or zips to add."""
         files, _ = QFileDialog.getOpenFileNames(self, "Add submissions", str(Path.home()),
                                                 "Designs and zips (*.json *.zip);;All files (*)")
         self.add_paths(files)
 
     def choose_folder(self) -> None:
+        """Ask for a folder of submissions to add."""
         folder = QFileDialog.getExistingDirectory(self, "Add a folder of submissions", str(Path.home()))
         if folder:
             self.add_paths([folder])
 
     def remove_selected(self) -> None:
+        """Take the selected paths off the list."""
         for item in self.paths.selectedItems():
             self.paths.takeItem(self.paths.row(item))
 
     # ------------------------------------------------------------------ grading
     def running(self) -> bool:
+        """Whether grading is in progress."""
         return self.job is not None
 
     def start(self) -> bool:
+        """Grade the listed submissions against the chosen scenario on a worker; False if already running."""
         if self.running():
             return False
         paths = self.chosen_paths()
@@ -184,6 +192,7 @@ class GradeSubmissionsDialog(QDialog):
         return True
 
     def cancel(self) -> None:
+        """Stop grading after the submission in progress."""
         if self.running():
             self.cancel_flag.set()
             self.cancel_button.setEnabled(False)
@@ -218,6 +227,7 @@ class GradeSubmissionsDialog(QDialog):
         self.cancel_button.setEnabled(False)
 
     def open_cohort(self):
+        """Open the cohort just graded in the cohort window; returns it, or None."""
         if self.cohort_id is None:
             return None
         from desktop.workshop.cohort_view import CohortWindow
@@ -228,6 +238,7 @@ class GradeSubmissionsDialog(QDialog):
         return window
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        """Cancel grading and wait for the worker before closing."""
         if self.running():
             self.cancel_flag.set()
             self.pool.waitForDone()

@@ -15,24 +15,28 @@ WORKSHOP = "&Workshop"
 
 
 def new_scenario_from_design(window):
+    """Workshop › New Scenario from Design."""
     from desktop.workshop.authoring import open_authoring
 
     return open_authoring(window)
 
 
 def enter_projector(window, paths=None):
+    """Workshop › Projector Mode, on the open design or on ``paths``."""
     from desktop.workshop.projector import projector_mode
 
     return projector_mode(window).enter(paths)
 
 
 def grade_submissions(window, paths=()):
+    """Workshop › Grade Submissions, with ``paths`` listed already."""
     from desktop.workshop.grading_dialog import open_grade_submissions
 
     return open_grade_submissions(window, paths=paths)
 
 
 def open_cohorts(window, cohort_id=None):
+    """Workshop › Cohorts, showing ``cohort_id`` when given."""
     from desktop.workshop.cohort_view import open_cohorts as open_cohort_view
 
     return open_cohort_view(window, cohort_id=cohort_id)

@@ -52,6 +52,7 @@ class Slide:
 
 
 def slide_of(design: Design, title: str = "") -> Slide:
+    """A projector slide of ``design`` (its file bytes), titled ``title`` or the design's own title."""
     return Slide(title or design.metadata.get("title", "") or "This design", design_to_bytes(design))
 
 
@@ -108,12 +109,14 @@ class ProjectorTile(Tile):
     type_scale = 1.0  #: the stage's: smaller type on a screen smaller than 1920x1080
 
     def set_scale(self, scale: float) -> None:
+        """Size the tile's text for the projector at ``scale``."""
         for label, px, bold in ((self.title_label, TILE_TITLE_PX, False), (self.value_label, FIGURE_PX, True),
                                 (self.detail_label, SMALL_PX, False)):
             label.setFont(pixel_font(scaled_px(px, self.type_scale), bold))
         self.updateGeometry()
 
     def minimumSizeHint(self):
+        """Wide enough for the longest line of the tile."""
         hint = QWidget.minimumSizeHint(self)
         margins = self.contentsMargins().left() + self.contentsMargins().right() + 18
         width = max(label.fontMetrics().horizontalAdvance(label.text() or "—") for label in self.lines().values())
@@ -258,9 +261,11 @@ class ProjectorStage(QWidget):
     # ------------------------------------------------------------------ designs
     @property
     def design(self) -> Design:
+        """The design on the slide shown."""
         return self.document.design
 
     def show_slide(self, index: int) -> None:
+        """Show slide ``index``: its design, evaluated, with no finding picked."""
         self.slide_index = max(0, min(index, len(self.slides) - 1))
         slide = self.slides[self.slide_index]
         self.set_playing(False)
@@ -292,10 +297,12 @@ class ProjectorStage(QWidget):
         return timed_faults(self.design.faults)
 
     def next_design(self) -> None:
+        """Go to the next slide."""
         if self.slide_index < len(self.slides) - 1:
             self.show_slide(self.slide_index + 1)
 
     def previous_design(self) -> None:
+        """Go to the previous slide."""
         if self.slide_index > 0:
             self.show_slide(self.slide_index - 1)
 
@@ -333,6 +340,7 @@ class ProjectorStage(QWidget):
             self.show_finding(-1)
 
     def current_finding(self):
+        """The finding being shown, or None."""
         return self.findings[self.finding_index] if 0 <= self.finding_index < len(self.findings) else None
 
     def show_finding(self, index: int) -> None:
@@ -389,10 +397,12 @@ class ProjectorStage(QWidget):
             label.setVisible(bool(label.text()))
 
     def next_finding(self) -> None:
+        """Show the next finding."""
         if self.finding_index < len(self.findings) - 1:
             self.show_finding(self.finding_index + 1)
 
     def previous_finding(self) -> None:
+        """Show the previous finding (before the first: none)."""
         if self.finding_index > -1:
             self.show_finding(self.finding_index - 1)
 
@@ -410,6 +420,7 @@ class ProjectorStage(QWidget):
             self.set_playing(True)
 
     def set_tick(self, index: int) -> None:
+        """Move the simulated day to tick ``index`` and show its figures."""
         if self.timeline is None or not len(self.timeline.times_s):
             return
         self.tick = max(0, min(int(index), len(self.timeline.times_s) - 1))
@@ -417,6 +428,7 @@ class ProjectorStage(QWidget):
         self.show_reading(timeline_reading(self.timeline, self.tick, self.design.requirements.traffic_pattern))
 
     def show_reading(self, reading: Reading) -> None:
+        """Show ``reading``'s figures on the big tiles, each against its limit."""
         self.reading = reading
         requirements = self.design.requirements
         for key, tile in self.tiles.items():
@@ -429,12 +441,14 @@ class ProjectorStage(QWidget):
         self.scene.show_moment(moment)
 
     def set_playing(self, on: bool) -> None:
+        """Play or pause the simulated day (only with a timeline of more than one tick)."""
         if on and self.timeline is not None and len(self.timeline.times_s) > 1:
             self.play_timer.start()
         else:
             self.play_timer.stop()
 
     def playing(self) -> bool:
+        """Whether the day is playing."""
         return self.play_timer.isActive()
 
     def _advance(self) -> None:
@@ -453,10 +467,12 @@ class ProjectorStage(QWidget):
         self.title.setText(self.title.fontMetrics().elidedText(full, Qt.TextElideMode.ElideRight, width))
 
     def resizeEvent(self, event) -> None:
+        """Cut the title to the new width."""
         super().resizeEvent(event)
         QTimer.singleShot(0, self._elide_title)
 
     def eventFilter(self, watched, event) -> bool:
+        """Fit the canvas again (on the finding shown) when its viewport is resized."""
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
             finding = self.current_finding()
             QTimer.singleShot(0, lambda: self.fit_canvas(finding.node_ids if finding is not None else ()))
@@ -464,6 +480,7 @@ class ProjectorStage(QWidget):
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        """The presenter's keys: arrows and Space step through findings, Page keys through designs, P plays."""
         key = event.key()
         actions = {Qt.Key.Key_Right: self.next_finding, Qt.Key.Key_Space: self.next_finding,
                    Qt.Key.Key_Down: self.next_finding, Qt.Key.Key_Left: self.previous_finding,
@@ -480,6 +497,7 @@ class ProjectorStage(QWidget):
         event.accept()
 
     def shutdown(self) -> None:
+        """Stop playing and stop the stage's evaluator."""
         self.play_timer.stop()
         self.evaluator.shutdown()
 
@@ -498,6 +516,7 @@ class ProjectorMode(QObject):
 
     @property
     def active(self) -> bool:
+        """Whether the projector stage is up."""
         return self.stage is not None
 
     def enter(self, paths: Iterable[Path | str] | None = None, scenario=None, play: bool = True,
@@ -517,7 +536,7 @@ class ProjectorMode(QObject):
                        "status": w.statusBar().isVisible(),
                        "docks": {name: dock.isVisible() for name, dock in w.docks.items()},
                        "toolbars": {bar: bar.isVisible() for bar in toolbars}}
-        w.readouts.set_playing(False)
+        w.readouts.playback.set_playing(False)
         # The editing shortcuts (Delete, Ctrl+Z...) must not reach the hidden editor.
         self._saved["actions"] = {action: action.isEnabled() for action in w.actions_by_id.values()}
         for action in w.actions_by_id.values():
@@ -542,6 +561,7 @@ class ProjectorMode(QObject):
         return self.stage
 
     def leave(self) -> None:
+        """Close the stage and give the main window back as it was."""
         w = self.window
         if self.stage is None:
             return
@@ -584,6 +604,7 @@ class ProjectorMode(QObject):
 
 
 def projector_mode(window) -> ProjectorMode:
+    """The window's projector mode, made on first use."""
     mode = getattr(window, "projector_mode", None)
     if mode is None:
         mode = ProjectorMode(window)

@@ -31,6 +31,7 @@ MIN_CANVAS_ZOOM = 1.5
 
 
 def pixel_font(px: int, bold: bool = False) -> QFont:
+    """A font ``px`` pixels high, bold or not (pixels: a projector's type is sized for the room, not the screen)."""
     font = QFont()
     font.setPixelSize(px)
     font.setBold(bold)
@@ -38,6 +39,7 @@ def pixel_font(px: int, bold: bool = False) -> QFont:
 
 
 def projector_palette() -> QPalette:
+    """The high-contrast widget palette of the projector stage."""
     palette = QPalette()
     role = QPalette.ColorRole
     for r, colour in ((role.Window, PANEL), (role.WindowText, "#000000"), (role.Base, PANEL),

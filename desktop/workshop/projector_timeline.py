@@ -13,6 +13,8 @@ from desktop.workshop.projector_theme import PROJECTOR, SMALL_PX, pixel_font
 
 
 class DayStrip(QWidget):
+    """The projector's strip of the simulated day: p99 latency against the SLO, fault spans and the current tick."""
+
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("projector_day")
@@ -28,10 +30,12 @@ class DayStrip(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def show_timeline(self, timeline, slo_ms: float | None, faults=()) -> None:
+        """Draw ``timeline``'s p99 with the SLO line and the faults' spans."""
         self.timeline, self.slo_ms, self.faults = timeline, slo_ms, tuple(faults)
         self.update()
 
     def set_index(self, index: int) -> None:
+        """Mark tick ``index`` as the current one."""
         self.index = index
         self.update()
 
@@ -40,6 +44,7 @@ class DayStrip(QWidget):
         return [float(v) if v == v else 0.0 for v in values] if values is not None else []
 
     def paintEvent(self, _event) -> None:
+        """Draw the day: background, SLO line, fault spans, the p99 curve and the current tick."""
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.fillRect(self.rect(), QColor(PROJECTOR.canvas))

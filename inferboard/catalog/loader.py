@@ -107,6 +107,8 @@ class Catalog:
 
     @classmethod
     def load(cls, folder: Path | None = None) -> "Catalog":
+        """Read every component kind and GPU type from ``folder`` (the shipped catalog by default); raises
+        CatalogError."""
         folder = Path(folder) if folder is not None else data_dir("components")
         kinds: dict[str, ComponentKind] = {}
         gpus: dict[str, GpuType] = {}
@@ -152,12 +154,14 @@ class Catalog:
                             f"'{choice}' is not in {GPU_TABLE_FILE}")
 
     def kind(self, kind_id: str) -> ComponentKind:
+        """The kind called ``kind_id``; raises KeyError naming the known kinds."""
         try:
             return self.kinds[kind_id]
         except KeyError:
             raise CatalogError(f"unknown component kind '{kind_id}'") from None
 
     def by_category(self) -> dict[str, list[ComponentKind]]:
+        """The kinds grouped by category, in catalog order."""
         groups: dict[str, list[ComponentKind]] = {}
         for kind in self.kinds.values():
             groups.setdefault(kind.category, []).append(kind)

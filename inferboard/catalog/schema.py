@@ -145,18 +145,21 @@ class ComponentKind(StrictModel):
         return self
 
     def param(self, name: str) -> ParamSpec | None:
+        """The spec of parameter ``name``, or None."""
         for spec in self.params:
             if spec.name == name:
                 return spec
         return None
 
     def port(self, name: str, direction: Literal["in", "out"]) -> PortSpec | None:
+        """The spec of port ``name`` on the ``direction`` side, or None."""
         for spec in self.inputs if direction == "in" else self.outputs:
             if spec.name == name:
                 return spec
         return None
 
     def defaults(self) -> dict[str, ParamValue]:
+        """Every parameter's default value (lists copied)."""
         return {spec.name: (list(spec.default) if isinstance(spec.default, list) else spec.default)
                 for spec in self.params}
 
@@ -199,4 +202,6 @@ class GpuType(StrictModel):
 
 
 class GpuTable(StrictModel):
+    """The file of GPU types the catalog knows."""
+
     gpus: list[GpuType]

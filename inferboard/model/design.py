@@ -44,18 +44,22 @@ class Design:
     # ------------------------------------------------------------------ queries
     @property
     def nodes(self) -> Mapping[str, Node]:
+        """The nodes by id, in the design's order (read-only)."""
         return self._nodes
 
     @property
     def edges(self) -> Mapping[str, Edge]:
+        """The edges by id, in the design's order (read-only)."""
         return self._edges
 
     @property
     def requirements(self) -> Requirements:
+        """The traffic, SLO and budget the design is built for."""
         return self._requirements
 
     @property
     def metadata(self) -> Mapping[str, str]:
+        """A copy of the design's title and notes."""
         return dict(self._metadata)
 
     @property
@@ -76,27 +80,33 @@ class Design:
         return self._graph.copy(as_view=True)
 
     def node(self, node_id: str) -> Node:
+        """The node called ``node_id``; raises UnknownNode."""
         try:
             return self._nodes[node_id]
         except KeyError:
             raise UnknownNode(node_id) from None
 
     def edge(self, edge_id: str) -> Edge:
+        """The edge called ``edge_id``; raises UnknownEdge."""
         try:
             return self._edges[edge_id]
         except KeyError:
             raise UnknownEdge(edge_id) from None
 
     def nodes_of_kind(self, *kinds: str) -> list[Node]:
+        """The nodes of any of ``kinds``, in the design's order."""
         return [n for n in self._nodes.values() if n.kind in kinds]
 
     def edges_of(self, node_id: str) -> list[Edge]:
+        """The edges to or from ``node_id``."""
         return [e for e in self._edges.values() if node_id in (e.source, e.target)]
 
     def members(self, region_id: str) -> list[Node]:
+        """The nodes placed in region ``region_id``."""
         return [n for n in self._nodes.values() if n.region == region_id]
 
     def signal_of(self, edge: Edge) -> str:
+        """The signal an edge carries: its source port's ("" when the kind or port is unknown)."""
         kind = self.catalog.kinds.get(self._nodes[edge.source].kind)
         port = kind.port(edge.source_port, "out") if kind else None
         return port.signal if port else ""
@@ -113,6 +123,7 @@ class Design:
         return graph
 
     def new_node_id(self, kind: str) -> str:
+        """The first free id "kind-N"."""
         for n in itertools.count(1):
             candidate = f"{kind}-{n}"
             if candidate not in self._nodes:
@@ -120,6 +131,7 @@ class Design:
         raise AssertionError("unreachable")
 
     def new_edge_id(self) -> str:
+        """The first free id "eN"."""
         for n in itertools.count(len(self._edges) + 1):
             candidate = f"e{n}"
             if candidate not in self._edges:
@@ -142,6 +154,7 @@ class Design:
 
     def make_node(self, kind: str, x: float = 0.0, y: float = 0.0, params: Mapping[str, Any] | None = None,
                   node_id: str | None = None, region: str | None = None, label: str = "") -> Node:
+        """Add a node of ``kind`` with its defaults overridden by ``params``; returns it. Raises EditRefused."""
         spec = self.catalog.kinds.get(kind)
         if spec is None:
             raise EditRefused(f"unknown component kind '{kind}'")
@@ -152,18 +165,22 @@ class Design:
 
     def connect(self, source: str, source_port: str, target: str, target_port: str,
                 edge_id: str | None = None) -> Edge:
+        """Add a wire from ``source``'s port to ``target``'s port; returns it. Raises ConnectionRefused."""
         edge = Edge(edge_id or self.new_edge_id(), source, source_port, target, target_port)
         self.apply(ops.AddEdge(edge))
         return edge
 
     def remove_node(self, node_id: str) -> ops.Op:
+        """Remove ``node_id`` with its edges; returns the op that puts them back."""
         return self.apply(ops.RemoveNode(node_id))
 
     def set_params(self, node_id: str, **params: Any) -> ops.Op:
+        """Change parameters of ``node_id``; returns the op that undoes it."""
         return self.apply(ops.SetParams(node_id, params))
 
     # ------------------------------------------------------------- validation
     def checked_params(self, node_id: str, kind: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` checked against the kind's parameter specs (names, types, ranges); raises EditRefused."""
         spec = self.catalog.kinds.get(kind)
         if spec is None:
             raise EditRefused(f"node '{node_id}' field 'kind': unknown component kind '{kind}'")
@@ -436,6 +453,7 @@ class Design:
         return ops.SetRequirements(old)
 
     def check_fault(self, fault: PlannedFault) -> None:
+        """Refuse a planned fault that is malformed or names a node the design lacks (EditRefused)."""
         problem = fault.problem() if isinstance(fault, PlannedFault) else "kind: not a planned fault"
         if not problem:
             problem = target_problem(fault, self._nodes)

@@ -19,6 +19,8 @@ SHARE_TOLERANCE = 0.005
 
 @dataclass(frozen=True)
 class DesignWarning:
+    """A warning about the design as drawn (not a rubric finding): a code, the nodes it concerns, and what to fix."""
+
     code: str
     node_ids: tuple[str, ...]
     message: str

@@ -39,9 +39,11 @@ class Node:
     __hash__ = None  # type: ignore[assignment]
 
     def with_changes(self, **changes: Any) -> "Node":
+        """A copy of the node with ``changes`` applied."""
         return replace(self, **changes)
 
     def param(self, name: str, default: Any = None) -> Any:
+        """Parameter ``name``, or ``default`` when unset."""
         return self.params.get(name, default)
 
 
@@ -56,4 +58,5 @@ class Edge:
     target_port: str
 
     def endpoints(self) -> tuple[str, str, str, str]:
+        """(source node, source port, target node, target port)."""
         return (self.source, self.source_port, self.target, self.target_port)

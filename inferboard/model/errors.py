@@ -10,18 +10,24 @@ class EditRefused(InferboardError):
 
 
 class UnknownNode(EditRefused):
+    """An edit named a node the design does not have."""
+
     def __init__(self, node_id: str):
         self.node_id = node_id
         super().__init__(f"there is no node '{node_id}'")
 
 
 class UnknownEdge(EditRefused):
+    """An edit named an edge the design does not have."""
+
     def __init__(self, edge_id: str):
         self.edge_id = edge_id
         super().__init__(f"there is no edge '{edge_id}'")
 
 
 class DuplicateId(EditRefused):
+    """An edit would add a node or edge under an id already taken."""
+
     def __init__(self, what: str, item_id: str):
         self.item_id = item_id
         super().__init__(f"a {what} with id '{item_id}' already exists")
@@ -38,6 +44,8 @@ class ParamRefused(EditRefused):
 
 
 class RegionRefused(EditRefused):
+    """A node cannot be placed in (or taken out of) the region asked for; says why."""
+
     def __init__(self, node_id: str, reason: str):
         self.node_id = node_id
         super().__init__(f"node '{node_id}' field 'region': {reason}")

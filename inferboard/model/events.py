@@ -12,27 +12,37 @@ from inferboard.model.requirements import Requirements
 
 @dataclass(frozen=True)
 class NodeAdded:
+    """A node was added at position ``index`` of the design's order."""
+
     node: Node
     index: int
 
 
 @dataclass(frozen=True)
 class NodeRemoved:
+    """A node was removed."""
+
     node: Node
 
 
 @dataclass(frozen=True)
 class EdgeAdded:
+    """An edge was added."""
+
     edge: Edge
 
 
 @dataclass(frozen=True)
 class EdgeRemoved:
+    """An edge was removed."""
+
     edge: Edge
 
 
 @dataclass(frozen=True)
 class ParamsChanged:
+    """Parameters of a node changed (only those changed, before and after)."""
+
     node_id: str
     old: Mapping[str, Any]
     new: Mapping[str, Any]
@@ -40,12 +50,16 @@ class ParamsChanged:
 
 @dataclass(frozen=True)
 class NodesMoved:
+    """Nodes moved, each from its old to its new position."""
+
     #: node id -> ((old x, old y), (new x, new y))
     moves: Mapping[str, tuple[tuple[float, float], tuple[float, float]]]
 
 
 @dataclass(frozen=True)
 class NodeResized:
+    """A node (a region) changed size."""
+
     node_id: str
     old: tuple[float | None, float | None]
     new: tuple[float | None, float | None]
@@ -53,6 +67,8 @@ class NodeResized:
 
 @dataclass(frozen=True)
 class RegionChanged:
+    """A node moved into, out of or between regions."""
+
     node_id: str
     old: str | None
     new: str | None
@@ -60,6 +76,8 @@ class RegionChanged:
 
 @dataclass(frozen=True)
 class LabelChanged:
+    """A node's label changed."""
+
     node_id: str
     old: str
     new: str
@@ -67,18 +85,24 @@ class LabelChanged:
 
 @dataclass(frozen=True)
 class RequirementsChanged:
+    """The design's requirements changed."""
+
     old: Requirements
     new: Requirements
 
 
 @dataclass(frozen=True)
 class MetadataChanged:
+    """The design's title or notes changed."""
+
     old: Mapping[str, str]
     new: Mapping[str, str]
 
 
 @dataclass(frozen=True)
 class FaultsChanged:
+    """The design's planned faults changed."""
+
     old: tuple[PlannedFault, ...]
     new: tuple[PlannedFault, ...]
 
@@ -99,13 +123,16 @@ class EventHub:
         self._listeners: list[Listener] = []
 
     def subscribe(self, listener: Listener) -> None:
+        """Call ``listener`` with every event from now on (once, however often subscribed)."""
         if listener not in self._listeners:
             self._listeners.append(listener)
 
     def unsubscribe(self, listener: Listener) -> None:
+        """Stop calling ``listener``."""
         if listener in self._listeners:
             self._listeners.remove(listener)
 
     def emit(self, event: Any) -> None:
+        """Call every listener with ``event``, in the order they subscribed."""
         for listener in list(self._listeners):
             listener(event)

@@ -107,9 +107,11 @@ class PlannedFault:
     magnitude: float | None = None
 
     def title(self) -> str:
+        """The fault kind's title ("Region outage"), or the kind itself when unknown."""
         return FAULT_KINDS[self.kind].title if self.kind in FAULT_KINDS else self.kind
 
     def end_s(self) -> float:
+        """When the fault ends, in seconds into the day."""
         return self.start_s + self.duration_s
 
     def problem(self) -> str:

@@ -13,6 +13,8 @@ from inferboard.model.requirements import Requirements
 
 @dataclass(frozen=True)
 class AddNode:
+    """Add ``node`` (at ``index`` in the node order, or last)."""
+
     node: Node
     #: Position in the design's node order; None appends.
     index: int | None = None
@@ -27,28 +29,38 @@ class RemoveNode:
 
 @dataclass(frozen=True)
 class AddEdge:
+    """Add ``edge`` (at ``index`` in the edge order, or last)."""
+
     edge: Edge
     index: int | None = None
 
 
 @dataclass(frozen=True)
 class RemoveEdge:
+    """Remove the edge ``edge_id``."""
+
     edge_id: str
 
 
 @dataclass(frozen=True)
 class SetParams:
+    """Set these parameters of node ``node_id`` (the others are kept)."""
+
     node_id: str
     params: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
 class MoveNodes:
+    """Move nodes to new (x, y) positions."""
+
     positions: Mapping[str, tuple[float, float]]
 
 
 @dataclass(frozen=True)
 class ResizeNode:
+    """Resize node ``node_id`` (a region); None keeps its kind's default size."""
+
     node_id: str
     width: float | None
     height: float | None
@@ -56,18 +68,24 @@ class ResizeNode:
 
 @dataclass(frozen=True)
 class SetRegion:
+    """Place node ``node_id`` in ``region`` (None: outside any region)."""
+
     node_id: str
     region: str | None
 
 
 @dataclass(frozen=True)
 class SetLabel:
+    """Set node ``node_id``'s label."""
+
     node_id: str
     label: str
 
 
 @dataclass(frozen=True)
 class SetRequirements:
+    """Replace the design's requirements."""
+
     requirements: Requirements
 
 

@@ -5,7 +5,7 @@ A narrow interface of plain messages, so that a later transport can carry them o
 - candidate -> interviewer: ``DesignChanged`` (the design file's bytes), ``QuestionAsked``
   (a panel question id, or free text) and ``FiguresShown`` (what the candidate's tiles show, and on
   what basis, so the console can show the same numbers);
-- interviewer -> candidate: ``FactRevealed``, ``FollowUpPlayed``, ``PhaseChanged``, ``InterviewEnded``.
+- interviewer -> candidate: ``RevealedFact``, ``FollowUpPlayed``, ``PhaseChanged``, ``InterviewEnded``.
 
 Notes, hidden facts, follow-up faults, findings and the reference design never leave the
 interviewer's side. That is structural: ``CandidateLink`` is built from a ``CandidateBrief`` (the
@@ -27,7 +27,7 @@ from inferboard.model.design import Design
 from inferboard.practice.history import History
 from inferboard.practice.library import ScenarioEntry
 from inferboard.practice.scenario import Scenario
-from inferboard.practice.session import PracticeSession, Result
+from inferboard.practice.session import PracticeSession, Result, RevealedFact
 from inferboard.practice.whatif import WhatIf, plan_faults, what_if
 from inferboard.store.design_files import design_to_bytes, parse_design
 
@@ -66,16 +66,6 @@ class FiguresShown:
 
 
 @dataclass(frozen=True)
-class FactRevealed:
-    fact_id: str
-    category: str
-    text: str
-    values: dict[str, Any] = field(default_factory=dict)
-    t_s: float = 0.0
-    type: str = "fact_revealed"
-
-
-@dataclass(frozen=True)
 class FollowUpPlayed:
     follow_up_id: str
     title: str
@@ -107,7 +97,7 @@ class InterviewEnded:
 
 
 TO_INTERVIEWER = {"design_changed": DesignChanged, "question_asked": QuestionAsked, "figures_shown": FiguresShown}
-TO_CANDIDATE = {"fact_revealed": FactRevealed, "follow_up_played": FollowUpPlayed, "phase_changed": PhaseChanged,
+TO_CANDIDATE = {"fact_revealed": RevealedFact, "follow_up_played": FollowUpPlayed, "phase_changed": PhaseChanged,
                 "interview_ended": InterviewEnded}
 
 
@@ -187,7 +177,7 @@ class CandidateLink:
     def __init__(self, transport: Transport, brief: CandidateBrief):
         self.transport = transport
         self.brief = brief
-        self.facts: list[FactRevealed] = []
+        self.facts: list[RevealedFact] = []
         self.follow_ups: list[FollowUpPlayed] = []
         self.phase: PhaseChanged | None = None
         self.ended = False
@@ -199,7 +189,7 @@ class CandidateLink:
 
     def _receive(self, data: dict[str, Any]) -> None:
         message = decode(data, CANDIDATE)
-        if isinstance(message, FactRevealed):
+        if isinstance(message, RevealedFact):
             if all(f.fact_id != message.fact_id for f in self.facts):
                 self.facts.append(message)
         elif isinstance(message, FollowUpPlayed):
@@ -336,22 +326,20 @@ class InterviewerLink:
         return self.session.record_design(design, t_s=t_s)
 
     # ---------------------------------------------------------------- actions
-    def answer(self, question_id: str) -> list[FactRevealed]:
+    def answer(self, question_id: str) -> list[RevealedFact]:
         """Answer a panel question: record it (for the clarifying score) and reveal its facts."""
         asked = self.session.ask(question_id)
         out = []
         for fact in asked.facts:
-            message = FactRevealed(fact.id, fact.category, fact.text, fact.values, asked.t_s)
-            self.transport.send(CANDIDATE, encode(message))
-            out.append(message)
+            self.transport.send(CANDIDATE, encode(fact))
+            out.append(fact)
         return out
 
-    def reveal(self, fact_id: str) -> FactRevealed:
+    def reveal(self, fact_id: str) -> RevealedFact:
         """Reveal one fact in answer to a free-text question (no question credit)."""
         fact = self.session.reveal_fact(fact_id)
-        message = FactRevealed(fact.id, fact.category, fact.text, fact.values, self._now())
-        self.transport.send(CANDIDATE, encode(message))
-        return message
+        self.transport.send(CANDIDATE, encode(fact))
+        return fact
 
     def play_follow_up(self, follow_up_id: str) -> WhatIf | None:
         """Tell the candidate; return the what-if on their latest design (None before any design)."""

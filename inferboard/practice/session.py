@@ -42,12 +42,16 @@ class SessionStateError(InferboardError):
 
 @dataclass(frozen=True)
 class RevealedFact:
-    """A fact as the candidate sees it once revealed; ``values`` are the requirement fields it pins."""
+    """A hidden fact of the scenario once revealed, as the candidate sees it (and as the interviewer's
+    side sends it in a mock interview): ``values`` are the requirement fields it pins, ``t_s`` when
+    it was revealed."""
 
-    id: str
+    fact_id: str
     category: str
     text: str
     values: dict[str, Any] = field(default_factory=dict)
+    t_s: float = 0.0
+    type: str = "fact_revealed"
 
 
 @dataclass
@@ -360,11 +364,12 @@ class PracticeSession:
         self.replay.mark(self.elapsed(), "answer", fact.text)
         truth = self.scenario.requirements
         values = {name: getattr(truth, name) for name in fact.sets}
-        revealed = RevealedFact(fact.id, fact.category, fact.text, values)
+        revealed = RevealedFact(fact.id, fact.category, fact.text, values, self.elapsed())
         self.revealed[fact.id] = revealed
         return revealed
 
     def revealed_facts(self) -> list[RevealedFact]:
+        """Every fact revealed so far, in the order first revealed."""
         return list(self.revealed.values())
 
     def revealed_requirements(self) -> Requirements:

@@ -32,6 +32,7 @@ class FrameRefused(Exception):
 
 
 def frame(payload: bytes) -> bytes:
+    """``payload`` with its length in front, as sent on the socket."""
     return HEADER.pack(len(payload)) + payload
 
 
@@ -43,6 +44,8 @@ class FrameReader:
         self.buffer = bytearray()
 
     def feed(self, data: bytes) -> list[bytes]:
+        """Take bytes from the socket; returns the whole frames they complete. Raises FrameRefused for an oversized
+        one."""
         self.buffer += data
         frames = []
         while len(self.buffer) >= HEADER.size:
@@ -72,15 +75,18 @@ class SealedChannel:
 
     @staticmethod
     def nonce(sequence: int) -> bytes:
+        """The ChaCha20-Poly1305 nonce for frame number ``sequence``."""
         return b"\x00\x00\x00\x00" + SEQUENCE.pack(sequence)
 
     def seal(self, plaintext: bytes) -> bytes:
+        """Encrypt and authenticate ``plaintext`` as the next frame."""
         header = SEQUENCE.pack(self.sent)
         body = self.sender.encrypt(self.nonce(self.sent), plaintext, self.send_label + header)
         self.sent += 1
         return header + body
 
     def open(self, sealed: bytes) -> bytes:
+        """Decrypt the next frame; raises FrameRefused if it is forged, replayed, reordered or too short."""
         if len(sealed) < SEQUENCE.size + TAG_BYTES:
             raise FrameRefused(f"a sealed frame of {len(sealed)} bytes is too short")
         (sequence,) = SEQUENCE.unpack_from(sealed)

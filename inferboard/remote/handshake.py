@@ -47,16 +47,19 @@ class HandshakeFailed(Exception):
 
 
 def hkdf(key: bytes, info: bytes, salt: bytes | None = None, length: int = 32) -> bytes:
+    """HKDF-SHA256 of ``key`` for purpose ``info``."""
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=salt, info=info).derive(key)
 
 
 def mac(key: bytes, data: bytes) -> bytes:
+    """HMAC-SHA256 of ``data`` under ``key``."""
     h = hmac.HMAC(key, hashes.SHA256())
     h.update(data)
     return h.finalize()
 
 
 def mac_ok(key: bytes, data: bytes, tag: bytes) -> bool:
+    """Whether ``tag`` is the HMAC of ``data`` under ``key`` (compared in constant time)."""
     h = hmac.HMAC(key, hashes.SHA256())
     h.update(data)
     try:
@@ -76,12 +79,15 @@ class SessionKeys:
 
     @classmethod
     def from_master(cls, master: bytes) -> "SessionKeys":
+        """The session's handle and verification string, derived from the shared master key."""
         return cls(master, hkdf(master, b"inferboard session handle", length=16),
                    verification_string(hkdf(master, b"inferboard verification string", length=8)))
 
 
 @dataclass(frozen=True)
 class ConnectionKeys:
+    """The keys of one connection: one per direction and one per side's confirmation."""
+
     to_candidate: bytes
     to_interviewer: bytes
     interviewer_confirm: bytes
@@ -90,12 +96,14 @@ class ConnectionKeys:
 
     @classmethod
     def derive(cls, master: bytes, interviewer_nonce: bytes, candidate_nonce: bytes) -> "ConnectionKeys":
+        """Derive a connection's keys from the master key and both sides' fresh nonces."""
         salt = interviewer_nonce + candidate_nonce
         return cls(hkdf(master, TO_CANDIDATE, salt), hkdf(master, TO_INTERVIEWER, salt),
                    hkdf(master, b"inferboard interviewer confirms", salt),
                    hkdf(master, b"inferboard candidate confirms", salt), salt)
 
     def channel(self, side: str) -> SealedChannel:
+        """The sealed channel for ``side`` ("candidate" or "interviewer")."""
         if side == "candidate":
             return SealedChannel(self.to_interviewer, self.to_candidate, TO_INTERVIEWER, TO_CANDIDATE)
         return SealedChannel(self.to_candidate, self.to_interviewer, TO_CANDIDATE, TO_INTERVIEWER)
@@ -131,6 +139,7 @@ class JoinerHandshake:
         self.connection: ConnectionKeys | None = None
 
     def hello(self) -> bytes:
+        """The first message: a join (with the PAKE's first half) or a resume of a known session."""
         if self.pake is not None:
             return wire.dump(wire.JoinHello(kind="join", protocol=wire.PROTOCOL, pake=self.pake.start().hex(),
                                             nonce=self.nonce.hex()))
@@ -180,6 +189,7 @@ class HostHandshake:
         self.new_keys: SessionKeys | None = None
 
     def on_hello(self, data: bytes) -> bytes:
+        """Answer a join or resume; raises HandshakeRefused for an unknown session or a bad message."""
         hello = _load(wire.HELLO, data, "hello")
         if isinstance(hello, wire.ResumeHello):
             if self.keys is None or hello.session != self.keys.session_id.hex():
@@ -210,4 +220,5 @@ class HostHandshake:
 
 
 def refusal(reason: str) -> bytes:
+    """A refusal message giving ``reason`` (cut to 200 characters)."""
     return wire.dump(wire.Refused(kind="refused", reason=reason[:200]))

@@ -75,10 +75,12 @@ class RemoteTransport:
         self.held: list[dict[str, Any]] | None = [] if hold else None
 
     def attach(self, peer: Peer) -> Peer:
+        """Send and receive through ``peer`` from now on; returns it."""
         self.peer = peer
         return peer
 
     def send(self, to: str, data: dict[str, Any]) -> None:
+        """Send ``data`` to the other side; raises LinkError for a side on this machine or an unknown one."""
         if to == self.local_side:
             raise LinkError(f"the {to} lives on this machine: nothing to send it over the network")
         if to not in (CANDIDATE, INTERVIEWER):
@@ -92,6 +94,7 @@ class RemoteTransport:
             raise LinkError(f"not sent: {error}") from None
 
     def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``callback`` with each message for ``side`` (only the local side's arrive here)."""
         if side != self.local_side:
             raise LinkError(f"only the {self.local_side}'s messages arrive on this machine")
         self.callbacks.append(callback)
@@ -172,9 +175,11 @@ class MessagePump:
         self.statuses: list[Any] = []
 
     def put(self, data: dict[str, Any]) -> None:
+        """Queue a message for the GUI thread."""
         self.queue.put(("message", data))
 
     def status(self, status: Any) -> None:
+        """Queue a link status change for the GUI thread."""
         self.queue.put(("status", status))
 
     def pump(self, until: Callable[[], bool] = lambda: False, timeout: float = 5.0) -> bool:

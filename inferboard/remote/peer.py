@@ -63,6 +63,8 @@ class Status:
 
 
 class ConnectionClosed(Exception):
+    """The other side closed the connection."""
+
     pass
 
 
@@ -84,6 +86,7 @@ class AttemptLimiter:
         self.not_before = 0.0
 
     def wait_left(self) -> float:
+        """Seconds before the next join attempt is allowed."""
         return max(0.0, self.not_before - self.clock())
 
     def begin(self) -> bool:
@@ -122,6 +125,7 @@ class Link:
         self.replied = False
 
     async def read(self, timeout: float) -> bytes:
+        """The next whole frame, waiting up to ``timeout`` seconds; raises ConnectionClosed at the end."""
         while not self.pending:
             data = await asyncio.wait_for(self.reader.read(65536), timeout)
             if not data:
@@ -130,10 +134,12 @@ class Link:
         return self.pending.popleft()
 
     async def write(self, payload: bytes) -> None:
+        """Send ``payload`` as one frame."""
         self.writer.write(frame(payload))
         await self.writer.drain()
 
     def close(self) -> None:
+        """Close the socket."""
         self.writer.close()
 
 
@@ -169,6 +175,7 @@ class Peer:
 
     # ------------------------------------------------------------------ thread
     def start(self, timeout: float = 10.0) -> "Peer":
+        """Start the link's thread and wait until it listens or connects; returns the peer."""
         self.thread = threading.Thread(target=self._run, name=f"inferboard-{self.side}-link", daemon=True)
         self.thread.start()
         if not self.ready.wait(timeout):

@@ -16,6 +16,8 @@ SUPERSEDING = {"design_changed", "figures_shown"}
 
 
 class SessionLog:
+    """The messages sent in a session, kept until acknowledged so they can be sent again after a reconnect."""
+
     def __init__(self) -> None:
         self.next_mid = 0
         self.kept: list[tuple[int, dict[str, Any]]] = []
@@ -23,6 +25,8 @@ class SessionLog:
         self.acked_to_peer = -1
 
     def add(self, message: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """Keep ``message`` under the next id (a newer message of a superseding type replaces the older); returns the
+        entry."""
         if message.get("type") in SUPERSEDING:
             self.kept = [(mid, m) for mid, m in self.kept if m.get("type") != message["type"]]
         entry = (self.next_mid, message)
@@ -31,9 +35,11 @@ class SessionLog:
         return entry
 
     def after(self, received: int) -> list[tuple[int, dict[str, Any]]]:
+        """The kept messages the other side has not received."""
         return [(mid, m) for mid, m in self.kept if mid > received]
 
     def acknowledged(self, upto: int) -> None:
+        """Forget the messages up to id ``upto``: the other side has them."""
         self.kept = [(mid, m) for mid, m in self.kept if mid > upto]
 
     def take(self, mid: int) -> bool:

@@ -25,6 +25,8 @@ MAX_DESIGN_CHARS = 3_500_000
 
 
 class Wire(BaseModel):
+    """The base of every message on the link: unknown fields refused, values immutable, types strict."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
@@ -34,6 +36,8 @@ class WireError(Exception):
 
 # ------------------------------------------------------------------------------ handshake
 class JoinHello(Wire):
+    """A joiner's first message: the PAKE's first half and a fresh nonce."""
+
     kind: Literal["join"]
     protocol: Literal["inferboard-interview/2"]
     pake: PAKE
@@ -41,6 +45,8 @@ class JoinHello(Wire):
 
 
 class ResumeHello(Wire):
+    """A joiner coming back to a known session with a fresh nonce."""
+
     kind: Literal["resume"]
     protocol: Literal["inferboard-interview/2"]
     session: HEX16
@@ -48,17 +54,23 @@ class ResumeHello(Wire):
 
 
 class HostReply(Wire):
+    """The host's answer: the PAKE's second half (on a join) and its fresh nonce."""
+
     kind: Literal["reply"]
     pake: PAKE | None = None
     nonce: HEX16
 
 
 class Confirm(Wire):
+    """Each side's proof that it derived the same keys."""
+
     kind: Literal["confirm"]
     mac: HEX32
 
 
 class Refused(Wire):
+    """The host refuses the connection, saying why."""
+
     kind: Literal["refused"]
     reason: SHORT
 
@@ -70,10 +82,14 @@ HostConfirm = Annotated[Union[Confirm, Refused], Field(discriminator="kind")]
 
 # ------------------------------------------------------------------------------ control
 class Ping(Wire):
+    """Keeps the link alive."""
+
     type: Literal["ping"]
 
 
 class Ack(Wire):
+    """The other side has every message up to id ``upto``."""
+
     type: Literal["ack"]
     upto: int = Field(ge=-1)
 
@@ -86,6 +102,8 @@ class Resume(Wire):
 
 
 class Bye(Wire):
+    """The other side is leaving, saying why."""
+
     type: Literal["bye"]
     reason: SHORT
 
@@ -104,11 +122,15 @@ class SessionInfo(Wire):
 
 # ------------------------------------------------------------------------------ interview
 class DesignChanged(Wire):
+    """The candidate's design, as design-file JSON."""
+
     type: Literal["design_changed"]
     design_json: Annotated[str, Field(max_length=MAX_DESIGN_CHARS)]
 
 
 class QuestionAsked(Wire):
+    """The candidate asked a question (a scenario question's id, or their own words)."""
+
     type: Literal["question_asked"]
     question_id: ID | None
     text: Annotated[str, Field(max_length=1000)]
@@ -123,6 +145,8 @@ class FiguresShown(Wire):
 
 
 class FactRevealed(Wire):
+    """The interviewer revealed a hidden fact of the scenario."""
+
     type: Literal["fact_revealed"]
     fact_id: ID
     category: SHORT
@@ -132,6 +156,8 @@ class FactRevealed(Wire):
 
 
 class FollowUpPlayed(Wire):
+    """The interviewer played a follow-up."""
+
     type: Literal["follow_up_played"]
     follow_up_id: ID
     title: SHORT
@@ -143,6 +169,8 @@ class FollowUpPlayed(Wire):
 
 
 class PhaseChanged(Wire):
+    """The interview moved to another phase."""
+
     type: Literal["phase_changed"]
     phase: ID
     title: SHORT
@@ -152,6 +180,8 @@ class PhaseChanged(Wire):
 
 
 class InterviewEnded(Wire):
+    """The interviewer ended the interview at ``t_s``."""
+
     type: Literal["interview_ended"]
     t_s: float = Field(ge=0, allow_inf_nan=False)
 
@@ -197,6 +227,7 @@ CONFIRM = TypeAdapter(Confirm)
 
 
 def dump(model: BaseModel) -> bytes:
+    """A wire message as JSON bytes."""
     return model.model_dump_json(exclude_none=False).encode("utf-8")
 
 

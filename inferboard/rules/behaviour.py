@@ -41,6 +41,7 @@ def _fault(kind: str, target: str) -> "Fault":
 
 
 def load_rps(index: DesignIndex, load: str) -> float:
+    """The requests per second a behaviour rule runs at: the peak, or the mean (the peak when no mean is given)."""
     name = "peak_rps" if load == "peak" else "mean_rps"
     value = getattr(index.requirements, name)
     if value is None and load == "mean":
@@ -106,6 +107,7 @@ def _ms(value: float | None) -> str:
 
 
 def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
+    """Whether the simulated p50/p95/p99 at the rule's load stay within the SLO."""
     rps = load_rps(index, leaf.load)
     empty = _serving_or_fail(index, rps, "no latency can be shown against the SLO")
     if empty is not None:
@@ -135,6 +137,7 @@ def latency_within_slo(leaf: c.LatencyWithinSlo, index: DesignIndex) -> Result:
 
 
 def headroom(leaf: c.Headroom, index: DesignIndex) -> Result:
+    """Whether every serving pool stays under the rule's utilisation at the peak."""
     rps = load_rps(index, "peak")
     empty = _serving_or_fail(index, rps, "there is no capacity to hold headroom")
     if empty is not None:
@@ -166,6 +169,7 @@ def _canary_only(index: DesignIndex, node_id: str) -> bool:
 
 
 def idle(leaf: c.Idle, index: DesignIndex) -> Result:
+    """The pools that sit nearly idle at the rule's load (paid for, not used)."""
     rps = load_rps(index, leaf.load)
     result = simulate(index, rps)
     checked, idle_ids, details = [], [], []
@@ -187,6 +191,7 @@ def idle(leaf: c.Idle, index: DesignIndex) -> Result:
 
 
 def within_budget(leaf: c.WithinBudget, index: DesignIndex) -> Result:
+    """Whether the simulated cost per hour and per thousand requests stays within the budget."""
     req = index.requirements
     if req.budget_per_1k is None and req.budget_per_hour is None:
         raise NotEvaluable("no budget is declared")
@@ -218,6 +223,7 @@ def _largest_region(index: DesignIndex, base: "DesignResult") -> list[str]:
 
 
 def survives_region_loss(leaf: c.SurvivesRegionLoss, index: DesignIndex) -> Result:
+    """Whether the design still serves the peak within the SLO with its largest region down."""
     rps = load_rps(index, "peak")
     base = simulate(index, rps)
     regions = _largest_region(index, base)
@@ -258,6 +264,7 @@ def _busiest_pool(index: DesignIndex, result: "DesignResult") -> tuple[str, floa
 
 
 def survives_spot_reclaim(leaf: c.SurvivesSpotReclaim, index: DesignIndex) -> Result:
+    """Whether the design still serves the peak when its spot capacity is reclaimed."""
     rps = load_rps(index, "peak")
     result = simulate(index, rps, (_fault("spot_reclaimed", "*"),))
     served = _served(result, rps)
@@ -283,6 +290,7 @@ def _healthy_served(index: DesignIndex, result: "DesignResult") -> float:
 
 
 def fallback_carries(leaf: c.FallbackCarries, index: DesignIndex) -> Result:
+    """Whether the fallback pools can carry the load when the GPUs are short."""
     rps = load_rps(index, leaf.load)
     result = simulate(index, rps, (_sim().Fault("gpu_shortage", "*", 0.0),))
     checked, hot, details = [], [], []
@@ -390,4 +398,5 @@ LEAF_FUNCTIONS = {
 
 
 def evaluate_leaf(leaf: c.Condition, index: DesignIndex) -> Result:
+    """Evaluate one behaviour leaf against the design."""
     return LEAF_FUNCTIONS[leaf.type](leaf, index)

@@ -17,6 +17,7 @@ EXIT_OK, EXIT_BLOCKER, EXIT_UNREADABLE = 0, 1, 2
 
 
 def register(subparsers) -> None:
+    """Add the rules subcommands (check, explain, rules) to the ``inferboard`` parser."""
     p = subparsers.add_parser("check", help="check a design against the rubrics; exit 1 if a blocker fires")
     p.add_argument("file", metavar="FILE")
     p.add_argument("--json", action="store_true", help="print the full report as JSON")
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """``inferboard check FILE``: the findings and grade; 1 when a blocker fires, 2 for a bad file."""
     from inferboard.rules.engine import check_design, default_rules
     from inferboard.rules.loader import RuleFileError
     from inferboard.store import DesignFileError, read_design
@@ -62,6 +64,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def format_report(report: CheckReport, source: str) -> str:
+    """A check report as text: the grade line, then one line per finding."""
     lines = [f"{source}: grade {report.grade} ({report.overall:.0f}/100), {len(report.findings)} finding(s)"]
     for finding in report.findings:
         where = f" [{', '.join(finding.node_ids)}]" if finding.node_ids else ""
@@ -82,6 +85,7 @@ def format_report(report: CheckReport, source: str) -> str:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    """``inferboard explain RULE``: what a rule checks, why, and how to fix it."""
     from inferboard.rules.engine import explain_rule
     from inferboard.rules.loader import UnknownRule
 
@@ -94,6 +98,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    """``inferboard rules``: every rule with its rubric and severity."""
     from inferboard.rules.engine import default_rules
 
     rules = default_rules()

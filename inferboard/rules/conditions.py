@@ -43,6 +43,7 @@ class Ref(StrictModel):
         return self
 
     def requirement_names(self) -> list[str]:
+        """The requirement(s) the reference reads, as a list."""
         if self.requirement is None:
             return []
         return [self.requirement] if isinstance(self.requirement, str) else list(self.requirement)
@@ -86,10 +87,12 @@ class Comparison(StrictModel):
 
     @property
     def op(self) -> str:
+        """The comparison written in the rule ("lt", "ge", "in", ...)."""
         return self._op
 
     @property
     def operand(self) -> Any:
+        """The value the comparison is against."""
         return getattr(self, "in_" if self._op == "in" else self._op)
 
 
@@ -105,6 +108,7 @@ class Selector(StrictModel):
     region_where: Where = {}
 
     def kinds(self) -> tuple[str, ...]:
+        """The kinds the selector picks, as a tuple."""
         return (self.kind,) if isinstance(self.kind, str) else tuple(self.kind)
 
 
@@ -119,6 +123,7 @@ class KindCount(Selector):
 
     @property
     def lower(self) -> int:
+        """The fewest nodes allowed (1 when the rule gives no bounds)."""
         return self.min if self.min is not None else (1 if self.max is None else 0)
 
 
@@ -142,6 +147,7 @@ class Attached(Selector):
     reach: Literal["direct", "path"] = "direct"
 
     def to_kinds(self) -> tuple[str, ...]:
+        """The kinds a node must be attached to, as a tuple."""
         return (self.to,) if isinstance(self.to, str) else tuple(self.to)
 
 
@@ -196,6 +202,7 @@ class Requirement(StrictModel):
     is_: Comparison | None = Field(default=None, alias="is")
 
     def names(self) -> list[str]:
+        """The requirement(s) that must be declared, as a list."""
         return [self.name] if isinstance(self.name, str) else list(self.name)
 
 
@@ -297,16 +304,22 @@ class RetrainThroughCanary(UnderDrift):
 
 # ---------------------------------------------------------------------------------- combinators
 class AllOf(StrictModel):
+    """True when every condition in ``of`` holds."""
+
     type: Literal["all"] = "all"
     of: list["Condition"] = Field(min_length=1)
 
 
 class AnyOf(StrictModel):
+    """True when at least one condition in ``of`` holds."""
+
     type: Literal["any"] = "any"
     of: list["Condition"] = Field(min_length=1)
 
 
 class NotOf(StrictModel):
+    """True when the condition in ``of`` does not hold."""
+
     type: Literal["not"] = "not"
     of: "Condition"
 
@@ -389,6 +402,7 @@ def walk(condition: Any):
 
 
 def uses_behaviour(condition: Any) -> bool:
+    """Whether a condition needs the simulator (has a behaviour leaf anywhere in it)."""
     return condition is not None and any(getattr(c, "type", "") in BEHAVIOUR_LEAVES for c in walk(condition))
 
 

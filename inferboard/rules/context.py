@@ -184,6 +184,7 @@ class DesignIndex:
         return self._attrs[key]
 
     def region_of(self, node: Node) -> Node | None:
+        """The region node ``node`` sits in, or None."""
         return self.nodes.get(node.region) if node.region else None
 
     # ---------------------------------------------------------------------------- wiring
@@ -228,7 +229,9 @@ class DesignIndex:
         return [n for n in self.serving_pools() if n.id in self._reached]
 
     def sort_nodes(self, ids) -> tuple[str, ...]:
+        """Node ids without repeats, in the design's order."""
         return tuple(sorted(set(ids), key=lambda i: self.order.get(i, 1 << 30)))
 
     def sort_edges(self, ids) -> tuple[str, ...]:
+        """Edge ids without repeats, in the design's order."""
         return tuple(sorted(set(ids), key=lambda i: self.edge_order.get(i, 1 << 30)))

@@ -69,6 +69,7 @@ class Finding:
     details: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The finding as plain data."""
         out = asdict(self)
         out["node_ids"], out["edge_ids"], out["details"] = list(self.node_ids), list(self.edge_ids), list(self.details)
         return out
@@ -76,6 +77,8 @@ class Finding:
 
 @dataclass
 class RubricScore:
+    """One rubric's score: points earned of those applicable, its weight, and the points lost by rule."""
+
     rubric: str
     title: str
     earned: float
@@ -85,15 +88,19 @@ class RubricScore:
 
     @property
     def percent(self) -> float | None:
+        """The score as a percentage, or None when no rule applied."""
         return None if self.applicable <= 0 else 100.0 * self.earned / self.applicable
 
     def to_dict(self) -> dict[str, Any]:
+        """The score as plain data."""
         return {"rubric": self.rubric, "title": self.title, "earned": self.earned, "applicable": self.applicable,
                 "percent": self.percent, "weight": self.weight, "lost": [list(x) for x in self.lost]}
 
 
 @dataclass
 class CheckReport:
+    """A design checked: its findings, a score per rubric, the overall score and grade."""
+
     findings: list[Finding]
     scores: dict[str, RubricScore]
     overall: float
@@ -104,12 +111,15 @@ class CheckReport:
 
     @property
     def blockers(self) -> list[Finding]:
+        """The findings of blocker severity."""
         return [f for f in self.findings if f.severity == "blocker"]
 
     def fired(self) -> set[str]:
+        """The ids of the rules that fired."""
         return {f.rule_id for f in self.findings}
 
     def to_dict(self) -> dict[str, Any]:
+        """The report as plain data (for ``--json``)."""
         return {"overall": round(self.overall, 2), "grade": self.grade, "behaviour": self.behaviour,
                 "findings": [f.to_dict() for f in self.findings],
                 "scores": {name: s.to_dict() for name, s in self.scores.items()},
@@ -255,6 +265,7 @@ def _wrap(text: str, width: int = 88) -> str:
 
 
 def explanation_text(rule: Rule, rules: RuleSet | None = None) -> str:
+    """The rule's explanation: its own text, else one generated from its condition."""
     if rules is not None and rule.id in rules.explanations:
         return rules.explanations[rule.id]
     text = _render_explanation(rule, rules)

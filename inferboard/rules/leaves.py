@@ -21,6 +21,7 @@ from inferboard.rules.schema import requirement_figures
 
 # ------------------------------------------------------------------------------------ comparisons
 def resolve(operand: Any, index: DesignIndex, node: Node | None) -> Any:
+    """``operand`` with a reference replaced by the value it names (a requirement or a node's attribute)."""
     if not isinstance(operand, c.Ref):
         return operand
     if operand.requirement is not None:
@@ -70,10 +71,12 @@ def compare(value: Any, comparison: c.Comparison, index: DesignIndex, node: Node
 
 
 def matches(node: Node, where: c.Where, index: DesignIndex) -> bool:
+    """Whether ``node`` passes every test of ``where``."""
     return all(compare(index.attr(node, name), test, index, node) for name, test in where.items())
 
 
 def select(index: DesignIndex, kinds: tuple[str, ...], where: c.Where, region_where: c.Where) -> list[Node]:
+    """The nodes of ``kinds`` passing ``where`` whose region passes ``region_where``."""
     nodes = index.of_kinds(kinds)
     if where:
         nodes = [n for n in nodes if matches(n, where, index)]
@@ -93,6 +96,7 @@ def _kinds(value: str | list[str]) -> tuple[str, ...]:
 
 # ------------------------------------------------------------------------------------ combinators
 def evaluate(condition: Any, index: DesignIndex) -> Result:
+    """Evaluate a condition against the design."""
     return EVALUATORS[condition.type](condition, index)
 
 

@@ -39,6 +39,8 @@ class RuleFileError(InferboardError):
 
 
 class UnknownRule(InferboardError, KeyError):
+    """No rule has the id asked for; the message suggests close ones."""
+
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown rule"
 
@@ -65,6 +67,7 @@ class RuleSet:
         return rule_id in self.rules
 
     def get(self, rule_id: str) -> Rule:
+        """The rule called ``rule_id`` (case does not matter); raises UnknownRule."""
         rule = self.rules.get(rule_id) or self.rules.get(rule_id.strip().upper())
         if rule is None:
             import difflib
@@ -75,9 +78,11 @@ class RuleSet:
         return rule
 
     def of_rubric(self, rubric: str) -> list[Rule]:
+        """The rules of ``rubric``."""
         return [r for r in self.rules.values() if r.rubric == rubric]
 
     def examples_dir(self, rule_id: str) -> Path:
+        """The folder of ``rule_id``'s example designs."""
         rule = self.get(rule_id)
         return self.files[rule.id].parent / "examples" / rule.id
 

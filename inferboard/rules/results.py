@@ -17,6 +17,7 @@ class Evidence:
     ratio: float | None = None
 
     def add(self, other: "Evidence") -> None:
+        """Take in ``other``'s nodes, edges and details (details once each)."""
         self.nodes |= other.nodes
         self.edges |= other.edges
         self.details.extend(d for d in other.details if d not in self.details)

@@ -98,6 +98,7 @@ class Rule(StrictModel):
     _scope: frozenset = PrivateAttr(default=frozenset())
 
     def model_post_init(self, context: Any) -> None:
+        """Work out once whether the rule needs the simulator and which roles it is scoped to."""
         self._behaviour = uses_behaviour(self.when) or uses_behaviour(self.applies_when)
         self._scope = frozenset(self.roles)
 
@@ -144,6 +145,7 @@ class Rule(StrictModel):
         return severity, self.points * SEVERITY_SHARE[severity] / SEVERITY_SHARE[self.severity]
 
     def render_message(self, nodes: tuple[str, ...], details: list[str], requirements: Any = None) -> str:
+        """The rule's message with the nodes, count, details and requirement figures filled in."""
         values: dict[str, Any] = {"nodes": ", ".join(f"'{n}'" for n in nodes) if nodes else "the design",
                                   "count": len(nodes), "details": "; ".join(details) or "see the explanation",
                                   **requirement_figures(requirements)}
@@ -184,6 +186,8 @@ class Rubric(StrictModel):
 
 
 class Topic(StrictModel):
+    """A topic rules belong to (for the rules page and the explanations)."""
+
     id: str = Field(pattern=r"^[a-z_]+\.[a-z_]+$")
     title: str = Field(min_length=3, max_length=120)
 

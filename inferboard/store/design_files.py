@@ -185,6 +185,7 @@ def _number(value: float | None) -> float | int | None:
 
 
 def design_to_bytes(design: Design) -> bytes:
+    """The design as the UTF-8 JSON text of a design file."""
     return (json.dumps(design_to_dict(design), indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 

@@ -11,6 +11,7 @@ from inferboard.store.records import DesignRecord
 
 
 def design_file_schema() -> dict:
+    """The JSON Schema of a design file, from the pydantic records."""
     schema = DesignRecord.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "Inferboard design file"
@@ -18,6 +19,7 @@ def design_file_schema() -> dict:
 
 
 def design_file_schema_text() -> str:
+    """The JSON Schema of a design file as stable, indented text."""
     return json.dumps(design_file_schema(), indent=2, sort_keys=True) + "\n"
 
 

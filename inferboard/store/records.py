@@ -20,6 +20,8 @@ ParamValue = Union[bool, int, float, str, list[list[float]]]
 
 
 class NodeRecord(StrictModel):
+    """A node as stored in a design file."""
+
     id: str = Id
     kind: str = Field(min_length=1, max_length=64)
     label: str = Field(default="", max_length=200)
@@ -32,6 +34,8 @@ class NodeRecord(StrictModel):
 
 
 class EdgeRecord(StrictModel):
+    """An edge as stored in a design file."""
+
     id: str = Id
     source: str = Field(min_length=1, max_length=64)
     source_port: str = Field(min_length=1, max_length=64)
@@ -40,6 +44,8 @@ class EdgeRecord(StrictModel):
 
 
 class Metadata(StrictModel):
+    """The design's title and notes as stored in a design file."""
+
     title: str = Field(default="Untitled design", max_length=200)
     notes: str = Field(default="", max_length=10_000)
 
@@ -57,6 +63,7 @@ class FaultRecord(StrictModel):
     @field_validator("kind")
     @classmethod
     def known_kind(cls, value: str) -> str:
+        """Refuse a fault kind the simulator does not know, naming those it does."""
         if value not in FAULT_KINDS:
             raise ValueError(f"unknown fault '{value}' (known: {', '.join(FAULT_KINDS)})")
         return value

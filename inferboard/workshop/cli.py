@@ -38,6 +38,7 @@ class ProgressBar:
         self.shown = True
 
     def close(self) -> None:
+        """Wipe the progress line, if one was drawn."""
         if self.shown:
             self.stream.write("\r" + " " * (self.width + 56) + "\r")
             self.stream.flush()
@@ -54,6 +55,7 @@ def _single_file(args: argparse.Namespace) -> bool:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
+    """``inferboard grade``: grade design files, folders or zips against a scenario; 1 when one could not be graded."""
     from inferboard.workshop.grading import grade_submissions
     from inferboard.workshop.submissions import collect
 
@@ -95,6 +97,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def print_run(run: GradingRun, out: TextIO | None = None) -> None:
+    """Print a grading run as a table, its common findings and its errors."""
     out = out or sys.stdout
     from inferboard.workshop.reports import common_findings
 
@@ -134,6 +137,7 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
 
 # ------------------------------------------------------------------------------ scenario check
 def cmd_scenario_check(args: argparse.Namespace) -> int:
+    """``inferboard scenario check``: validate a scenario file and grade its reference design."""
     from inferboard.workshop.scenario_check import check_scenario_file
 
     report = check_scenario_file(Path(args.file), behaviour=not args.no_sim)
@@ -150,6 +154,7 @@ def cmd_scenario_check(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
+    """Add the workshop subcommands (grade, scenario check) to the ``inferboard`` parser."""
     p = subparsers.add_parser("grade", help="score design files, folders or zips of them against a practice "
                               "scenario", description="Grade one design file (the original output) or a room's "
                               "submissions: files, folders and zips. Exit 1 when a submission could not be graded.")

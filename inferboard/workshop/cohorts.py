@@ -45,6 +45,7 @@ RESULT_PARTS = ("rubrics", "findings", "figures", "follow_ups", "missing")
 
 
 def utc_now() -> str:
+    """The current UTC time in ISO form, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -62,6 +63,7 @@ class CohortStore:
                              "cohort_id")
 
     def close(self) -> None:
+        """Close the database."""
         with self.lock:
             self.db.conn.close()
 
@@ -108,10 +110,12 @@ class CohortStore:
                                         "message": item.get("message", "")} for item in row.findings)
 
     def rename(self, cohort_id: int, name: str) -> None:
+        """Rename cohort ``cohort_id``."""
         with self.lock, write_transaction(self.db.conn):
             self.db["cohorts"].update(cohort_id, {"name": name})
 
     def delete(self, cohort_id: int) -> None:
+        """Delete cohort ``cohort_id`` with its submissions, scores and findings."""
         with self.lock, write_transaction(self.db.conn):
             for table in ("submissions", "rubric_scores", "findings"):
                 self.db[table].delete_where("cohort_id = ?", [cohort_id])
@@ -125,6 +129,7 @@ class CohortStore:
             return list(self.db["cohorts"].rows_where(where, args, order_by="created_at desc, id desc"))
 
     def cohort(self, cohort_id: int) -> dict[str, Any]:
+        """The cohort row ``cohort_id``; raises KeyError when there is none."""
         with self.lock:
             rows = list(self.db["cohorts"].rows_where("id = ?", [cohort_id]))
         if not rows:
@@ -154,6 +159,8 @@ class CohortStore:
 # ------------------------------------------------------------------------------ comparing rooms
 @dataclass
 class RubricChange:
+    """One rubric's mean score in two sessions."""
+
     rubric: str
     title: str
     first: float | None
@@ -161,6 +168,7 @@ class RubricChange:
 
     @property
     def delta(self) -> float | None:
+        """The second session's mean minus the first's, or None when either is missing."""
         return None if self.first is None or self.second is None else self.second - self.first
 
 
@@ -181,6 +189,7 @@ def _mean(values: list[float]) -> float | None:
 
 
 def compare_runs(first: GradingRun, second: GradingRun, limit: int = 15) -> CohortComparison:
+    """How a second session of a cohort compares with a first: per rubric, and the findings that came and went."""
     titles = {name: title for name, title, _ in [*first.rubrics, *second.rubrics]}
     names = ["overall", *dict.fromkeys(n for n, _, _ in [*first.rubrics, *second.rubrics])]
     titles["overall"] = "Overall"

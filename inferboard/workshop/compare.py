@@ -19,6 +19,8 @@ FIGURES = (("p99 at the peak", "p99_ms", "ms"), ("p99 SLO", "slo_p99_ms", "ms"),
 
 @dataclass
 class DesignDifferences:
+    """How two designs differ: kind counts, nodes only in one, parameters and wires."""
+
     #: kind -> (count in A, count in B), kinds whose counts differ
     kinds: dict[str, tuple[int, int]] = field(default_factory=dict)
     only_a: list[tuple[str, str]] = field(default_factory=list)  # (node id, kind)
@@ -30,6 +32,7 @@ class DesignDifferences:
 
     @property
     def same(self) -> bool:
+        """Whether the two designs have the same structure and parameters."""
         return not (self.kinds or self.only_a or self.only_b or self.params or self.wires_only_a
                     or self.wires_only_b)
 

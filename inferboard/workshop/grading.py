@@ -37,6 +37,8 @@ MAX_FINDINGS = 60
 
 
 class CancelFlag(Protocol):
+    """Anything with ``is_set()`` (a threading.Event) that asks grading to stop."""
+
     def is_set(self) -> bool: ...
 
 
@@ -74,17 +76,21 @@ class SubmissionResult:
 
     @property
     def ok(self) -> bool:
+        """Whether the submission was graded (not refused with an error)."""
         return not self.error
 
     @property
     def follow_ups_held(self) -> int:
+        """How many follow-ups the design held."""
         return sum(1 for f in self.follow_ups if f.get("held"))
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data, for JSON and the cohort store."""
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SubmissionResult":
+        """A result read back from plain data (unknown keys ignored)."""
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
         return cls(**known)
 
@@ -105,13 +111,16 @@ class GradingRun:
 
     @property
     def graded(self) -> list[SubmissionResult]:
+        """The submissions that were graded."""
         return [r for r in self.results if r.ok]
 
     @property
     def errors(self) -> list[SubmissionResult]:
+        """The submissions that could not be graded."""
         return [r for r in self.results if not r.ok]
 
     def to_dict(self) -> dict[str, Any]:
+        """The run as plain data: scenario, rubrics, timing and every result."""
         return {"scenario": self.scenario_id, "scenario_title": self.scenario_title,
                 "rubrics": [{"rubric": n, "title": t, "weight": w} for n, t, w in self.rubrics],
                 "started_at": self.started_at, "duration_s": round(self.duration_s, 3), "jobs": self.jobs,
@@ -276,6 +285,7 @@ def batches(todo: list[tuple[int, Submission]], workers: int) -> list[list[tuple
 
 
 def default_jobs() -> int:
+    """How many worker processes grading uses: the CPUs this process may run on."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:
@@ -389,4 +399,5 @@ def _rubric_titles(scenario: Scenario) -> list[tuple[str, str, float]]:
 
 
 def results_json(run: GradingRun) -> str:
+    """The run as indented JSON text."""
     return json.dumps(run.to_dict(), indent=2)

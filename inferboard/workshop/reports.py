@@ -30,6 +30,7 @@ EXTRA_CSS = ("body{max-width:1400px}tr.bad td{color:#b91c1c}.wide{overflow-x:aut
 
 
 def csv_columns(run: GradingRun) -> list[str]:
+    """The CSV header: submission, rubric and figure columns."""
     return [*LEAD_COLUMNS, *(f"rubric:{name}" for name, _, _ in run.rubrics), *FIGURE_COLUMNS, *TAIL_COLUMNS]
 
 
@@ -48,6 +49,7 @@ def _number(value: Any, digits: int = 2) -> str:
 
 
 def csv_row(run: GradingRun, row: SubmissionResult) -> list[str]:
+    """One submission's CSV cells."""
     figures = row.figures
     cells = [_text(row.name), "graded" if row.ok else "error", _text(row.error), _text(row.title),
              _number(row.overall), row.grade, _number(row.design_overall)]
@@ -65,6 +67,7 @@ def csv_row(run: GradingRun, row: SubmissionResult) -> list[str]:
 
 
 def csv_text(run: GradingRun) -> str:
+    """The whole run as CSV text."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(csv_columns(run))
@@ -74,6 +77,7 @@ def csv_text(run: GradingRun) -> str:
 
 
 def write_csv(run: GradingRun, path: Path | str) -> Path:
+    """Write the run as CSV to ``path`` (atomically); returns the path."""
     path = Path(path)
     atomic_write(path, csv_text(run).encode("utf-8"), keep_backup=False)
     return path
@@ -121,6 +125,7 @@ def histogram(values: Sequence[float], bins: int = 10) -> list[int]:
 
 
 def rubric_values(run: GradingRun, rubric: str) -> list[float]:
+    """The graded submissions' scores for ``rubric``."""
     return [row.rubrics[rubric] for row in run.graded if row.rubrics.get(rubric) is not None]
 
 
@@ -227,6 +232,7 @@ def _submission(run: GradingRun, row: SubmissionResult) -> str:
 
 
 def report_html(run: GradingRun, title: str = "") -> str:
+    """The run as a self-contained HTML report: the table, the distributions and the common findings."""
     heading = title or f"Grading report: {run.scenario_title}"
     state = " (cancelled before the end)" if run.cancelled else ""
     parts = [f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{escape(heading)}</title>"
@@ -243,6 +249,7 @@ def report_html(run: GradingRun, title: str = "") -> str:
 
 
 def write_html(run: GradingRun, path: Path | str, title: str = "") -> Path:
+    """Write the HTML report to ``path`` (atomically); returns the path."""
     path = Path(path)
     atomic_write(path, report_html(run, title).encode("utf-8"), keep_backup=False)
     return path

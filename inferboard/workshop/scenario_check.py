@@ -19,6 +19,8 @@ REFERENCE_FLOOR = 80.0
 
 @dataclass
 class ScenarioCheck:
+    """A scenario file checked: the scenario, its problems and warnings, and how its reference design scores."""
+
     path: Path
     scenario: Scenario | None = None
     problems: list[str] = field(default_factory=list)
@@ -29,9 +31,11 @@ class ScenarioCheck:
 
     @property
     def ok(self) -> bool:
+        """Whether the scenario has no problems."""
         return not self.problems
 
     def summary(self) -> str:
+        """A few lines saying the scenario is valid and how its reference design scores."""
         assert self.scenario is not None and self.grade is not None
         g = self.grade
         lines = [f"{self.path}: scenario '{self.scenario.id}' is valid; its reference design scores "
@@ -46,6 +50,7 @@ class ScenarioCheck:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
+        """The check as plain data for ``--json``."""
         return {"file": str(self.path), "ok": self.ok, "scenario": self.scenario.id if self.scenario else None,
                 "problems": self.problems, "warnings": self.warnings,
                 "reference": self.grade.to_dict() if self.grade else None,
@@ -53,6 +58,8 @@ class ScenarioCheck:
 
 
 def check_scenario_file(path: Path, behaviour: bool = True) -> ScenarioCheck:
+    """Validate the scenario at ``path`` and grade its reference design (with the simulator unless ``behaviour`` is
+    off)."""
     from inferboard.practice.library import known_rubrics
     from inferboard.store.design_files import MAX_FILE_BYTES, DesignFileError, parse_design
     from inferboard.workshop.submissions import read_regular_file

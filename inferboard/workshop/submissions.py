@@ -57,20 +57,25 @@ class Submission:
 
     @property
     def ok(self) -> bool:
+        """Whether the submission's bytes were read without a problem."""
         return self.data is not None and not self.error
 
     @property
     def sha256(self) -> str:
+        """The hex SHA-256 of the submission's bytes ("" when unread)."""
         return hashlib.sha256(self.data).hexdigest() if self.data is not None else ""
 
 
 @dataclass
 class Collection:
+    """The submissions found under the paths given, and the files passed over."""
+
     submissions: list[Submission] = field(default_factory=list)
     #: Files passed over on purpose (not .json or .zip inside a folder), for the user to see.
     skipped: list[str] = field(default_factory=list)
 
     def add(self, submission: Submission) -> None:
+        """Keep ``submission``, up to the limit (one note says the rest were left out)."""
         if len(self.submissions) < MAX_SUBMISSIONS:
             self.submissions.append(submission)
         elif len(self.submissions) == MAX_SUBMISSIONS:

@@ -1,7 +1,6 @@
 """Loading the catalog: safe YAML, clear errors naming file, item and field."""
 
 import shutil
-import time
 from pathlib import Path
 
 import pytest
@@ -21,11 +20,10 @@ g: [*f, *f, *f, *f, *f, *f, *f, *f, *f]
 """
 
 
-def test_alias_bomb_is_refused_at_once():
-    start = time.perf_counter()
-    with pytest.raises(YamlFileError, match="aliases"):
+def test_alias_bomb_is_refused_for_its_aliases_before_it_is_expanded():
+    """The first alias met is named, not the billions of strings it would expand to."""
+    with pytest.raises(YamlFileError, match=r"bomb.yaml: aliases .* \(line \d+, column \d+\)$"):
         load_yaml_text(BOMB, "bomb.yaml")
-    assert time.perf_counter() - start < 1.0
 
 
 def test_python_tags_are_refused():

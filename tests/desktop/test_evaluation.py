@@ -15,8 +15,10 @@ from PySide6.QtTest import QTest
 from inferboard.model import ops
 from inferboard.sim.steady.design_sim import evaluate
 
-from desktop.shell.evaluation import EvalSettings
+from desktop.editor.document import DesignDocument
+from desktop.shell.evaluation import EvalSettings, Evaluator
 from tests.desktop.gestures import demo_design
+from tests.fakes import FakeClock
 
 WAIT_MS = 20_000
 
@@ -94,14 +96,14 @@ def test_timeline_plots_play_scrub_and_faults(make_window, qtbot):
     readouts = window.readouts
     qtbot.waitUntil(lambda: readouts.timeline is not None and readouts.plots is not None, timeout=WAIT_MS)
     first = readouts.timeline
-    assert readouts.scrub.maximum() == len(first.times_s) - 1
-    readouts.scrub.setValue(readouts.scrub.maximum() // 2)
+    assert readouts.playback.scrub.maximum() == len(first.times_s) - 1
+    readouts.playback.scrub.setValue(readouts.playback.scrub.maximum() // 2)
     assert readouts.at_label.text().startswith("At 1")
-    readouts.set_playing(True)
-    start = readouts.scrub.value()
-    qtbot.waitUntil(lambda: readouts.scrub.value() > start, timeout=5000)
-    readouts.set_playing(False)
-    readouts.add_fault("traffic_surge", "*", start_s=6 * 3600, duration_s=3600)
+    readouts.playback.set_playing(True)
+    start = readouts.playback.scrub.value()
+    qtbot.waitUntil(lambda: readouts.playback.scrub.value() > start, timeout=5000)
+    readouts.playback.set_playing(False)
+    readouts.fault_plan.add_fault("traffic_surge", "*", start_s=6 * 3600, duration_s=3600)
     qtbot.waitUntil(lambda: readouts.timeline is not first and bool(window.evaluator.settings.faults),
                     timeout=WAIT_MS)
     surge = readouts.timeline
@@ -173,15 +175,15 @@ def test_load_test_progress_and_cancel_with_the_real_simulator(make_window, qtbo
     readouts = window.readouts
     results = []
     window.load_runner.finished.connect(results.append)
-    window.readouts.requests.setValue(5_000_000)  # long enough that cancel always comes first
-    readouts.run_button.click()
-    assert readouts.progress.isVisible() and readouts.cancel_button.isVisible()
-    assert not readouts.run_button.isEnabled()
-    qtbot.waitUntil(lambda: readouts.progress.value() > 0, timeout=WAIT_MS)
-    readouts.cancel_button.click()
+    window.readouts.load_test.requests.setValue(5_000_000)  # long enough that cancel always comes first
+    readouts.load_test.run_button.click()
+    assert readouts.load_test.progress.isVisible() and readouts.load_test.cancel_button.isVisible()
+    assert not readouts.load_test.run_button.isEnabled()
+    qtbot.waitUntil(lambda: readouts.load_test.progress.value() > 0, timeout=WAIT_MS)
+    readouts.load_test.cancel_button.click()
     qtbot.waitUntil(lambda: bool(results), timeout=WAIT_MS)
     assert results[0].cancelled
-    assert not readouts.progress.isVisible() and readouts.run_button.isEnabled()
+    assert not readouts.load_test.progress.isVisible() and readouts.load_test.run_button.isEnabled()
 
 
 def test_load_test_shows_the_histogram(make_window, qtbot):
@@ -205,7 +207,7 @@ def test_load_test_shows_the_histogram(make_window, qtbot):
     plots = window.readouts.ensure_plots()
     assert list(plots.bars.opts["height"]) == [5, 10, 3, 1]
     assert plots.histogram_lines["p99_ms"].value() == 30.0
-    assert "p99 30 ms" in window.readouts.load_label.text()
+    assert "p99 30 ms" in window.readouts.load_test.load_label.text()
 
 
 def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
@@ -225,6 +227,23 @@ def test_fault_menu_offers_each_fault_on_the_nodes_it_can_hit(window):
     menu.deleteLater()
 
 
+def test_the_debounce_tells_a_burst_from_a_quiet_spell_by_its_clock(qtbot):
+    clock = FakeClock(1e9)
+    evaluator = Evaluator(DesignDocument(demo_design()), auto=False, clock=clock)
+    evaluator.steps = ()
+    evaluator.schedule()  # the first edit after a quiet spell: at once
+    assert evaluator.timer.isActive() and evaluator.timer.interval() == 0
+    qtbot.waitUntil(lambda: not evaluator.busy(), timeout=WAIT_MS)
+    for _ in range(9):  # edits 20 ms apart restart the wait, however long they really took
+        clock.advance(0.020)
+        evaluator.schedule()
+        assert evaluator.timer.isActive() and evaluator.timer.interval() == evaluator.debounce_ms
+    clock.advance(evaluator.debounce_ms / 1000 + 0.001)  # a quiet spell: the next edit goes at once
+    evaluator.schedule()
+    assert evaluator.timer.interval() == 0
+    qtbot.waitUntil(lambda: not evaluator.busy(), timeout=WAIT_MS)
+
+
 def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_window, qtbot):
     window = make_window(demo_design(), evaluate=True)
     evaluator = window.evaluator
@@ -235,13 +254,14 @@ def test_a_burst_of_edits_is_evaluated_at_its_start_and_once_at_its_end(make_win
 
     qtbot.waitUntil(lambda: not evaluator.busy(), timeout=WAIT_MS)
     evaluator.steps = (("probe", probe),)
-    qtbot.wait(evaluator.debounce_ms + 50)
-    for replicas in range(1, 11):  # ten edits, 20 ms apart
+    evaluator.clock = clock = FakeClock(1e9)
+    window.document.execute(ops.SetParams("gpus", {"replicas": 1}), "burst")
+    qtbot.waitUntil(lambda: runs == [1], timeout=WAIT_MS)  # the first edit is evaluated at once
+    for replicas in range(2, 11):  # nine more edits, 20 ms apart on the evaluator's clock
+        clock.advance(0.020)
         window.document.execute(ops.SetParams("gpus", {"replicas": replicas}), "burst")
-        qtbot.wait(20)
-    qtbot.waitUntil(lambda: not evaluator.busy() and runs and runs[-1] == 10, timeout=WAIT_MS)
-    assert runs[0] == 1  # the first edit is evaluated at once
-    assert len(runs) <= 3  # not once per edit
+    qtbot.waitUntil(lambda: not evaluator.busy() and runs[-1] == 10, timeout=WAIT_MS)
+    assert runs == [1, 10]  # not once per edit: once more at the burst's end
 
 
 def two_replica_window(make_window, monkeypatch, tmp_path):

@@ -17,14 +17,14 @@ def planned(window):
 
 def test_a_fault_injected_from_the_readouts_is_an_undoable_edit_of_the_design(window):
     stack = window.document.undo_stack
-    window.readouts.add_fault("region_outage", "use1", start_s=3600.0, duration_s=1800.0)
+    window.readouts.fault_plan.add_fault("region_outage", "use1", start_s=3600.0, duration_s=1800.0)
     assert planned(window) == (PlannedFault("region_outage", "use1", 3600.0, 1800.0),)
     assert stack.count() == 1 and "Region outage" in stack.text(0)
     assert window.evaluator.settings.faults == (TimedFault("region_outage", "use1", None, 3600.0, 1800.0),)
     stack.undo()
-    assert planned(window) == () and window.readouts.faults == () and window.evaluator.settings.faults == ()
+    assert planned(window) == () and window.readouts.fault_plan.faults == () and window.evaluator.settings.faults == ()
     stack.redo()
-    assert len(window.readouts.faults) == 1
+    assert len(window.readouts.fault_plan.faults) == 1
     window.actions_by_id["sim.clear_faults"].trigger()
     assert planned(window) == () and stack.count() == 2
 
@@ -66,7 +66,7 @@ def _mouse(widget, kind, x, y, buttons=Qt.MouseButton.LeftButton):
 
 
 def test_dragging_a_bar_on_the_strip_moves_the_fault_in_one_step(window, qtbot):
-    window.readouts.add_fault("region_outage", "use1", start_s=6 * 3600.0, duration_s=3600.0)
+    window.readouts.fault_plan.add_fault("region_outage", "use1", start_s=6 * 3600.0, duration_s=3600.0)
     editor = window.edit_faults()
     qtbot.waitExposed(editor)
     strip = editor.strip
@@ -88,15 +88,15 @@ def test_dragging_a_bar_on_the_strip_moves_the_fault_in_one_step(window, qtbot):
 
 
 def test_planned_faults_are_saved_with_the_design_and_replayed_on_open(window, make_window, tmp_path):
-    window.readouts.add_fault("region_outage", "use1", start_s=10 * 3600.0, duration_s=5400.0)
-    window.readouts.add_fault("traffic_surge", "*", start_s=18 * 3600.0, duration_s=600.0, magnitude=3.0)
+    window.readouts.fault_plan.add_fault("region_outage", "use1", start_s=10 * 3600.0, duration_s=5400.0)
+    window.readouts.fault_plan.add_fault("traffic_surge", "*", start_s=18 * 3600.0, duration_s=600.0, magnitude=3.0)
     path = tmp_path / "with-faults.json"
     window.files.ask_save_path = lambda: str(path)
     assert window.files.save_as()
     other = make_window()
     assert other.files.open(path)
     assert planned(other) == planned(window)
-    assert other.readouts.faults == (TimedFault("region_outage", "use1", None, 36000.0, 5400.0),
+    assert other.readouts.fault_plan.faults == (TimedFault("region_outage", "use1", None, 36000.0, 5400.0),
                                      TimedFault("traffic_surge", "*", 3.0, 64800.0, 600.0))
-    assert other.evaluator.settings.faults == other.readouts.faults
+    assert other.evaluator.settings.faults == other.readouts.fault_plan.faults
     assert other.document.undo_stack.count() == 0 and not other.document.is_modified()

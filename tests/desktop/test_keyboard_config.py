@@ -85,7 +85,7 @@ def test_requirements_by_f7_tab_and_arrows(window, qtbot):
 
 
 def test_the_fault_editor_from_the_keyboard(window, qtbot):
-    window.readouts.add_fault("region_outage", "use1", start_s=3600.0, duration_s=3600.0)
+    window.readouts.fault_plan.add_fault("region_outage", "use1", start_s=3600.0, duration_s=3600.0)
     window.view.setFocus()
     press(qtbot, Qt.Key.Key_F, CTRL | SHIFT)
     editor = window.fault_editor

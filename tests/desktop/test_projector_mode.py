@@ -195,7 +195,7 @@ def test_the_figures_are_the_normal_windows_at_the_same_tick(make_window, qtbot)
     qtbot.waitUntil(lambda: not window.evaluator.busy() and window.readouts.timeline is not None, timeout=WAIT_MS)
     readouts = window.readouts
     tick = len(readouts.timeline.times_s) // 3
-    readouts.scrub.setValue(tick)
+    readouts.playback.scrub.setValue(tick)
     normal = {key: tile.value_label.text() for key, tile in readouts.tiles.items()}
     stage = enter(window, qtbot)
     stage.set_tick(tick)

@@ -25,7 +25,7 @@ def test_projector_view_scales_the_panels_the_canvas_and_the_readouts_once(make_
     samples = {"palette": window.component_palette.tree, "inspector": window.inspector.description,
                "status": window.zoom_label, "menu": window.menuBar(), "findings": window.findings,
                "dock tabs": next(b for b in window.findChildren(QTabBar) if b.parent() is window),
-               "basis": window.readouts.board.basis_label, "load test": window.readouts.load_label}
+               "basis": window.readouts.board.basis_label, "load test": window.readouts.load_test.load_label}
     for name, widget in samples.items():
         assert point_size(widget) == pytest.approx(base), name
     zoom = window.view.zoom()

@@ -63,7 +63,7 @@ def test_tiles_status_line_plots_and_cli_agree_at_the_playhead(make_window, qtbo
     readouts = window.readouts
     assert readouts.mode == PLAYHEAD
     index = len(readouts.timeline.times_s) // 2 + 7
-    readouts.scrub.setValue(index)
+    readouts.playback.scrub.setValue(index)
     cli = simulate_json(path, "--timeline")["timeline"]
     t = cli["times_s"][index]
     # Queueing arithmetic: 4 replicas x 4 workers, 12 ms each, serve 16 / 0.012 = 1,333 req/s of 2,500.
@@ -121,7 +121,7 @@ def test_the_traffic_pattern_and_the_playhead_move_the_tiles(make_window, qtbot,
     readouts = window.readouts
     timeline = readouts.timeline
     busiest = int(np.argmax(timeline.series["offered_rps"]))
-    assert readouts.scrub.value() == busiest  # the playhead starts at the busiest moment
+    assert readouts.playback.scrub.value() == busiest  # the playhead starts at the busiest moment
     cost_at = float(timeline.series["cost_per_hour"][busiest])
     assert tile_value(window, "cost_per_hour") == humanize.money_per_hour(cost_at)
     # The tile shows the autoscaled cost the cost plot shows, not the 4 configured H100s.
@@ -149,7 +149,7 @@ def test_the_load_test_line_names_its_basis_interval_and_the_difference(make_win
                               served=999_000, shed=1000, timed_out=0, errors=0, cancelled=False, load_note="",
                               warnings=["p99 ±2%: run 4M requests for ±1%"])
     window.readouts.show_load_result(summary)
-    line = window.readouts.load_label.text()
+    line = window.readouts.load_test.load_label.text()
     assert line.startswith("Load test, 1M requests at 200 req/s")
     assert "p99 26 ms (95% interval 26 ms–27 ms)" in line and line.endswith("run 4M requests for ±1%")
     assert f"steady-state p99 at the same rate and replicas is {humanize.duration_ms(window.readouts.steady.p99_ms)}" \
@@ -203,23 +203,23 @@ def test_the_load_test_runs_at_the_rate_of_the_figures_shown(make_window, qtbot,
                                cancelled=False, load_note="", warnings=[])
 
     window.load_runner.runner = fake
-    readouts.scrub.setValue(readouts.scrub.maximum() // 3)  # the playhead somewhere off the busiest tick
+    readouts.playback.scrub.setValue(readouts.playback.scrub.maximum() // 3)  # the playhead somewhere off the busiest tick
     at_playhead = readouts.reading.offered_rps
     assert readouts.reading.mode == PLAYHEAD and at_playhead != pytest.approx(design.requirements.mean_rps)
     assert window.run_load_test(2000)
     qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
     assert asked == [pytest.approx(at_playhead)]
-    line = readouts.load_label.text()
+    line = readouts.load_test.load_label.text()
     assert f"at {humanize.rate(at_playhead)} (the playhead's rate)" in line and "need not agree" in line
     choose_basis(readouts, PEAK)
     readouts.load_summary = None
     assert window.run_load_test(2000)
     qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
     assert asked[-1] == pytest.approx(design.requirements.peak_rps)
-    line = readouts.load_label.text()
+    line = readouts.load_test.load_label.text()
     assert "(the peak rate)" in line and "steady-state p99 at the same rate" in line
     choose_basis(readouts, STEADY)
     readouts.load_summary = None
     assert window.run_load_test(2000)
     qtbot.waitUntil(lambda: readouts.load_summary is not None, timeout=WAIT_MS)
-    assert asked[-1] is None and "(the mean rate)" in readouts.load_label.text()
+    assert asked[-1] is None and "(the mean rate)" in readouts.load_test.load_label.text()

@@ -127,13 +127,13 @@ def test_the_canvas_shows_the_moment_under_the_playhead(make_window, qtbot):
     window = evaluated(make_window, qtbot, design)
     readouts, scene = window.readouts, window.scene
     first = readouts.timeline
-    readouts.add_fault("region_outage", "us-east", start_s=11 * 3600, duration_s=2 * 3600)
+    readouts.fault_plan.add_fault("region_outage", "us-east", start_s=11 * 3600, duration_s=2 * 3600)
     pool = "eu-west-gpus"
-    readouts.add_fault("failing_replica", pool, start_s=11 * 3600, duration_s=2 * 3600)
+    readouts.fault_plan.add_fault("failing_replica", pool, start_s=11 * 3600, duration_s=2 * 3600)
     qtbot.waitUntil(lambda: readouts.timeline is not first and not window.evaluator.busy(), timeout=WAIT_MS)
     timeline = readouts.timeline
     inside = int(np.searchsorted(timeline.times_s, 12 * 3600))
-    readouts.scrub.setValue(inside)
+    readouts.playback.scrub.setValue(inside)
     region = scene.nodes["us-east"]
     assert region.down_label and region.down_label.startswith("DOWN")
     assert "failed over" in region.down_label  # the global balancer moved the traffic
@@ -148,7 +148,7 @@ def test_the_canvas_shows_the_moment_under_the_playhead(make_window, qtbot):
     p99 = humanize.duration_ms(float(timeline.series["p99_ms"][inside]))
     assert scene.nodes["users-us"].badge[0] == f"p99 {p99}" == f"p99 {readouts.tiles['p99_ms'].value_label.text()}"
     after = int(np.searchsorted(timeline.times_s, 15 * 3600))
-    readouts.scrub.setValue(after)
+    readouts.playback.scrub.setValue(after)
     assert region.down_label is None and not any(scene.nodes[n].dimmed for n in in_region)
     assert scene.nodes[pool].alert is None and not scene.failover_overlays
 
@@ -162,12 +162,12 @@ def test_long_texts_do_not_grow_the_docks_or_shrink_the_canvas(make_window, qtbo
     docks = {name: dock.size() for name, dock in window.docks.items() if dock.isVisible()}
     long = " ".join(["a long sentence that goes on"] * 30)
     readouts = window.readouts
-    readouts.add_fault("traffic_surge", "*", start_s=3600, duration_s=3600)
+    readouts.fault_plan.add_fault("traffic_surge", "*", start_s=3600, duration_s=3600)
     for _ in range(6):
-        readouts.add_fault("traffic_surge", "*", start_s=7200, duration_s=600)
+        readouts.fault_plan.add_fault("traffic_surge", "*", start_s=7200, duration_s=600)
     readouts.at_label.setText(long)
-    readouts.load_label.setText(long)
-    readouts.load_label.show()
+    readouts.load_test.load_label.setText(long)
+    readouts.load_test.load_label.show()
     readouts.show_failed("timeline", long)
     window.document.execute(ops.SetLabel("gpus", long[:200]), "label")
     window.scene.select_ids(["gpus"])

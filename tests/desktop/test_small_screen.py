@@ -28,7 +28,7 @@ def test_a_short_window_gets_the_compact_readouts_and_a_taller_canvas(make_windo
     qtbot.waitUntil(lambda: panel.compact)
     spacing = panel.at_label.fontMetrics().lineSpacing()
     assert panel.at_label.height() < tall_lines and panel.at_label.height() <= spacing + 4
-    assert panel.load_label.height() <= spacing + 4
+    assert panel.load_test.load_label.height() <= spacing + 4
     assert panel.board.basis_label.height() <= panel.board.basis_label.fontMetrics().lineSpacing() * 2 + 4
     compact = canvas_height(window, (1366, 768), qtbot)
     panel.set_compact(False)  # the same window with the full sentences: the canvas would be shorter

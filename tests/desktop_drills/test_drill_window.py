@@ -304,7 +304,7 @@ def test_the_menu_asks_which_drill_and_starts_the_one_picked(make_window, drill_
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from desktop import drills
+    from desktop.drills import launch
     from desktop.drills.picker import DrillPicker
 
     main = make_window(drill_design)
@@ -316,7 +316,7 @@ def test_the_menu_asks_which_drill_and_starts_the_one_picked(make_window, drill_
 
     QTimer.singleShot(0, pick)
     main.actions_by_id["practice.drill"].trigger()
-    window = next(w for w in drills._OPEN if getattr(w, "session", None) is not None
+    window = next(w for w in launch._OPEN if getattr(w, "session", None) is not None
                   and w.session.drill.id == "cache-eviction-storm")
     try:
         assert window.isVisible()
@@ -325,7 +325,7 @@ def test_the_menu_asks_which_drill_and_starts_the_one_picked(make_window, drill_
     finally:
         window.confirm_close = False
         window.close()
-        drills.forget(window)
+        launch.forget(window)
 
 
 def test_an_alert_delivered_after_the_notice_is_marked_new_until_looked_at(start_drill, qtbot):

@@ -73,7 +73,7 @@ def test_at_1600x1000_the_two_windows_sit_side_by_side_with_the_plots_whole(inte
     plot = readouts.plots.tabs.currentWidget() if hasattr(readouts.plots, "tabs") else readouts.tabs.currentWidget()
     assert window.contains(global_rect(plot))
     numbers_whole(candidate)
-    faults = readouts.fault_label
+    faults = readouts.fault_plan.fault_label
     assert faults.fontMetrics().horizontalAdvance(faults.text()) <= faults.contentsRect().width(), faults.text()
     # The console stacks its panels where they do not fit side by side.
     assert console.splitter.orientation() == Qt.Orientation.Vertical

@@ -139,13 +139,13 @@ def test_a_fault_follow_up_is_injected_into_the_candidates_readouts(interview, q
                     timeout=20000)
     follow_up = next(f for f in console.scenario.follow_ups if f.faults and not f.requirement_changes)
     kinds = {parse_fault_spec(text).kind for text in follow_up.faults}
-    assert candidate.readouts.faults == ()
+    assert candidate.readouts.fault_plan.faults == ()
     console.follow_ups.buttons[follow_up.id].click()
-    qtbot.waitUntil(lambda: len(candidate.readouts.faults) > 0)
-    assert {f.kind for f in candidate.readouts.faults} <= kinds
-    assert all(f.target == "*" or f.target in candidate.document.design.nodes for f in candidate.readouts.faults)
+    qtbot.waitUntil(lambda: len(candidate.readouts.fault_plan.faults) > 0)
+    assert {f.kind for f in candidate.readouts.fault_plan.faults} <= kinds
+    assert all(f.target == "*" or f.target in candidate.document.design.nodes for f in candidate.readouts.fault_plan.faults)
     assert "Inject fault" not in candidate.follow_up_banner.text()
-    assert candidate.readouts.fault_label.text() != "No faults"
+    assert candidate.readouts.fault_plan.fault_label.text() != "No faults"
 
 
 def test_the_mirror_and_the_live_rubric_checklist_follow_the_candidate(interview, qtbot, clock):

@@ -71,7 +71,7 @@ def test_asking_reveals_facts_with_their_requirement_values(session, clock):
     clock.advance(30)
     asked = session.ask("latency")
     assert asked.phase == "clarify" and asked.credit == 1.0 and asked.first_time
-    assert [f.id for f in asked.facts] == ["latency"]
+    assert [f.fact_id for f in asked.facts] == ["latency"] and asked.facts[0].t_s == asked.t_s
     assert asked.facts[0].values == {"slo_p50_ms": 12.0, "slo_p95_ms": 30.0, "slo_p99_ms": 50.0}
     assert session.revealed_requirements().slo_p99_ms == 50.0
     assert session.revealed_requirements().peak_rps is None

@@ -18,17 +18,10 @@ from inferboard.remote.channel import FrameReader, frame
 from inferboard.remote.handshake import HandshakeFailed, HostHandshake, JoinerHandshake
 from inferboard.remote.peer import AttemptLimiter
 from inferboard.store import design_to_bytes
+from tests.fakes import FakeClock
 from tests.remote.helpers import LOOPBACK, TO_HOST, TO_JOINER, RemotePair, chain, recv_all
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.t = 100.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +90,7 @@ def test_the_right_code_joins_mirrors_edits_and_carries_the_whole_interview(make
 
 
 def test_a_wrong_code_is_refused_and_learns_nothing_then_attempts_are_rate_limited(make_pair):
-    clock = FakeClock()
+    clock = FakeClock(100.0)
     pair = make_pair(via_relay=True, limiter=AttemptLimiter(clock=clock, base_s=5, max_failures=3))
     right = pair.host.code
     number, first, second = right.split("-")
@@ -118,7 +111,7 @@ def test_a_wrong_code_is_refused_and_learns_nothing_then_attempts_are_rate_limit
     assert "too many wrong codes: try again in 5 s" in pair.joiner.status.detail
     assert [json.loads(f)["kind"] for f in pair.relay.frames[TO_JOINER]] == ["refused"]
     # once the wait is over the right code still joins, and only once
-    clock.t += 5
+    clock.advance(5)
     pair.joiner.end()
     joined(pair, code=right)
     assert "already used" in raw_join(pair, right)
@@ -133,14 +126,14 @@ def raw_join(pair: RemotePair, code: str) -> str:
 
 
 def test_too_many_wrong_codes_retire_the_code(make_pair):
-    clock = FakeClock()
+    clock = FakeClock(100.0)
     pair = make_pair(limiter=AttemptLimiter(clock=clock, base_s=1, max_failures=2))
     old = pair.host.code
     for guess in ("1-acorn-acorn", "2-acorn-acorn"):
         pair.join(code=guess)
         assert pair.pump(lambda: pair.joiner.status.state == "refused")
         pair.joiner.end()
-        clock.t += 10
+        clock.advance(10)
     assert pair.pump(lambda: "code_replaced" in pair.states("host"))
     assert pair.host.code != old
     pair.join_pump.statuses.clear()
@@ -148,7 +141,7 @@ def test_too_many_wrong_codes_retire_the_code(make_pair):
     assert pair.pump(lambda: pair.joiner.status.state == "refused")
     assert "wrong code" in pair.joiner.status.detail, "the retired code is just another wrong one"
     pair.joiner.end()
-    clock.t += 10
+    clock.advance(10)
     joined(pair, code=pair.host.code)
 
 

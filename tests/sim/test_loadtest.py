@@ -490,25 +490,24 @@ def test_conservation_holds_for_any_network(params, shares, rate, arrival_cv, se
 
 
 @pytest.mark.slow
-def test_million_requests_fast_and_small():
+def test_million_requests_in_small_memory():
+    """A million requests are simulated in streaming memory (its speed is bench/bench_loadtest.py's)."""
     code = textwrap.dedent("""
-        import time
         from inferboard.sim.design.network import Network, Path, Station
         from inferboard.sim.loadtest.loadtest import run_load_test
         lam = 0.8
         st = {f"s{i}": Station(f"s{i}", servers=c, service_mean_s=c * u / lam)
               for i, (c, u) in enumerate([(1, 0.7), (4, 0.8), (2, 0.6)])}
-        t = time.perf_counter()
         r = run_load_test(Network(st, (Path(tuple(st), 1.0),), lam), 1_000_000)
         peak_kb = next(int(line.split()[1]) for line in open("/proc/self/status")
                        if line.startswith("VmHWM:"))  # ru_maxrss would include the parent's
-        print(time.perf_counter() - t, peak_kb, r.served)
+        print(peak_kb, r.served)
     """)
     root = str(__import__("pathlib").Path(__file__).resolve().parents[2])
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                          env={"PYTHONPATH": root, "PATH": ""}, check=True).stdout.split()
-    wall, peak_kb, served = float(out[0]), int(out[1]), int(out[2])
-    assert served == 1_000_000 and wall < 10.0 and peak_kb < 300 * 1024
+    peak_kb, served = int(out[0]), int(out[1])
+    assert served == 1_000_000 and peak_kb < 300 * 1024
 
 
 def test_a_tiny_service_time_cv_is_deterministic_service_not_a_division_by_zero():

@@ -76,14 +76,14 @@ def outage_at_noon(app, window, show: str = "p99_ms") -> None:
     """us-east down from 11:00 to 13:00, the playhead at 12:00, a surviving pool selected."""
     readouts = window.readouts
     region = next((n.id for n in window.document.design.nodes.values() if n.kind == "region"), "*")
-    readouts.add_fault("region_outage", region, start_s=11 * 3600, duration_s=2 * 3600)
+    readouts.fault_plan.add_fault("region_outage", region, start_s=11 * 3600, duration_s=2 * 3600)
     settle(app, window)
     timeline = readouts.timeline
     if timeline is not None and len(timeline.times_s):
         import numpy as np
 
-        readouts.playhead_placed = True
-        readouts.scrub.setValue(int(np.searchsorted(timeline.times_s, 12 * 3600)))
+        readouts.playback.placed = True
+        readouts.playback.scrub.setValue(int(np.searchsorted(timeline.times_s, 12 * 3600)))
     pools = [n.id for n in window.document.design.nodes.values() if n.kind == "gpu_pool" and n.region != region]
     if pools:
         window.scene.select_ids(pools[:1])
@@ -169,7 +169,7 @@ def faults_by_keyboard(app, window) -> None:
     from PySide6.QtTest import QTest
 
     region = next((n.id for n in window.document.design.nodes.values() if n.kind == "region"), "*")
-    window.readouts.add_fault("region_outage", region, start_s=10 * 3600, duration_s=3600)
+    window.readouts.fault_plan.add_fault("region_outage", region, start_s=10 * 3600, duration_s=3600)
     editor = window.edit_faults()
     editor.move(window.x() + 360, window.y() + 220)
     settle(app, window, 200)

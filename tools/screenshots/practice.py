@@ -23,12 +23,20 @@ from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 
 from inferboard.model import ops  # noqa: E402
 
+from desktop import practice  # noqa: E402
 from desktop.app import installed_features, make_application  # noqa: E402
+from desktop.practice.common import open_history, open_library  # noqa: E402
+from desktop.practice.history_view import HistoryWindow  # noqa: E402
+from desktop.practice.library_dialog import ScenarioLibraryDialog  # noqa: E402
+from desktop.practice.mock import MockInterview  # noqa: E402
+from desktop.shell.main_window import MainWindow  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 
 
 class Clock:
+    """The hand-driven clock the rounds are timed by: ``clock.t += 60`` is a minute later."""
+
     def __init__(self) -> None:
         self.t = 1000.0
 
@@ -37,6 +45,7 @@ class Clock:
 
 
 def settle(ms: int = 400, until=None, timeout_ms: int = 20000) -> None:
+    """Run the event loop until ``until()`` holds (or ``timeout_ms`` passed), then ``ms`` more."""
     loop = QEventLoop()
     waited = 0
 
@@ -53,6 +62,7 @@ def settle(ms: int = 400, until=None, timeout_ms: int = 20000) -> None:
 
 
 def shoot(widget, name: str) -> None:
+    """Save ``widget`` as docs/screenshots/``name``."""
     path = OUT / name
     widget.grab().save(str(path))
     print(f"wrote {path}")
@@ -68,23 +78,12 @@ def partial_reference(entry, drop_kinds=(), keep=None):
 
 
 def evaluated(window):
+    """A condition: the window's evaluator is idle with a steady-state result."""
     return lambda: not window.evaluator.busy() and "steady" in window.evaluator.latest
 
 
-def main() -> int:
-    app = make_application()
-    from desktop import practice
-    from desktop.practice.common import open_history, open_library
-    from desktop.practice.history_view import HistoryWindow
-    from desktop.practice.library_dialog import ScenarioLibraryDialog
-    from desktop.practice.mock import MockInterview
-    from desktop.shell.main_window import MainWindow
-
-    library = open_library()
-    history = open_history()
-    clock = Clock()
-
-    # ---- the library dialog
+def shoot_library(library) -> None:
+    """The scenario library dialog, one scenario selected."""
     dialog = ScenarioLibraryDialog(library)
     dialog.select("fraud-scoring-cpu")
     dialog.show()
@@ -92,13 +91,19 @@ def main() -> int:
     shoot(dialog, "practice-library.png")
     dialog.close()
 
-    # ---- a few earlier attempts, so the history has a curve
+
+def open_main_window() -> MainWindow:
+    """A main window filling the 1600x1000 screen."""
     window = MainWindow(restore_layout=False, theme_mode="light", features=installed_features())
     window.resize(1600, 1000)
     window.move(0, 0)
     window.show()
     settle(600)
-    entry = library.get("fraud-scoring-cpu")
+    return window
+
+
+def record_earlier_attempts(window, entry, library, history, clock: Clock) -> None:
+    """Three submitted drafts, each better than the last, so the history has a curve."""
     scenario = entry.scenario
     drafts = [dict(keep={"users-us", "lb", "scorer"}), dict(drop_kinds=("drift_detector", "retraining_pipeline",
                                                                         "fallback_model", "alerting")),
@@ -116,7 +121,11 @@ def main() -> int:
         controller.panel.submit(confirm=False)
         controller.result_window.close()
 
-    # ---- solo practice: the question panel with some answers, mid-round
+
+def shoot_solo_round(window, entry, library, history, clock: Clock):
+    """A solo round mid-way: some questions asked, requirements filled, a partial design drawn.
+    Returns the round's controller."""
+    scenario = entry.scenario
     controller = practice.open_practice(window, entry.id, library=library, history=history, clock=clock,
                                         check_unsaved=False)
     panel = controller.panel
@@ -145,18 +154,20 @@ def main() -> int:
     window.view.fit_all()
     settle(300)
     shoot(window, "practice-questions.png")
+    return controller
 
-    # ---- the result screen
+
+def shoot_result(controller, clock: Clock) -> None:
+    """The round submitted: the result screen's summary, lost points, reference and follow-up tabs."""
     clock.t += 600
-    panel.submit(confirm=False)
+    controller.panel.submit(confirm=False)
     screen = controller.result_window
     screen.resize(1600, 1000)
     screen.move(0, 0)
     settle(500)
     shoot(screen, "practice-result.png")
     screen.tabs.setCurrentWidget(screen.lost)
-    items = screen.lost.items
-    rule = next((i for i in items if not i.data(0, 256)["source"].startswith("question:")), None)
+    rule = next((i for i in screen.lost.items if not i.data(0, 256)["source"].startswith("question:")), None)
     if rule is not None:
         screen.lost.tree.setCurrentItem(rule)
     settle(300)
@@ -172,28 +183,33 @@ def main() -> int:
     shoot(screen, "practice-result-follow-ups.png")
     screen.close()
 
-    # ---- the history
+
+def shoot_history(history) -> None:
+    """The attempt history with the rounds recorded so far."""
     history_window = HistoryWindow(history)
     history_window.resize(1400, 900)
     history_window.show()
     settle(600)
     shoot(history_window, "practice-history.png")
     history_window.close()
-    window.files.ask_unsaved = lambda: "discard"
-    window.close()
 
-    # ---- the mock interview: both windows
-    entry = library.get("image-embedding-search")
-    scenario = entry.scenario
+
+def start_mock_interview(entry, history, clock: Clock) -> MockInterview:
+    """Both mock-interview windows on the one screen, the interview started."""
     clock.t = 50_000.0
     mock = MockInterview(entry, history, clock=clock, theme_mode="light")
-    mock.candidate.resize(1600, 1000)
-    mock.candidate.move(0, 0)
-    mock.console.resize(1600, 1000)
-    mock.console.move(0, 0)
+    for window in (mock.candidate, mock.console):
+        window.resize(1600, 1000)
+        window.move(0, 0)
     mock.show()
     mock.start()
     settle(600)
+    return mock
+
+
+def play_interview(mock: MockInterview, entry, clock: Clock) -> None:
+    """Questions asked and answered, a design sent, notes taken and a follow-up played."""
+    scenario = entry.scenario
     candidate, console = mock.candidate, mock.console
     for question in scenario.questions[:3]:
         clock.t += 45
@@ -215,6 +231,11 @@ def main() -> int:
     follow_up = next(f for f in scenario.follow_ups if f.requirement_changes)
     console.play_follow_up(follow_up.id)
     candidate.send_design()
+
+
+def shoot_interview_windows(app, mock: MockInterview) -> None:
+    """The candidate's window, the console, both side by side, and the console's follow-ups."""
+    candidate, console = mock.candidate, mock.console
     candidate.view.fit_all()
     settle(800, lambda: evaluated(candidate)() and console.checklist.grade is not None)
     candidate.view.fit_all()
@@ -231,6 +252,11 @@ def main() -> int:
     console.tabs.setCurrentWidget(console.follow_ups)
     settle(200)
     shoot(console, "interview-console-follow-ups.png")
+
+
+def shoot_score_sheet_and_replay(mock: MockInterview, clock: Clock) -> None:
+    """The interview ended: the score sheet filled in, then the replay near its end."""
+    console = mock.console
     clock.t += 240
     console.end_interview(confirm=False)
     console.score_sheet.use_suggestions()
@@ -246,6 +272,28 @@ def main() -> int:
     settle(200)
     shoot(replay, "interview-replay.png")
     replay.close()
+
+
+def main() -> int:
+    """Shoot every practice and interview screenshot, in the order a user meets the windows."""
+    app = make_application()
+    library = open_library()
+    history = open_history()
+    clock = Clock()
+    shoot_library(library)
+    window = open_main_window()
+    entry = library.get("fraud-scoring-cpu")
+    record_earlier_attempts(window, entry, library, history, clock)
+    controller = shoot_solo_round(window, entry, library, history, clock)
+    shoot_result(controller, clock)
+    shoot_history(history)
+    window.files.ask_unsaved = lambda: "discard"
+    window.close()
+    entry = library.get("image-embedding-search")
+    mock = start_mock_interview(entry, history, clock)
+    play_interview(mock, entry, clock)
+    shoot_interview_windows(app, mock)
+    shoot_score_sheet_and_replay(mock, clock)
     mock.close(discard=True)
     history.close()
     app.processEvents()

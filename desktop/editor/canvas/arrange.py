@@ -20,6 +20,7 @@ GROUP_HEADER = 40.0
 
 
 def is_region(design: Design, node_id: str) -> bool:
+    """Whether node ``node_id`` is a container (a region) rather than a component."""
     return design.catalog.kind(design.node(node_id).kind).container
 
 
@@ -31,6 +32,7 @@ def units(design: Design, ids: Iterable[str]) -> list[str]:
 
 
 def edge_of(rect: placement.Rect, edge: str) -> float:
+    """The coordinate of one edge ("left", "top", "centre_x", ...) of an (x, y, w, h) rectangle."""
     x, y, w, h = rect
     return {"left": x, "right": x + w, "top": y, "bottom": y + h, "centre_x": x + w / 2, "centre_y": y + h / 2}[edge]
 

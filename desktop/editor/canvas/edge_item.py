@@ -46,11 +46,13 @@ def _sign(value: float) -> float:
 
 
 def card_rect(item: QGraphicsItem) -> tuple[float, float, float, float]:
+    """A card's area in scene coordinates as (x, y, w, h)."""
     rect = item.mapRectToScene(item.rect())
     return rect.x(), rect.y(), rect.width(), rect.height()
 
 
 def arrow_head(tip: QPointF, angle: float, size: float = 9.0) -> QPolygonF:
+    """The triangle of an arrow whose tip is at ``tip``, pointing along ``angle`` (radians)."""
     left = QPointF(tip.x() - size * math.cos(angle - 0.42), tip.y() - size * math.sin(angle - 0.42))
     right = QPointF(tip.x() - size * math.cos(angle + 0.42), tip.y() - size * math.sin(angle + 0.42))
     return QPolygonF([tip, left, right])
@@ -60,6 +62,8 @@ ARROW = arrow_head(QPointF(0, 0), 0.0)
 
 
 class EdgeItem(QGraphicsItem):
+    """A wire between two ports, routed around the cards, coloured by its signal."""
+
     def __init__(self, edge: Edge, source_port, target_port, signal: str, theme: Theme):
         super().__init__()
         self.edge = edge
@@ -81,6 +85,7 @@ class EdgeItem(QGraphicsItem):
         self.update_path()
 
     def type(self) -> int:
+        """The item type that tells wires from cards and ports."""
         return EDGE_TYPE
 
     def update_path(self, avoid: bool = True) -> None:
@@ -107,6 +112,7 @@ class EdgeItem(QGraphicsItem):
         self.setPos(offset)
 
     def path_in_scene(self) -> QPainterPath:
+        """The wire's route in scene coordinates."""
         return self.mapToScene(self._path)
 
     def obstacles(self, start: QPointF, end: QPointF) -> list[tuple[float, float, float, float]]:
@@ -119,23 +125,28 @@ class EdgeItem(QGraphicsItem):
         return [card_rect(item) for item in scene.items(area) if item.type() == NODE_TYPE and item not in ends]
 
     def itemChange(self, change, value):
+        """Route the wire again once it joins a scene (the cards it must avoid are known then)."""
         if change == QGraphicsItem.GraphicsItemChange.ItemSceneHasChanged and value is not None:
             self.update_path()  # now the other cards can be seen
         return super().itemChange(change, value)
 
     def set_theme(self, theme: Theme) -> None:
+        """Redraw in ``theme``'s colours."""
         self.theme = theme
         self.update()
 
     def set_highlighted(self, on: bool) -> None:
+        """Draw or stop drawing the highlight halo."""
         if on != self.highlighted:
             self.highlighted = on
             self.update()
 
     def boundingRect(self) -> QRectF:
+        """The area the wire, its arrow and its halo are drawn in."""
         return self._bounds
 
     def shape(self) -> QPainterPath:
+        """A band 10 px wide along the wire, so a thin line is easy to click."""
         if self._shape is None:
             stroker = QPainterPathStroker()
             stroker.setWidth(10)
@@ -143,14 +154,17 @@ class EdgeItem(QGraphicsItem):
         return self._shape
 
     def hoverEnterEvent(self, event) -> None:
+        """Thicken the wire under the pointer."""
         self.hovered = True
         self.update()
 
     def hoverLeaveEvent(self, event) -> None:
+        """Draw the wire at its usual width again."""
         self.hovered = False
         self.update()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the wire, its arrow, and a halo when selected, hovered or highlighted."""
         theme = self.theme
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         colour = theme.signal_color(self.signal)

@@ -24,6 +24,7 @@ NUDGE_PAUSE_S = 1.0
 
 
 def fresh_id(prefix: str, taken: set[str]) -> str:
+    """The first free id "prefix-N" not in ``taken``, added to ``taken``."""
     n = 1
     while f"{prefix}-{n}" in taken:
         n += 1
@@ -32,6 +33,7 @@ def fresh_id(prefix: str, taken: set[str]) -> str:
 
 
 def fresh_edge_id(taken: set[str]) -> str:
+    """The first free edge id "eN" not in ``taken``, added to ``taken``."""
     n = len(taken) + 1
     while f"e{n}" in taken:
         n += 1
@@ -40,6 +42,8 @@ def fresh_edge_id(taken: set[str]) -> str:
 
 
 class CanvasEditor(QObject):
+    """The canvas's edit commands: delete, copy, cut, paste, duplicate, select all; each is one undo step."""
+
     def __init__(self, document: DesignDocument, scene: DesignScene, parent: QObject | None = None):
         super().__init__(parent)
         self.document = document
@@ -49,6 +53,7 @@ class CanvasEditor(QObject):
 
     @property
     def design(self):
+        """The design being edited."""
         return self.document.design
 
     # ------------------------------------------------------------------ adding
@@ -89,6 +94,7 @@ class CanvasEditor(QObject):
 
     # ------------------------------------------------------------------ removing
     def delete_selection(self) -> bool:
+        """Delete the selected nodes and wires in one undo step; False when nothing is selected."""
         nodes = self.scene.selected_node_ids()
         doomed = set(nodes)
         edges = [e for e in self.scene.selected_edge_ids()
@@ -106,6 +112,7 @@ class CanvasEditor(QObject):
 
     # ------------------------------------------------------------------ clipboard
     def fragment(self, node_ids: Iterable[str]) -> dict[str, Any]:
+        """The nodes ``node_ids`` (a region with its contents) and the wires between them, as plain data."""
         ids = list(node_ids)
         chosen = set(ids)
         for node_id in ids:  # a region takes its contents along
@@ -121,6 +128,7 @@ class CanvasEditor(QObject):
         }
 
     def copy(self) -> bool:
+        """Copy the selected nodes to the clipboard as a fragment (and as text); False when nothing is selected."""
         ids = self.scene.selected_node_ids()
         if not ids:
             return False
@@ -132,9 +140,11 @@ class CanvasEditor(QObject):
         return True
 
     def cut(self) -> bool:
+        """Copy the selection, then delete it."""
         return self.copy() and self.delete_selection()
 
     def paste(self) -> bool:
+        """Insert the clipboard's fragment beside the originals, under fresh ids; False when there is none."""
         mime = QApplication.clipboard().mimeData()
         if mime is None or not mime.hasFormat(FRAGMENT_MIME):
             return False
@@ -145,6 +155,7 @@ class CanvasEditor(QObject):
         return self.insert_fragment(fragment, self.free_offset(fragment), "Paste")
 
     def duplicate(self) -> bool:
+        """Copy the selection into the design at a free spot, without the clipboard."""
         ids = self.scene.selected_node_ids()
         if not ids:
             return False
@@ -173,6 +184,7 @@ class CanvasEditor(QObject):
         return x - left, y - top
 
     def insert_fragment(self, fragment: dict[str, Any], offset: tuple[float, float], verb: str) -> bool:
+        """Add ``fragment`` moved by ``offset`` under fresh ids, as one undo step named after ``verb``."""
         design = self.design
         taken_nodes = set(design.nodes)
         taken_edges = set(design.edges)
@@ -212,10 +224,12 @@ class CanvasEditor(QObject):
         return True
 
     def select_all(self) -> None:
+        """Select every node and wire."""
         self.scene.select_ids(self.design.nodes, self.design.edges)
 
     # ------------------------------------------------------------------ nudging
     def moving_ids(self) -> list[str]:
+        """The nodes a move of the selection moves: the selected ones and the contents of selected regions."""
         ids = self.scene.selected_node_ids()
         out = list(ids)
         for node_id in ids:

@@ -36,17 +36,38 @@ class GestureScene(Protocol):
     message: object
 
     @property
-    def design(self): ...
-    def addItem(self, item) -> None: ...
-    def removeItem(self, item) -> None: ...
-    def views(self) -> list: ...
-    def clearSelection(self) -> None: ...
-    def selected_node_ids(self) -> list[str]: ...
-    def select_ids(self, node_ids: Iterable[str] = (), edge_ids: Iterable[str] = (), add: bool = False) -> None: ...
-    def top_item_at(self, pos: QPointF): ...
-    def region_at(self, pos: QPointF, exclude: Iterable[str] = ()) -> RegionItem | None: ...
-    def set_guides(self, lines: list) -> None: ...
-    def reroute_near(self, rects, skip=()) -> int: ...
+    def design(self):
+        """The design on the canvas."""
+
+    def addItem(self, item) -> None:
+        """Add an item to the scene."""
+
+    def removeItem(self, item) -> None:
+        """Take an item off the scene."""
+
+    def views(self) -> list:
+        """The views showing the scene."""
+
+    def clearSelection(self) -> None:
+        """Deselect everything."""
+
+    def selected_node_ids(self) -> list[str]:
+        """The selected nodes' ids, in the design's order."""
+
+    def select_ids(self, node_ids: Iterable[str] = (), edge_ids: Iterable[str] = (), add: bool = False) -> None:
+        """Select these nodes and wires (added to the selection with ``add``)."""
+
+    def top_item_at(self, pos: QPointF):
+        """The topmost card, region, port or wire at ``pos``."""
+
+    def region_at(self, pos: QPointF, exclude: Iterable[str] = ()) -> RegionItem | None:
+        """The region under ``pos``, leaving out those in ``exclude``."""
+
+    def set_guides(self, lines: list) -> None:
+        """Show these snapping guide lines."""
+
+    def reroute_near(self, rects, skip=()) -> int:
+        """Route again the wires crossing these rectangles (except ``skip``); returns how many."""
 
 #: Added to the z value of items while they are dragged.
 DRAG_RAISE = 100.0
@@ -67,6 +88,7 @@ class HintItem(QGraphicsItem):
         self.hide()
 
     def show_text(self, text: str, good: bool, pos: QPointF, theme) -> None:
+        """Show ``text`` at ``pos`` as good news or as a refusal; empty text hides the hint."""
         self.prepareGeometryChange()
         self.text, self.good, self.theme = text, good, theme
         self.setPos(pos)
@@ -74,6 +96,7 @@ class HintItem(QGraphicsItem):
         self.update()
 
     def boundingRect(self) -> QRectF:
+        """The area of the hint's wrapped text and its frame."""
         if not self.text:
             return QRectF()
         metrics = QFontMetricsF(card_fonts()["label"])
@@ -81,18 +104,21 @@ class HintItem(QGraphicsItem):
         return QRectF(14, 14, rect.width() + 16, rect.height() + 10)
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the hint's box, framed green or red, and its text."""
         rect = self.boundingRect()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         colour = QColor(self.theme.ok if self.good else self.theme.bad) if self.theme else QColor(LIGHT.bad)
         painter.setPen(QPen(colour, 1.2))
-        painter.setBrush(QColor(self.theme.card) if self.theme else QColor("white"))
+        painter.setBrush(QColor(self.theme.card) if self.theme else QColor(LIGHT.card))
         painter.drawRoundedRect(rect, 5, 5)
-        painter.setPen(QColor(self.theme.text) if self.theme else QColor("black"))
+        painter.setPen(QColor(self.theme.text) if self.theme else QColor(LIGHT.text))
         painter.setFont(card_fonts()["label"])
         painter.drawText(rect.adjusted(8, 5, -8, -5), Qt.TextFlag.TextWordWrap, self.text)
 
 
 class MoveGesture:
+    """Dragging cards and regions: snapping, dropping into a region, one undo step at the end."""
+
     def __init__(self, owner: "Interactions", primary, press_pos: QPointF, press_screen: QPointF):
         self.owner = owner
         scene = owner.scene
@@ -121,6 +147,7 @@ class MoveGesture:
         self.raised = False
 
     def move(self, pos: QPointF, screen: QPointF, modifiers) -> None:
+        """Follow the pointer once it has moved past the drag distance, snapping unless a modifier frees it."""
         if not self.started:
             if (screen - self.press_screen).manhattanLength() < QApplication.startDragDistance():
                 return
@@ -185,6 +212,7 @@ class MoveGesture:
                 target.set_drop_target(True)
 
     def finish(self) -> None:
+        """Commit the move as one undo step (moving into or out of a region too)."""
         scene = self.owner.scene
         self._clear_feedback()
         if not self.started:
@@ -224,6 +252,7 @@ class MoveGesture:
             self.cancel()
 
     def cancel(self) -> None:
+        """Put everything back where the gesture started."""
         self._clear_feedback()
         self.started = False
         before = [item.sceneBoundingRect() for item in self._cards()]
@@ -267,11 +296,13 @@ class WireGesture:
         self._shown_node: NodeItem | None = None
 
     def endpoints(self, other: PortItem) -> tuple[str, str, str, str]:
+        """(source node, source port, target node, target port) for a wire from this port to ``other``."""
         if self.port.direction == "out":
             return self.port.node_id, self.port.name, other.node_id, other.name
         return other.node_id, other.name, self.port.node_id, self.port.name
 
     def check(self, other: PortItem) -> str:
+        """Why the model refuses a wire to ``other``, or "" when it accepts one."""
         try:
             self.owner.scene.design.check_connect(*self.endpoints(other))
         except ConnectionRefused as error:
@@ -295,6 +326,7 @@ class WireGesture:
         return ports[0], first_reason
 
     def move(self, pos: QPointF) -> None:
+        """Stretch the rubber wire to ``pos`` and mark the port under it as a fit or not."""
         scene = self.owner.scene
         item = scene.top_item_at(pos)
         candidate, reason = None, ""
@@ -335,6 +367,7 @@ class WireGesture:
                 node.set_show_ports(True)
 
     def finish(self, pos: QPointF) -> None:
+        """Connect to the port under ``pos`` as one undo step, or say why not."""
         self.move(pos)
         candidate, reason = self.candidate, self.reason
         self._cleanup()
@@ -353,6 +386,7 @@ class WireGesture:
         scene.document.execute(ops.AddEdge(edge), f"Connect {source} → {target}")
 
     def cancel(self) -> None:
+        """Drop the rubber wire and any port marks."""
         self._cleanup()
         self.owner.hint.hide()
 
@@ -362,6 +396,8 @@ class WireGesture:
 
 
 class ResizeGesture:
+    """Dragging a region's corner grip to resize it, snapped to the grid."""
+
     def __init__(self, owner: "Interactions", region: RegionItem, press_pos: QPointF):
         self.owner = owner
         self.region = region
@@ -369,6 +405,7 @@ class ResizeGesture:
         self.start = (region.width, region.height)
 
     def move(self, pos: QPointF, modifiers) -> None:
+        """Resize the region to follow the pointer (no smaller than a region's minimum)."""
         delta = pos - self.press_pos
         width = max(style.REGION_MIN[0], self.start[0] + delta.x())
         height = max(style.REGION_MIN[1], self.start[1] + delta.y())
@@ -377,6 +414,7 @@ class ResizeGesture:
         self.region.resize_to(width, height)
 
     def finish(self) -> None:
+        """Commit the new size as one undo step, or restore the old one if refused."""
         size = (self.region.width, self.region.height)
         if size == self.start:
             return
@@ -385,6 +423,7 @@ class ResizeGesture:
             self.cancel()
 
     def cancel(self) -> None:
+        """Restore the region's size from before the gesture."""
         self.region.resize_to(*self.start)
 
 
@@ -403,10 +442,12 @@ class Interactions:
         self._narrow_to = None
 
     def view_scale(self) -> float:
+        """The first view's zoom (1 when the scene is not shown)."""
         views = self.scene.views()
         return views[0].transform().m11() if views else 1.0
 
     def hide_hint_later(self, ms: int = 2500) -> None:
+        """Hide the hint after ``ms`` milliseconds."""
         self._hint_timer.start(ms)
 
     def press(self, event) -> str:
@@ -456,6 +497,7 @@ class Interactions:
         return "ignore"
 
     def move(self, event) -> bool:
+        """Pass a mouse move to the gesture in progress; False when there is none."""
         gesture = self.gesture
         if gesture is None:
             return False
@@ -468,6 +510,7 @@ class Interactions:
         return True
 
     def release(self, event) -> bool:
+        """End the gesture in progress at the mouse release; False when there was none."""
         gesture, self.gesture = self.gesture, None
         if gesture is None:
             return False
@@ -481,6 +524,7 @@ class Interactions:
         return True
 
     def cancel(self) -> bool:
+        """Cancel the gesture in progress (Escape); False when there was none."""
         gesture, self.gesture = self.gesture, None
         if gesture is not None:
             gesture.cancel()
@@ -488,4 +532,5 @@ class Interactions:
         return False
 
     def busy(self) -> bool:
+        """Whether a gesture is in progress."""
         return self.gesture is not None

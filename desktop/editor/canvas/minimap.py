@@ -20,6 +20,8 @@ PAD = 120.0
 
 
 class Minimap(QWidget):
+    """The minimap in a corner of the canvas: the whole design small, the visible part framed; click or drag to pan."""
+
     def __init__(self, view: QGraphicsView, design_of, parent: QWidget | None = None):
         super().__init__(parent or view.viewport())
         self.setObjectName("minimap")
@@ -52,18 +54,22 @@ class Minimap(QWidget):
             self.update()
 
     def set_theme(self, theme: Theme) -> None:
+        """Redraw in ``theme``'s colours."""
         self.theme = theme
         self.invalidate()
 
     def to_map(self, point: QPointF) -> QPointF:
+        """A scene point in the minimap's coordinates."""
         return QPointF((point.x() - self.world.left()) * self.scale + self._offset.x(),
                        (point.y() - self.world.top()) * self.scale + self._offset.y())
 
     def to_scene(self, point: QPointF) -> QPointF:
+        """A minimap point in scene coordinates."""
         return QPointF((point.x() - self._offset.x()) / self.scale + self.world.left(),
                        (point.y() - self._offset.y()) / self.scale + self.world.top())
 
     def visible_scene_rect(self) -> QRectF:
+        """The part of the scene the canvas shows now."""
         return self.view.mapToScene(self.view.viewport().rect()).boundingRect()
 
     # ------------------------------------------------------------------ drawing
@@ -117,6 +123,7 @@ class Minimap(QWidget):
         return self._picture
 
     def paintEvent(self, _event: QPaintEvent) -> None:
+        """Draw the cached picture of the design and the frame of the visible part."""
         painter = QPainter(self)
         painter.drawPixmap(0, 0, self.design_picture())
         visible = self.visible_scene_rect()
@@ -132,15 +139,18 @@ class Minimap(QWidget):
         painter.end()
 
     def resizeEvent(self, event) -> None:
+        """Redraw the design's picture at the new size."""
         super().resizeEvent(event)
         self.invalidate()
 
     def showEvent(self, event) -> None:
+        """Draw the design afresh when shown (it was not kept up to date while hidden)."""
         super().showEvent(event)
         self._picture = None
 
     # ------------------------------------------------------------------ moving the view
     def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Centre the canvas on the clicked point, or start dragging the visible frame."""
         if event.button() != Qt.MouseButton.LeftButton:
             return super().mousePressEvent(event)
         self.design_picture()
@@ -152,11 +162,13 @@ class Minimap(QWidget):
         event.accept()
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        """Pan the canvas as the frame is dragged."""
         if self._grab is None:
             return super().mouseMoveEvent(event)
         self.view.centerOn(self.to_scene(event.position()) - self._grab)
         event.accept()
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """Stop dragging the frame."""
         self._grab = None
         event.accept()

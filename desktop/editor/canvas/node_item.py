@@ -13,6 +13,7 @@ from inferboard.model import Node
 
 from desktop import icons
 from desktop.editor.canvas import style
+from desktop.editor.canvas.design_item import DesignNodeItem
 from desktop.theme import ON_BADGE, Theme
 
 NODE_TYPE = QGraphicsItem.UserType + 1
@@ -43,24 +44,30 @@ class PortItem(QGraphicsItem):
         self.setToolTip(f"<b>{spec.name}</b> ({kind_word}, {spec.signal})<br>{spec.help}{accepts}")
 
     def type(self) -> int:
+        """The item type that tells ports from cards and wires."""
         return PORT_TYPE
 
     @property
     def node_id(self) -> str:
+        """The id of the node this port belongs to."""
         return self.node_item.node_id
 
     def boundingRect(self) -> QRectF:
+        """The area of the port's dot and its feedback ring."""
         return QRectF(-9, -9, 18, 18)
 
     def shape(self) -> QPainterPath:
+        """A circle a little larger than the dot, easy to hit."""
         path = QPainterPath()
         path.addEllipse(QPointF(0, 0), 9, 9)
         return path
 
     def anchor(self) -> QPointF:
+        """Where wires attach, in scene coordinates."""
         return self.scenePos()
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the dot in the signal's colour (filled when connected or an output), ringed while wiring."""
         theme = self.node_item.theme
         colour = theme.signal_color(self.signal)
         radius = style.PORT_RADIUS + (1.5 if self.hovered or self.feedback else 0)
@@ -74,29 +81,25 @@ class PortItem(QGraphicsItem):
         painter.drawEllipse(QPointF(0, 0), radius, radius)
 
     def hoverEnterEvent(self, event) -> None:
+        """Enlarge the dot and show the card's port labels."""
         self.hovered = True
         self.node_item.set_show_ports(True)
         self.update()
 
     def hoverLeaveEvent(self, event) -> None:
+        """Shrink the dot and hide the card's port labels."""
         self.hovered = False
         self.node_item.set_show_ports(False)
         self.update()
 
 
-class NodeItem(QGraphicsItem):
-    """Mirrors one model node. Its position is set from model events (or by a gesture in flight)."""
+class NodeItem(DesignNodeItem):
+    """A component's card: icon, title, key parameters, a live badge and its ports."""
 
     def __init__(self, node: Node, kind: ComponentKind, theme: Theme):
-        super().__init__()
-        self.node_id = node.id
-        self.kind = kind
-        self.theme = theme
-        self.node = node
-        self.edges: set = set()
+        super().__init__(node, kind, theme)
         self.badge: tuple[str, str] | None = None
         self.badge_tip = ""
-        self.highlighted = False
         self.show_ports = False
         #: At the figures' moment: what is wrong with this component (a fault, saturation), if anything.
         self.alert: str | None = None
@@ -105,7 +108,6 @@ class NodeItem(QGraphicsItem):
         self.width = style.CARD_WIDTH
         self.rows: list[CardRow] = []
         self.height = style.card_height(kind)
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setAcceptHoverEvents(True)
         self.setZValue(10)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
@@ -117,10 +119,12 @@ class NodeItem(QGraphicsItem):
         self.set_node(node)
 
     def type(self) -> int:
+        """The item type that tells cards from regions, ports and wires."""
         return NODE_TYPE
 
     # ------------------------------------------------------------ state
     def set_node(self, node: Node) -> None:
+        """Show ``node``'s current parameters, label and position (the card grows for a long value)."""
         self.node = node
         self.rows = card_rows(self.kind, node.params, self.width)
         height = style.card_height(self.kind, sum(row.two_lines for row in self.rows))
@@ -134,18 +138,15 @@ class NodeItem(QGraphicsItem):
         self.update()
 
     def title(self) -> str:
+        """The card's title: the node's label, or its kind's title."""
         return self.node.label or self.kind.title
 
     def set_badge(self, badge: tuple[str, str] | None, tip: str = "") -> None:
+        """Show a live badge (text, level) with a tooltip, or none."""
         if badge != self.badge or tip != self.badge_tip:
             self.badge = badge
             self.badge_tip = tip
             self.set_node(self.node)
-
-    def set_highlighted(self, on: bool) -> None:
-        if on != self.highlighted:
-            self.highlighted = on
-            self.update()
 
     def title_font(self) -> QFont:
         """The title's font, shrunk (down to SMALLEST_TITLE_PT) so that the whole title fits."""
@@ -164,18 +165,16 @@ class NodeItem(QGraphicsItem):
             self.update()
 
     def set_show_ports(self, on: bool) -> None:
+        """Show or hide the ports' labels."""
         if on != self.show_ports:
             self.show_ports = on
             self.update()
 
     def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
+        """Redraw the card and its ports in ``theme``'s colours."""
+        super().set_theme(theme)
         for port in self.ports.values():
             port.update()
-
-    def port(self, direction: str, name: str) -> PortItem | None:
-        return self.ports.get((direction, name))
 
     def move_to(self, pos: QPointF, update_edges: bool = True) -> None:
         """Move visually (a gesture in flight, or a model event) and drag the wires along (a
@@ -190,25 +189,25 @@ class NodeItem(QGraphicsItem):
                 scene.reroute_near([before, self.sceneBoundingRect()], self.edges)
 
     # ------------------------------------------------------------ geometry
-    def rect(self) -> QRectF:
-        return QRectF(0, 0, self.width, self.height)
-
     def boundingRect(self) -> QRectF:
+        """The card's area with its shadow, ports and any alert strip."""
         return self.rect().adjusted(-12, -6, 12, 8 + (ALERT_HEIGHT + 4 if self.alert else 0))
 
     def shape(self) -> QPainterPath:
+        """The card's rounded rectangle."""
         path = QPainterPath()
         path.addRoundedRect(self.rect(), 8, 8)
         return path
 
     # ------------------------------------------------------------ painting
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the card: shadow, body, header with icon and title, parameter rows, badge, alert, ports' labels."""
         theme = self.theme
         rect = self.rect()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(0, 0, 0, 60 if theme.dark else 28))
+        painter.setBrush(QColor(theme.card_shadow))
         painter.drawRoundedRect(rect.translated(0, 2.5), 8, 8)
         painter.setBrush(QColor(theme.card))
         painter.drawRoundedRect(rect, 8, 8)
@@ -338,6 +337,8 @@ ROW_GAP = 6.0
 
 
 class CardRow(NamedTuple):
+    """One parameter row of a card: its label, its value and whether they need two lines."""
+
     label: str
     value: str
     #: The value sits on a line of its own under the label (the two do not fit side by side).
@@ -412,6 +413,7 @@ _FONTS: dict = {}
 
 
 def card_fonts() -> dict:
+    """The fonts cards are drawn with (title, small, label, value, badge), made once."""
     if not _FONTS:
         _FONTS.update(title=style.ui_font(9.0, True), small=style.ui_font(7.5), label=style.ui_font(8.0),
                       value=style.ui_font(8.0, True), badge=style.ui_font(7.5, True))

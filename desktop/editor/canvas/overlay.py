@@ -24,6 +24,7 @@ class CornerPin(QObject):
         self.place()
 
     def place(self, *_args) -> None:
+        """Put the widget in its corner of the view's viewport."""
         area = self.view.viewport().rect()
         size = self.widget.size()
         right = self.corner in (Qt.Corner.TopRightCorner, Qt.Corner.BottomRightCorner)
@@ -34,6 +35,7 @@ class CornerPin(QObject):
             self.widget.move(max(0, x), max(0, y))
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Keep the widget in its corner when the viewport is resized."""
         if watched is self.view.viewport() and event.type() == QEvent.Type.Resize:
             self.place()
         return False

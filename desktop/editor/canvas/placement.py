@@ -20,6 +20,7 @@ MAX_RINGS = 400
 
 
 def node_rect(design: Design, node: Node) -> Rect:
+    """A node's (x, y, w, h) on the canvas: a region's own size, a card's size from its kind and parameters."""
     kind = design.catalog.kind(node.kind)
     if kind.container:
         return node.x, node.y, node.width or 360.0, node.height or 260.0
@@ -40,6 +41,7 @@ def obstacles(design: Design, container: bool, exclude: Iterable[str] = ()) -> l
 
 
 def overlaps(a: Rect, b: Rect, margin: float = MARGIN) -> bool:
+    """Whether two rectangles come closer than ``margin``."""
     return (a[0] < b[0] + b[2] + margin and b[0] < a[0] + a[2] + margin
             and a[1] < b[1] + b[3] + margin and b[1] < a[1] + a[3] + margin)
 
@@ -68,6 +70,7 @@ def free_position(width: float, height: float, want_x: float, want_y: float, tak
 
 
 def bounds(rects: Iterable[Rect]) -> Rect:
+    """The smallest rectangle holding all of ``rects``."""
     rects = list(rects)
     left = min(r[0] for r in rects)
     top = min(r[1] for r in rects)
@@ -77,4 +80,5 @@ def bounds(rects: Iterable[Rect]) -> Rect:
 
 
 def contains_point(rect: Rect, x: float, y: float) -> bool:
+    """Whether (x, y) lies in ``rect`` (edges included)."""
     return rect[0] <= x <= rect[0] + rect[2] and rect[1] <= y <= rect[1] + rect[3]

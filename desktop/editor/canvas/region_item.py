@@ -11,6 +11,7 @@ from inferboard.model import Node
 
 from desktop import icons
 from desktop.editor.canvas import style
+from desktop.editor.canvas.design_item import DesignNodeItem
 from desktop.editor.canvas.node_item import card_fonts
 from desktop.theme import Theme
 
@@ -18,29 +19,24 @@ REGION_TYPE = QGraphicsItem.UserType + 3
 GRIP = 14.0
 
 
-class RegionItem(QGraphicsItem):
+class RegionItem(DesignNodeItem):
+    """A region on the canvas: a framed area with a title bar, a resize grip and its live figures."""
+
     def __init__(self, node: Node, kind: ComponentKind, theme: Theme):
-        super().__init__()
-        self.node_id = node.id
-        self.kind = kind
-        self.theme = theme
-        self.node = node
-        self.edges: set = set()
-        self.ports: dict = {}
-        self.highlighted = False
+        super().__init__(node, kind, theme)
         self.drop_target = False
-        self.badge = None
         #: At the figures' moment: why the region is down ("DOWN · Region outage 10:00–12:00 ..."), if it is.
         self.down_label: str | None = None
         self.width, self.height = 360.0, 260.0
-        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
         self.setZValue(-10)
         self.set_node(node)
 
     def type(self) -> int:
+        """The item type that tells regions from cards, ports and wires."""
         return REGION_TYPE
 
     def set_node(self, node: Node) -> None:
+        """Show ``node``'s current position, size and label."""
         self.prepareGeometryChange()
         self.node = node
         self.width = node.width or 360.0
@@ -51,63 +47,52 @@ class RegionItem(QGraphicsItem):
         self.update()
 
     def title(self) -> str:
+        """The region's title: its label, or "Region" and its location."""
         location = self.node.params.get("location", "")
         return self.node.label or f"Region {location}".strip()
 
     def set_badge(self, badge, tip: str = "") -> None:
+        """Keep a live badge for the region (regions show their figures in the title bar)."""
         self.badge = badge
 
     def set_down(self, label: str | None) -> None:
+        """Mark the region as down at the figures' moment with ``label``, or clear the mark."""
         if label != self.down_label:
             self.down_label = label
             self.update()
 
-    def set_highlighted(self, on: bool) -> None:
-        if on != self.highlighted:
-            self.highlighted = on
-            self.update()
-
     def set_drop_target(self, on: bool) -> None:
+        """Show or hide the tint that says a dragged card would land in this region."""
         if on != self.drop_target:
             self.drop_target = on
             self.update()
 
-    def set_theme(self, theme: Theme) -> None:
-        self.theme = theme
-        self.update()
-
-    def set_show_ports(self, on: bool) -> None:
-        pass
-
-    def port(self, direction: str, name: str):
-        return None
-
-    def move_to(self, pos: QPointF, update_edges: bool = True) -> None:
-        self.setPos(pos)
-
     def resize_to(self, width: float, height: float) -> None:
+        """Resize to ``width`` by ``height`` (a gesture in flight or a model event)."""
         self.prepareGeometryChange()
         self.width, self.height = width, height
         self.update()
 
-    def rect(self) -> QRectF:
-        return QRectF(0, 0, self.width, self.height)
-
     def header_rect(self) -> QRectF:
+        """The title bar, the part that drags the region with its contents."""
         return QRectF(0, 0, self.width, style.REGION_HEADER)
 
     def grip_rect(self) -> QRectF:
+        """The corner grip that resizes the region."""
         return QRectF(self.width - GRIP, self.height - GRIP, GRIP, GRIP)
 
     def boundingRect(self) -> QRectF:
+        """The region's frame with room for a thick selection border."""
         return self.rect().adjusted(-3, -3, 3, 3)
 
     def shape(self) -> QPainterPath:
+        """The whole framed area."""
         path = QPainterPath()
         path.addRect(self.rect())
         return path
 
     def paint(self, painter: QPainter, option, widget=None) -> None:
+        """Draw the frame, the title bar, the grip, and the marks for selection, highlight, drop target and outage."""
         theme = self.theme
         rect = self.rect()
         selected = bool(option.state & QStyle.StateFlag.State_Selected)

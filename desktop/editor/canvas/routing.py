@@ -59,6 +59,7 @@ def crossings_each(routes: Sequence[Sequence[Point]], rects: Sequence[Rect], pad
 
 
 def length(points: Sequence[Point]) -> float:
+    """The length of a path of horizontal and vertical segments."""
     return sum(abs(b[0] - a[0]) + abs(b[1] - a[1]) for a, b in zip(points, points[1:]))
 
 

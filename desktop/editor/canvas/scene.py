@@ -23,6 +23,8 @@ from desktop.theme import LIGHT, Theme
 
 
 class DesignScene(QGraphicsScene):
+    """The canvas's scene: one item per node and wire, kept in step with the design through model events."""
+
     #: A message for the status bar (a refused connection, say).
     message = Signal(str)
     #: A node was double-clicked or activated: open it in the inspector.
@@ -61,10 +63,12 @@ class DesignScene(QGraphicsScene):
 
     @property
     def design(self) -> Design:
+        """The design on the canvas."""
         return self.document.design
 
     # ------------------------------------------------------------------ mirroring
     def rebuild(self) -> None:
+        """Throw away every item and build them again from the design (a new design was loaded)."""
         self.interactions.cancel()
         for item in list(self.nodes.values()) + list(self.edges.values()):
             self.removeItem(item)
@@ -80,6 +84,7 @@ class DesignScene(QGraphicsScene):
         self.layout_changed.emit()
 
     def on_event(self, event) -> None:
+        """Follow one model event: add, remove, move, resize or restyle the items it concerns."""
         if isinstance(event, ev.NodeAdded):
             self._add_node(event.node)
             self.layout_changed.emit()
@@ -160,6 +165,7 @@ class DesignScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ queries
     def node_item(self, node_id: str) -> NodeItem | RegionItem | None:
+        """The card or region of ``node_id``, or None."""
         return self.nodes.get(node_id)
 
     def selected_node_ids(self) -> list[str]:
@@ -168,10 +174,12 @@ class DesignScene(QGraphicsScene):
         return [node_id for node_id in self.design.nodes if node_id in chosen]
 
     def selected_edge_ids(self) -> list[str]:
+        """The selected wires' ids, in the design's order."""
         chosen = {item.edge_id for item in self.selectedItems() if isinstance(item, EdgeItem)}
         return [edge_id for edge_id in self.design.edges if edge_id in chosen]
 
     def select_ids(self, node_ids: Iterable[str] = (), edge_ids: Iterable[str] = (), add: bool = False) -> None:
+        """Select these nodes and wires (added to the selection with ``add``), announcing it once."""
         node_ids, edge_ids = set(node_ids), set(edge_ids)
         self.blockSignals(True)
         try:
@@ -188,6 +196,7 @@ class DesignScene(QGraphicsScene):
         self.selectionChanged.emit()
 
     def port_at(self, pos: QPointF) -> PortItem | None:
+        """The port under ``pos``, or None."""
         for item in self.items(pos):
             if isinstance(item, PortItem):
                 return item
@@ -201,6 +210,7 @@ class DesignScene(QGraphicsScene):
         return None
 
     def region_at(self, pos: QPointF, exclude: Iterable[str] = ()) -> RegionItem | None:
+        """The topmost region under ``pos``, leaving out those in ``exclude``."""
         exclude = set(exclude)
         for item in self.items(pos, Qt.ItemSelectionMode.IntersectsItemShape, Qt.SortOrder.DescendingOrder):
             if isinstance(item, RegionItem) and item.node_id not in exclude:
@@ -208,6 +218,7 @@ class DesignScene(QGraphicsScene):
         return None
 
     def nodes_rect(self, node_ids: Iterable[str] | None = None) -> QRectF:
+        """The area covered by these nodes (every node when None)."""
         items = self.nodes.values() if node_ids is None else [self.nodes[i] for i in node_ids if i in self.nodes]
         rect = QRectF()
         for item in items:
@@ -216,6 +227,7 @@ class DesignScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ feedback
     def set_guides(self, lines: list[QLineF]) -> None:
+        """Show these snapping guide lines (none: hide them)."""
         path = QPainterPath()
         for line in lines:
             path.moveTo(line.p1())
@@ -256,6 +268,7 @@ class DesignScene(QGraphicsScene):
             self.failover_overlays.append(overlay)
 
     def highlight(self, node_ids: Iterable[str], edge_ids: Iterable[str] = (), seconds: float = 2.5) -> None:
+        """Highlight these nodes and wires for ``seconds`` (a finding or a search pointed at them)."""
         self.clear_highlight()
         for node_id in node_ids:
             if node_id in self.nodes:
@@ -269,11 +282,13 @@ class DesignScene(QGraphicsScene):
             self._highlight_timer.start(int(seconds * 1000))
 
     def clear_highlight(self) -> None:
+        """Remove every highlight."""
         for item in self._highlighted:
             item.set_highlighted(False)
         self._highlighted.clear()
 
     def set_theme(self, theme: Theme) -> None:
+        """Redraw the background, the guides and every item in ``theme``."""
         self.theme = theme
         self.setBackgroundBrush(QColor(theme.canvas))
         pen = QPen(QColor(theme.snap_line), 1, Qt.PenStyle.DashLine)
@@ -284,6 +299,7 @@ class DesignScene(QGraphicsScene):
         self.update()
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:
+        """Fill the canvas colour and draw the grid (none in an export)."""
         painter.fillRect(rect, QColor(self.theme.canvas))
         if self.export_mode:
             return
@@ -310,6 +326,7 @@ class DesignScene(QGraphicsScene):
 
     # ------------------------------------------------------------------ input
     def mousePressEvent(self, event) -> None:
+        """Start a gesture (move, wire, resize, rubber band) or let the item take the press."""
         outcome = self.interactions.press(event)
         if outcome == "accept":
             event.accept()
@@ -319,18 +336,21 @@ class DesignScene(QGraphicsScene):
             super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:
+        """Pass the move to the gesture in progress."""
         if self.interactions.move(event):
             event.accept()
             return
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:
+        """End the gesture in progress."""
         if self.interactions.release(event):
             event.accept()
             return
         super().mouseReleaseEvent(event)
 
     def mouseDoubleClickEvent(self, event) -> None:
+        """Open a double-clicked card or region in the inspector."""
         item = self.top_item_at(event.scenePos())
         if isinstance(item, (NodeItem, RegionItem)):
             self.node_activated.emit(item.node_id)
@@ -339,6 +359,7 @@ class DesignScene(QGraphicsScene):
         super().mouseDoubleClickEvent(event)
 
     def contextMenuEvent(self, event) -> None:
+        """Select what was right-clicked, then show the canvas's context menu."""
         item = self.top_item_at(event.scenePos())
         if isinstance(item, PortItem):
             item = item.node_item

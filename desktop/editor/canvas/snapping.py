@@ -10,6 +10,8 @@ from PySide6.QtCore import QLineF, QRectF
 
 @dataclass
 class SnapResult:
+    """How far a snap moves the dragged cards, and on which axes it snapped."""
+
     dx: float = 0.0
     dy: float = 0.0
     snapped_x: bool = False

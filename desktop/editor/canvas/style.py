@@ -29,10 +29,12 @@ def card_height(kind: ComponentKind, extra_lines: int = 0) -> float:
 
 
 def port_y(index: int) -> float:
+    """The height of port number ``index`` on a card's edge."""
     return HEADER_HEIGHT + 18.0 + index * PORT_SPACING
 
 
 def snap(value: float, step: float = GRID) -> float:
+    """``value`` rounded to the nearest multiple of ``step``."""
     return round(value / step) * step
 
 
@@ -56,6 +58,7 @@ def format_value(spec: ParamSpec | None, value: Any) -> str:
 
 
 def ui_font(point_size: float = 9.0, bold: bool = False) -> QFont:
+    """A font of ``point_size`` points, bold or not."""
     font = QFont()
     font.setPointSizeF(point_size)
     font.setBold(bold)

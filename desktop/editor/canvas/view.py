@@ -18,6 +18,8 @@ NUDGE_KEYS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up:
 
 
 class CanvasView(QGraphicsView):
+    """The canvas's view: zoom, pan (middle button or Space), fit, arrow-key nudges, drops from the palette."""
+
     zoom_changed = Signal(float)
     #: A component kind was dropped from the palette at a scene position.
     kind_dropped = Signal(str, QPointF)
@@ -51,10 +53,12 @@ class CanvasView(QGraphicsView):
         self.update_scene_rect()
 
     def design_scene(self) -> DesignScene:
+        """The scene this view shows."""
         return self.scene()  # type: ignore[return-value]
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
+        """The current zoom factor (1 is 100%)."""
         return self.transform().m11()
 
     def set_zoom(self, factor: float, anchor: QPointF | None = None) -> None:
@@ -74,12 +78,15 @@ class CanvasView(QGraphicsView):
         self.zoom_changed.emit(self.zoom())
 
     def zoom_in(self) -> None:
+        """Zoom in by a quarter."""
         self.set_zoom(self.zoom() * 1.25)
 
     def zoom_out(self) -> None:
+        """Zoom out by a quarter."""
         self.set_zoom(self.zoom() / 1.25)
 
     def reset_zoom(self) -> None:
+        """Back to 100%."""
         self.set_zoom(1.0)
 
     def set_text_scale(self, scale: float) -> None:
@@ -92,6 +99,7 @@ class CanvasView(QGraphicsView):
             self.set_zoom(self.zoom() * scale / old)
 
     def fit_rect(self, rect: QRectF, max_zoom: float = 1.5) -> None:
+        """Zoom and scroll so that ``rect`` fills the view, no closer than ``max_zoom``."""
         if rect.isNull() or rect.isEmpty():
             return
         max_zoom *= getattr(self, "text_scale", 1.0)
@@ -107,6 +115,7 @@ class CanvasView(QGraphicsView):
         self.zoom_changed.emit(self.zoom())
 
     def fit_all(self) -> None:
+        """Fit the whole design in the view."""
         self.fit_rect(self.design_scene().nodes_rect())
 
     def fit_for_reading(self) -> bool:
@@ -130,6 +139,7 @@ class CanvasView(QGraphicsView):
         return False
 
     def fit_selection(self) -> None:
+        """Fit the selected nodes in the view (nothing happens with none selected)."""
         ids = self.design_scene().selected_node_ids()
         if ids:
             self.fit_rect(self.design_scene().nodes_rect(ids))
@@ -143,6 +153,7 @@ class CanvasView(QGraphicsView):
             self.fit_rect(rect, max_zoom=self.zoom())
 
     def update_scene_rect(self) -> None:
+        """Grow the scrollable area to keep a wide margin around the design."""
         scene = self.design_scene()
         rect = scene.nodes_rect().adjusted(-3000, -3000, 3000, 3000)
         rect = rect.united(QRectF(-3000, -3000, 6000, 6000))
@@ -150,6 +161,7 @@ class CanvasView(QGraphicsView):
             scene.setSceneRect(scene.sceneRect().united(rect))
 
     def visible_centre(self) -> QPointF:
+        """The centre of the visible part, in scene coordinates."""
         return self.mapToScene(self.viewport().rect().center())
 
     EMPTY_HINT = ("An empty canvas\n\nDrag a component here from the Palette, or press Ctrl+Shift+A to search "
@@ -167,6 +179,7 @@ class CanvasView(QGraphicsView):
         return self.isInteractive() and not self.design_scene().design.nodes
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:
+        """Draw the hint shown over an empty canvas."""
         super().drawForeground(painter, rect)
         if not self.showing_empty_hint():
             return
@@ -182,6 +195,7 @@ class CanvasView(QGraphicsView):
         painter.restore()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
+        """Zoom about the pointer with the wheel (Shift+wheel scrolls)."""
         if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
             super().wheelEvent(event)
             return
@@ -197,6 +211,7 @@ class CanvasView(QGraphicsView):
         self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
 
     def mousePressEvent(self, event) -> None:
+        """Start panning with the middle button or Space+left button; otherwise the scene takes it."""
         if event.button() == Qt.MouseButton.MiddleButton or (
                 self._space_held and event.button() == Qt.MouseButton.LeftButton):
             self._start_pan(event.position())
@@ -205,6 +220,7 @@ class CanvasView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:
+        """Scroll while panning."""
         if self._pan_origin is not None:
             delta = event.position() - self._pan_origin
             self._pan_origin = event.position()
@@ -215,6 +231,7 @@ class CanvasView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:
+        """Stop panning."""
         if self._pan_origin is not None:
             self._pan_origin = None
             self.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self._space_held else Qt.CursorShape.ArrowCursor)
@@ -224,6 +241,7 @@ class CanvasView(QGraphicsView):
 
     # ------------------------------------------------------------------ keys
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Space starts the pan mode; arrow keys nudge the selection; the rest goes to the scene."""
         key = event.key()
         if key == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_held = True
@@ -246,6 +264,7 @@ class CanvasView(QGraphicsView):
         super().keyPressEvent(event)
 
     def keyReleaseEvent(self, event: QKeyEvent) -> None:
+        """Releasing Space ends the pan mode."""
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
             self._space_held = False
             if self._pan_origin is None:
@@ -255,23 +274,27 @@ class CanvasView(QGraphicsView):
         super().keyReleaseEvent(event)
 
     def focusOutEvent(self, event) -> None:
+        """Forget a held Space when the canvas loses the focus."""
         self._space_held = False
         super().focusOutEvent(event)
 
     # ------------------------------------------------------------------ palette drops
     def dragEnterEvent(self, event) -> None:
+        """Accept a component kind dragged from the palette."""
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dragMoveEvent(self, event) -> None:
+        """Keep accepting a component kind while it is dragged over the canvas."""
         if event.mimeData().hasFormat(KIND_MIME):
             event.acceptProposedAction()
         else:
             event.ignore()
 
     def dropEvent(self, event) -> None:
+        """Add the dropped component kind where it was dropped."""
         data = event.mimeData()
         if not data.hasFormat(KIND_MIME):
             event.ignore()
