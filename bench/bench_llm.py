@@ -5,15 +5,23 @@
 Each row builds a design (traffic source -> one generation pool of one replica) with the published
 setup: model size, GPU, precision, tensor parallelism, KV cache per token, prompt and output
 lengths, and runs it through ``design_sim.evaluate`` with the catalog's default efficiencies.
-Published runs hold a fixed number of requests in flight (concurrency N, closed loop), so the offered
-rate is solved from Little's law, ``N = rate x S`` with ``S`` the time a request holds its sequence
-slot (prefill wait, prefill, decode): a closed loop of N requests never waits for a slot when the KV
-cache holds N sequences, so the pool station's slot queue (a Poisson figure) is left out, and TTFT is
-the replica's prefill wait + prefill + first decode step. Batch-1 first-token rows are evaluated at a
-vanishing rate. TPOT is compared only where the prompt is short (128 tokens), so that batch /
-throughput is the decode step. A row with one request in flight is evaluated at a vanishing rate
-(its steps are batches of one). Printed: model, published, model / published, for the calibration
-set (the catalog's constants are fitted on it) and the validation set (nothing fitted) apart.
+
+* TensorRT-LLM's tables ([trt], [trt9]) are static batches (gptSessionBenchmark): the whole batch
+  is prefilled in one pass, whose logits give every first token, then decoded together for
+  ``output - 1`` steps; throughput is batch x output over that time, TPOT there batch / throughput,
+  and a first-token row is that one pass for one prompt. The benchmark's prompts repeat one token
+  and decoding is greedy, so every token of a pass is routed to the same experts. These rows are
+  computed from the replica's engine (``Engine.prefill_s`` and ``Engine.step_s``).
+* The other sources hold a fixed number of requests in flight under continuous batching (closed
+  loop), so the offered rate is solved from Little's law, ``N = rate x S`` with ``S`` the time a
+  request holds its sequence slot (prefill wait, prefill, decode): a closed loop of N requests
+  never waits for a slot when the KV cache holds N sequences, so the pool station's slot queue (a
+  Poisson figure) is left out, and TTFT is the replica's prefill wait + prefill. A row with one
+  request in flight is evaluated at a vanishing rate (its steps are batches of one).
+
+Every row checks that the KV cache beside the weights holds its batch. Printed: model, published,
+model / published, for the calibration set (the catalog's constants are fitted on it) and the
+validation set (nothing fitted) apart.
 ``--check`` exits 1 unless the validation set is within 25% on 90% of its rows and 40% on all.
 
 Sources (see docs/catalog.md, "LLM pool figures"):
@@ -57,6 +65,9 @@ MODELS = {"llama-7b": (13.48, 0.524, 32, 4096, 1, 2, 1.0), "llama-70b": (138.0, 
 #: Fixed time per forward pass by engine (ms), fitted on the calibration rows of that engine only:
 #: TensorRT-LLM's C++ runtime (its tables and NIM) and gpt-fast (torch.compile with CUDA graphs).
 ENGINE_OVERHEAD_MS = {"trt": 1.0, "gpt-fast": 0.3}
+#: Sources measured with static batches (gptSessionBenchmark: the whole batch prefilled in one pass,
+#: then decoded together; prompts of one repeated token, greedy decoding).
+STATIC_BATCH = {"trt", "trt9"}
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,18 @@ def design_for(row: Row) -> Design:
     return design
 
 
+def static_figures(row: Row, engine) -> dict[str, float]:
+    """A static batch as TensorRT-LLM's gptSessionBenchmark runs it: one context pass over the
+    batch's prompts (its logits give every sequence's first token), then ``output - 1`` decode steps
+    of the whole batch at a context growing from the prompt (the KV reads are linear in it, so the
+    mean context is exact). Its prompts are one token repeated, and greedy decoding keeps the
+    batch's sequences identical: every token a pass routes goes to the same experts."""
+    batch, prompt, out = max(row.concurrency, 1), row.prompt, row.output
+    context_s = engine.prefill_s(batch * prompt, routed_tokens=1)
+    total_s = context_s + (out - 1) * engine.step_s(batch, prompt + out / 2.0, routed_tokens=1)
+    return {"ttft_ms": context_s * 1000, "tpot_ms": total_s / out * 1000, "throughput_tok_s": batch * out / total_s}
+
+
 def model_figures(row: Row) -> dict[str, float]:
     """TTFT (ms), TPOT (ms) and output tokens/s of the model for ``row``'s setup."""
     design = design_for(row)
@@ -166,19 +189,21 @@ def model_figures(row: Row) -> dict[str, float]:
     def replica(rate: float):
         result = evaluate(design, rate)
         assert result.nodes["engine"].servers >= max(row.concurrency, 1), f"the KV cache must hold the batch: {row}"
-        return result.compiled.plans["engine"].replica
+        return result.compiled.plans["engine"]
 
+    if row.source in STATIC_BATCH:
+        return static_figures(row, replica(1e-6).engine)
     if row.concurrency <= 1:  # one request alone: its steps are batches of one
-        state = replica(1e-6)
+        state = replica(1e-6).replica
         rate = 1.0 / state.service_s
     else:
-        lo, hi = 0.0, replica(1e-6).capacity_rps * (1 - 1e-9)
+        lo, hi = 0.0, replica(1e-6).replica.capacity_rps * (1 - 1e-9)
         for _ in range(60):  # N = rate x S(rate), increasing in the rate
             mid = 0.5 * (lo + hi)
-            lo, hi = (mid, hi) if mid * replica(mid).service_s < row.concurrency else (lo, mid)
-        state = replica(lo)
+            lo, hi = (mid, hi) if mid * replica(mid).replica.service_s < row.concurrency else (lo, mid)
+        state = replica(lo).replica
         rate = state.rate
-    return {"ttft_ms": (state.prefill_wait_s + state.prefill_s + state.step_s) * 1000, "tpot_ms": state.tpot_s * 1000,
+    return {"ttft_ms": state.ttft_s * 1000, "tpot_ms": state.tpot_s * 1000,
             "throughput_tok_s": rate * row.output}
 
 

@@ -114,16 +114,32 @@ def test_weight_only_int8_is_slower_than_halving_the_bytes():
 def test_ttft_of_a_prefill_heavy_workload_under_poisson_arrivals(target_rho):
     """8,000-token prompts, 16-token answers on a TP2 H100 replica: the prefill (FLOPs plus the
     pass's overhead and all-reduces) dominates, prompts queue for it as M/D/1, and TTFT p50/p95/p99
-    match prefill + first step + the exact M/D/1 wait quantiles at that prefill time."""
+    match prefill + the exact M/D/1 wait quantiles at that prefill time (the prefill's logits give
+    the first token; its weight read is 16 GB over the two GPUs' bandwidth)."""
     gpu = CATALOG.gpus["h100"]
     design = pool(16.0, prompt=8000, out=16, gpu_type="h100", precision="fp16", tensor_parallel=2, layers=32,
                   hidden_size=4096, kv_cache_mb_per_token=0.01, max_num_seqs=4096, step_overhead_ms=2.0)
     t_p = (2e-3 + 64 * gpu.allreduce_latency_us * 1e-6 + 8000 * 64 * 1.0 * 4096 * 2 / (gpu.interconnect_gb_s * 1e9)
-           + 2 * 8e9 * 8000 / (2 * gpu.peak_tflops.fp16 * 1e12 * E_P))
+           + 2 * 8e9 * 8000 / (2 * gpu.peak_tflops.fp16 * 1e12 * E_P) + 16e9 / (2 * gpu.hbm_bandwidth_tb_s * 1e12 * E_D))
     assert alone(design).replica.prefill_s == pytest.approx(t_p, rel=1e-6)
     result = evaluate(design, target_rho / t_p)
     node, replica = result.nodes["llm"], result.compiled.plans["llm"].replica
     assert replica.prefill_share == pytest.approx(target_rho)
-    fixed = t_p + replica.step_s
+    fixed = t_p
     for p, got in ((0.5, node.ttft_p50_ms), (0.95, node.ttft_p95_ms), (0.99, node.ttft_p99_ms)):
         assert got == pytest.approx((fixed + md1_wait_quantile(p, target_rho, t_p)) * 1000, rel=0.01), p
+
+
+def test_a_prompt_of_one_repeated_token_reads_only_the_experts_it_is_routed_to():
+    """Synthetic benchmark prompts repeat one token, so every position routes alike: a 2,048-token
+    prefill then reads the shared weights and 2 of 8 experts, where varied tokens touch all 8; the
+    FLOPs (2 x active parameters x tokens) are the same either way."""
+    gpu = CATALOG.gpus["h100"]
+    engine = alone(pool(93.4, gpu_type="h100", precision="fp16", tensor_parallel=2, kv_cache_mb_per_token=0.001,
+                        step_overhead_ms=0.0, **MIXTRAL)).engine
+    experts_params = (46.7e9 - 12.9e9) / (1 - 2 / 8)
+    bandwidth = 2 * gpu.hbm_bandwidth_tb_s * 1e12 * E_D
+    saved = experts_params * 0.75 * 2 / bandwidth
+    varied, repeated = engine.prefill_s(2048), engine.prefill_s(2048, routed_tokens=1)
+    assert varied - repeated == pytest.approx(saved, rel=1e-3)
+    assert engine.step_s(64, 2100) - engine.step_s(64, 2100, routed_tokens=1) > 0.9 * saved

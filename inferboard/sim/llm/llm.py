@@ -10,11 +10,14 @@ FP16), ``w`` weight bytes at the pool's precision and ``kv`` bytes of KV cache p
 * a mixture of experts (E experts, top-k) holds every expert but a pass over ``b`` tokens reads the
   shared weights and the share ``1 - (1 - k/E)^b`` of the expert weights; FLOPs use the active
   parameters ``P_a`` (``P`` for a dense model);
-* prefill of ``L`` prompt tokens: ``t_p = o + comm(L) + max(2·P_a·L / (F · e_p), weights read)`` (F the
-  replica's peak dense FLOP/s at the compute precision, ``e_p`` the declared prefill efficiency);
-* one decode step with ``n`` running sequences of mean context ``C``: it reads the weights touched
-  and every sequence's KV cache, and does ``2·P_a·n`` FLOPs, so
-  ``t_step(n) = o + comm(n) + max(w(n) / (B·e_d·q) + n·C·kv / (B·e_d), 2·P_a·n / (F·e_p))`` (B the
+* prefill of ``L`` prompt tokens: ``t_p = o + comm(L) + 2·P_a·L / (F · e_p) + weights read`` (F the
+  replica's peak dense FLOP/s at the compute precision, ``e_p`` the declared prefill efficiency): the
+  weight stream is not hidden behind the arithmetic, which matters only for short prompts (at 128
+  tokens a pass's matrices are too small to overlap the two; at 2k+ the read is a few per cent);
+* one decode step with ``n`` running sequences of mean context ``C``: its matrix products read the
+  weights touched and do ``2·P_a·n`` FLOPs (a roofline: the larger of the two), then attention reads
+  every sequence's KV cache in kernels of its own, so
+  ``t_step(n) = o + comm(n) + max(w(n) / (B·e_d·q), 2·P_a·n / (F·e_p)) + n·C·kv / (B·e_d)`` (B the
   replica's HBM bandwidth, ``e_d`` the declared decode efficiency, ``q`` < 1 for weight-only
   quantisation, whose kernels dequantise as they read);
 * prefills take the GPU ahead of decode steps (vLLM's default scheduling), so with ``ρ_p = λ·t_p``
@@ -29,7 +32,8 @@ FP16), ``w`` weight bytes at the pool's precision and ``kv`` bytes of KV cache p
   experts the memory side is concave and its root is found by bisection). The replica's
   capacity is the rate at which ``n`` reaches ``slots``.
 * time to first token = wait for a slot (the pool's M/G/c station, from the steady-state solver)
-  + wait for the prefill engine (M/D/1) + ``t_p`` + the first decode step ``t_step(n + 1)``. Its
+  + wait for the prefill engine (M/D/1) + ``t_p``: the prefill pass's logits give the first token,
+  so no decode step is part of it. Its
   percentiles come from that sum's distribution: the M/D/1 wait is exactly a geometric(ρ_p) sum of
   uniform(0, t_p) residual times (Pollaczek–Khinchine), composed on the solver's grid with the slot
   wait.
@@ -109,11 +113,13 @@ class Engine:
         read = dense + self.expert_weight_bytes * self.experts_touched_share(tokens)
         return read / (self.bandwidth * self.decode_efficiency * self.weight_read_share)
 
-    def prefill_s(self, tokens: float) -> float:
-        """One prefill of ``tokens`` prompt tokens: its FLOPs or its weight reads, whichever is
-        longer, plus the pass's fixed costs."""
+    def prefill_s(self, tokens: float, routed_tokens: float | None = None) -> float:
+        """One prefill pass over ``tokens`` prompt tokens: its FLOPs, its weight reads and its fixed
+        costs. ``routed_tokens``: distinct tokens the experts see (default all; 1 when every prompt
+        token is the same token, as in synthetic benchmark prompts)."""
         compute = 2.0 * self.flops_params * tokens / (self.flops * self.prefill_efficiency)
-        return self.pass_fixed_s(tokens) + max(compute, self.weights_read_s(tokens))
+        routed = tokens if routed_tokens is None else routed_tokens
+        return self.pass_fixed_s(tokens) + compute + self.weights_read_s(routed)
 
     def step_terms(self, context: float) -> tuple[float, float, float]:
         """``(memory time with no sequence, memory time per sequence, compute time per sequence)`` of
@@ -122,11 +128,13 @@ class Engine:
         return (self.weights_read_s(math.inf), context * self.kv_bytes_per_token / bw,
                 2.0 * self.flops_params / (self.flops * self.prefill_efficiency))
 
-    def step_s(self, n: float, context: float) -> float:
-        """One decode step of ``n`` sequences at mean context ``context``."""
+    def step_s(self, n: float, context: float, routed_tokens: float | None = None) -> float:
+        """One decode step of ``n`` sequences at mean context ``context``: matrix products (weight
+        reads or FLOPs, the larger), then attention's KV-cache reads. ``routed_tokens`` as in
+        :meth:`prefill_s`."""
         _, per_seq, compute = self.step_terms(context)
-        memory = self.weights_read_s(n) + n * per_seq
-        return self.pass_fixed_s(n) + max(memory, n * compute)
+        weights = self.weights_read_s(n if routed_tokens is None else routed_tokens)
+        return self.pass_fixed_s(n) + max(weights, n * compute) + n * per_seq
 
 
 def compute_precision(gpu: GpuType, precision: str) -> tuple[str, str]:
@@ -205,6 +213,12 @@ class ReplicaState:
     prompt_tokens: int = 0  #: the prompt tokens prefilled per request (after any prefix-cache hit)
     output_tokens: int = 0
 
+    @property
+    def ttft_s(self) -> float:
+        """Mean time to first token once a slot is held: the prefill wait and the prefill pass, whose
+        logits give the first token."""
+        return self.prefill_wait_s + self.prefill_s
+
 
 def _least_root(side, upper: float) -> float:
     """The least ``n ≥ 0`` with ``side(n) = n`` for a concave increasing ``side`` with ``side(0) > 0``
@@ -220,8 +234,9 @@ def _fixed_point(engine: Engine, rate: float, prompt: int, out: int, context: fl
     """``(n, ρ_p, W_p)`` at ``rate``; ``n`` is ``inf`` when the stream cannot keep up.
 
     ``S(n) = W_p + t_p + out·t_step(n + 1)/(1 - ρ_p)`` with ``t_step`` the larger of a memory side
-    (affine in n, plus the concave share of experts touched) and a compute side (affine); the least
-    fixed point of ``n = λ·S(n)`` is the larger of the two sides' least fixed points."""
+    (affine in n, plus the concave share of experts touched) and a compute side (affine), both with
+    the KV reads; the least fixed point of ``n = λ·S(n)`` is the larger of the two sides' least
+    fixed points."""
     t_p = engine.prefill_s(prompt)
     rho = rate * t_p
     if rho >= 1.0:
@@ -232,10 +247,10 @@ def _fixed_point(engine: Engine, rate: float, prompt: int, out: int, context: fl
     base = rate * (wait + t_p)
     link = engine.allreduce_s_per_token
     fixed = engine.pass_fixed_s(0.0)
-    memory_slope, compute_slope = k * (per_seq + link), k * (compute + link)
+    memory_slope, compute_slope = k * (per_seq + link), k * (compute + per_seq + link)
     if memory_slope >= 1.0 or compute_slope >= 1.0:
         return math.inf, rho, wait
-    compute_side = (base + k * (fixed + compute + link)) / (1.0 - compute_slope)
+    compute_side = (base + k * (fixed + compute + per_seq + link)) / (1.0 - compute_slope)
 
     def memory_side(n: float) -> float:
         return base + k * (fixed + engine.weights_read_s(n + 1.0) + (n + 1.0) * (per_seq + link))
@@ -268,9 +283,9 @@ def replica_state(engine: Engine, rate: float, prompt: int, out: int, slots: int
     step = engine.step_s(batch, context)
     tpot = step / (1.0 - rho)
     service = wait + t_p + out * tpot
-    _, per_seq, compute = engine.step_terms(context)
+    compute = engine.step_terms(context)[2]
     return ReplicaState(solved, capacity, t_p, rho, wait, n, step, tpot, service, slots,
-                        batch * compute > engine.weights_read_s(batch) + batch * per_seq, int(prompt), int(out))
+                        batch * compute > engine.weights_read_s(batch), int(prompt), int(out))
 
 
 def md1_wait_row(grid: ld.Grid, rho: float, service_s: float) -> np.ndarray:

@@ -4,8 +4,8 @@ The queueing station of a generation pool has one server per KV-cache slot, so i
 is slot occupancy, which understates the load (each request's time grows with the load). As in
 the steady state, a tick's utilisation is the pool's served rate over its capacity, the ready
 replicas times one replica's capacity from :func:`llm.replica_state`; time to first token is the
-wait for a slot (the station's wait, backlog included) plus the prefill engine's M/D/1 wait, the
-prefill and the first decode step at the tick's rate per ready replica; time per output token
+wait for a slot (the station's wait, backlog included) plus the prefill engine's M/D/1 wait and the
+prefill at the tick's rate per ready replica; time per output token
 likewise. The pool's backlog builds against the same capacity (``timeline_stations``: the fluid
 queue is given it instead of the slots over their hold time). The replica model is solved once per pool plan on a grid of rates per replica (cached
 per process) and read by interpolation.
@@ -29,7 +29,7 @@ RATE_GRID = np.concatenate([np.linspace(0.0, 0.9, 46), np.linspace(0.91, 1.0, 10
 def _replica_table(engine: llm.Engine, prompt: int, out: int, slots: int, capacity: float):
     rates = RATE_GRID * capacity
     states = [llm.replica_state(engine, float(r), prompt, out, slots) for r in rates]
-    ttft = np.array([s.prefill_wait_s + s.prefill_s + s.step_s for s in states])
+    ttft = np.array([s.ttft_s for s in states])
     tpot = np.array([s.tpot_s for s in states])
     return rates, ttft, tpot
 

@@ -250,16 +250,16 @@ def llm_figure(node: NodeResult, plan: PoolPlan, name: str) -> Figure:
                       inputs, assumption, model="LLM continuous batching")
     value = getattr(node, name)
     which = {"ttft_ms": "mean", "ttft_p50_ms": "p50", "ttft_p95_ms": "p95", "ttft_p99_ms": "p99"}[name]
-    return Figure(value, "ms", f"TTFT {which} of slot wait ⊛ M/D/1 prefill wait + t_prefill + t_step; "
+    return Figure(value, "ms", f"TTFT {which} of slot wait ⊛ M/D/1 prefill wait + t_prefill (its logits give the first token); "
                   "t_prefill = 2·P·L/(F·e_p)", {**inputs, "W_prefill mean [ms]": r.prefill_wait_s * 1000},
                   assumption, model="LLM time to first token")
 
 
 def _generation_figures(plan: PoolPlan, station) -> dict[str, float]:
     """TTFT (mean, p50/p95/p99) and TPOT of an LLM pool: slot wait from the station's solved
-    distribution, then the prefill engine's M/D/1 wait, the prefill and the first decode step."""
+    distribution, then the prefill engine's M/D/1 wait and the prefill (whose logits give the first token)."""
     replica = plan.replica
-    fixed = replica.prefill_s + replica.step_s
+    fixed = replica.prefill_s
     p50, p95, p99 = ttft_quantiles(station.sojourn_spec, replica.prefill_share, replica.prefill_s, fixed)
     out = {"ttft_ms": (station.mean_wait_s + plan.ttft_s) * 1000, "ttft_p50_ms": p50 * 1000,
            "ttft_p95_ms": p95 * 1000, "ttft_p99_ms": p99 * 1000, "tpot_ms": plan.tpot_s * 1000,
