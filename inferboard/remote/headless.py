@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from inferboard.cli_args import OneLineParser
 from inferboard.errors import InferboardError
 from inferboard.model import Design
 from inferboard.practice.history import History
@@ -162,13 +163,14 @@ def run_join(args: argparse.Namespace) -> int:
         print(shown(f"{PROG} join: {check.problem}"), file=sys.stderr)
         return EXIT_REFUSED
     if peer.status.state == "refused":
+        print(shown(f"{PROG} join: refused: {peer.status.detail}"), file=sys.stderr)
         return EXIT_REFUSED
     return EXIT_OK if check.link is not None else EXIT_TIMEOUT
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line of both ends."""
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
+    parser = OneLineParser(prog=PROG, description=__doc__.split("\n")[0])  # a bad flag: one line, status 2
     sub = parser.add_subparsers(dest="role", required=True)
     host = sub.add_parser("host", help="the candidate's end: listen and show a join code")
     host.add_argument("--scenario", required=True)
@@ -199,7 +201,10 @@ def check_arguments(args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one end; returns the exit status."""
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as stop:  # --help, or a bad flag already told in one line
+        return stop.code if isinstance(stop.code, int) else EXIT_REFUSED
     try:
         check_arguments(args)
         return run_host(args) if args.role == "host" else run_join(args)

@@ -117,11 +117,22 @@ def test_an_unknown_scenario_is_one_line_and_exit_2(capsys):
 @pytest.mark.parametrize("argv, named", [(["join", "--port", "1", "--code", "hello"], "--code"),
                                          (["join", "--port", "1", "--code", "7-amber-falcon", "--seconds", "nan"],
                                           "--seconds"),
-                                         (["host", "--scenario", "x", "--port", "70000"], "--port")])
+                                         (["host", "--scenario", "x", "--port", "70000"], "--port"),
+                                         (["join", "--port", "abc", "--code", "7-amber-falcon"], "--port"),
+                                         (["join", "--code", "7-amber-falcon"], "--port")])
 def test_bad_arguments_are_one_line_and_exit_2(capsys, argv, named):
     assert headless.main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and named in err[0]
+
+
+def test_a_refused_join_says_why_in_one_line(capsys):
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind((LOOPBACK, 0))
+        port = sock.getsockname()[1]
+    assert headless.main(["join", "--port", str(port), "--code", "7-amber-falcon", "--seconds", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{headless.PROG} join: refused: could not reach")
 
 
 def test_host_finds_an_imported_pack_without_data(tmp_path, monkeypatch):
