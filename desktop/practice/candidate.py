@@ -28,6 +28,8 @@ from desktop.shell.projector_view import follow_projector_view
 from desktop.theme import LIGHT_INK
 
 SEND_MS = 600
+#: Narrower than this (beside the console on a desk screen) the palette leaves its own column.
+NARROW_CANDIDATE = 1200
 FIGURES_MS = 500
 
 
@@ -146,6 +148,7 @@ class CandidateWindow(MainWindow):
     def fit_docks(self) -> None:
         """Share the window between the inspector and the interview column (tall), and the interview
         column and the readouts (wide): after the window is placed or resized to a new screen."""
+        self.place_palette(self.width() < NARROW_CANDIDATE)
         height = max(600, self.height())
         self.resizeDocks([self.docks["inspector"], self.interview_dock], [round(0.34 * height), round(0.66 * height)],
                          Qt.Orientation.Vertical)
@@ -154,6 +157,23 @@ class CandidateWindow(MainWindow):
         column = max(self.interview_dock.minimumSizeHint().width(), min(440, round(0.3 * self.width()),
                                                                           self.width() - readouts - 12))
         self.resizeDocks([self.interview_dock], [column], Qt.Orientation.Horizontal)
+
+    def place_palette(self, narrow: bool) -> None:
+        """Beside the console the canvas needs the palette's column: the palette joins the inspector's
+        tabs and the outline the interview's; on a wide window both keep their column on the left."""
+        palette, outline = self.docks["palette"], self.docks["outline"]
+        beside = self.dockWidgetArea(palette) == Qt.DockWidgetArea.RightDockWidgetArea
+        # Among the inspector's tabs the palette asks no more height than they do (it scrolls).
+        palette.widget().setMinimumHeight(self.inspector.minimumSizeHint().height() if narrow else 0)
+        if narrow and not beside:
+            self.tabifyDockWidget(self.docks["history"], palette)
+            self.tabifyDockWidget(self.interview_dock, outline)
+            palette.raise_()
+            self.interview_dock.raise_()
+        elif not narrow and beside:
+            self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, palette)
+            self.tabifyDockWidget(palette, outline)
+            palette.raise_()
 
     def showEvent(self, event) -> None:
         first = not self._shown_once

@@ -11,12 +11,17 @@ from inferboard.model import Edge, ops
 from inferboard.store import DesignFileError, SaveFailed, design_to_bytes, parse_design
 from inferboard.store.atomic import sweep_temporaries
 
+from desktop.editor.canvas.view import LEGIBLE_ZOOM
 from desktop.editor.connect_dialog import ConnectDialog
 from desktop.editor.export import export_png as write_png
 from desktop.editor.export import export_svg as write_svg
 from desktop.editor.field_undo import run_step
 from desktop.shell.autosave import Recoverable, find_recoverable
 from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
+
+#: After Fit Everything, when the whole design only fits below the zoom the cards read at.
+SMALL_FIT_NOTE = ("The whole design fits only too small to read its cards: zoom in on a part (the mouse wheel, "
+                  "or select some and View > Fit Selection), or widen the canvas.")
 
 
 class WindowCommands:
@@ -148,8 +153,10 @@ class WindowCommands:
         self.view.reset_zoom()
 
     def fit_all(self) -> None:
-        """View › Fit Design."""
+        """Show the whole design; when that is too small to read the cards, say how to read them."""
         self.view.fit_all()
+        if self.document.design.nodes and self.view.zoom() < LEGIBLE_ZOOM * getattr(self.view, "text_scale", 1.0):
+            self.show_message(SMALL_FIT_NOTE, 15000)
 
     def fit_selection(self) -> None:
         """View › Fit Selection."""

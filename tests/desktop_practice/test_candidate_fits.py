@@ -44,6 +44,7 @@ def test_the_candidate_window_fits_1366x768_with_the_follow_up_banner(interview,
     candidate.resize(1366, 768 - TITLE_BAR)
     qtbot.waitUntil(lambda: candidate.size() == QSize(1366, 768 - TITLE_BAR))
     candidate.fit_docks()
+    assert candidate.dockWidgetArea(candidate.docks["palette"]) == Qt.DockWidgetArea.LeftDockWidgetArea
     qtbot.waitUntil(lambda: minimum_frame(candidate).height() <= candidate.height())
     numbers_whole(candidate)
 
@@ -70,6 +71,16 @@ def test_at_1600x1000_the_two_windows_sit_side_by_side_with_the_plots_whole(inte
     assert window.contains(tabs) and not tabs.intersects(interview_column), (tabs, interview_column)
     assert not global_rect(candidate.docks["readouts"]).intersects(interview_column)
     assert tabs.width() >= 280 and tabs.height() >= 200, tabs
+    # The canvas takes the palette's column (the palette joins the inspector's tabs): more than half
+    # the window's width for the design, and Fit Everything says so when that is still too small.
+    assert candidate.dockWidgetArea(candidate.docks["palette"]) == Qt.DockWidgetArea.RightDockWidgetArea
+    assert candidate.view.viewport().width() >= 0.55 * candidate.width(), candidate.view.viewport().width()
+    candidate.document.set_design(console.link.entry.reference_design())
+    candidate.fit_all()
+    bounds, viewport = candidate.scene.nodes_rect(), candidate.view.viewport().rect()
+    assert abs(candidate.view.zoom() - min((viewport.width() - 40) / bounds.width(),
+                                           (viewport.height() - 40) / bounds.height())) < 1e-6
+    assert candidate.view.zoom() < 0.8 and "too small to read" in candidate.statusBar().currentMessage()
     plot = readouts.plots.tabs.currentWidget() if hasattr(readouts.plots, "tabs") else readouts.tabs.currentWidget()
     assert window.contains(global_rect(plot))
     numbers_whole(candidate)
