@@ -99,7 +99,7 @@ def timed(fn) -> tuple[float, float, object]:
 
 
 def baseline_revision() -> str:
-    added = subprocess.run(["git", "-C", str(ROOT), "log", "--diff-filter=A", "--format=%H", "--",
+    added = subprocess.run(["git", "-C", str(ROOT), "log", "--follow", "--diff-filter=A", "--format=%H", "--",
                             "inferboard/sim/timeline/timeline_state.py"], capture_output=True, text=True, check=True)
     first = added.stdout.split()[-1]
     return first + "^"
@@ -107,13 +107,17 @@ def baseline_revision() -> str:
 
 def measure_baseline(revision: str) -> dict | None:
     """Medians (wall, CPU ms) of the timeline at ``revision``, its own bench run from a temporary worktree."""
-    text = run_at(revision, "bench_timeline.py")
+    text = run_at(revision, "bench_timeline.py", ("--no-baseline",))
     found = re.findall(r"(no faults|3 faults)\s+median wall\s+([\d.]+) ms.*?CPU\s+([\d.]+) ms", text or "")
     if len(found) < 2:
         if text is not None:
             print(f"baseline {revision}: no figures in its output")
         return None
-    return {("plain" if label == "no faults" else "faulty"): [float(w), float(c)] for label, w, c in found}
+    figures = {("plain" if label == "no faults" else "faulty"): [float(w), float(c)] for label, w, c in found}
+    drill = re.search(r"drill: advance one minute\s+median wall\s+([\d.]+) ms.*?CPU ([\d.]+) ms", text)
+    if drill:
+        figures["drill"] = [float(drill.group(1)), float(drill.group(2))]
+    return figures
 
 
 def first_run_with_tables_kept() -> float | None:
@@ -176,6 +180,10 @@ def main() -> int:
     print(f"{'drill: advance one minute':<30} median wall {step:7.2f} ms (max {max(w for w, _ in steps):.2f}), "
           f"CPU {step_cpu:.2f} ms, {len(steps)} steps; target < {DRILL_TARGET_MS:g} ms: "
           f"{'OK' if step < DRILL_TARGET_MS else 'MISSED'}")
+    if baseline is not None and "drill" in baseline:
+        old_wall, old_cpu = baseline["drill"]
+        print(f"{'  ' + label_of_baseline:<30} median wall {old_wall:7.2f} ms, CPU {old_cpu:.2f} ms; "
+              f"now {step / old_wall:.2f}x wall, {step_cpu / old_cpu:.2f}x CPU")
     return 0 if ok else 1
 
 

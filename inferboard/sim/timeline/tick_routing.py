@@ -90,6 +90,7 @@ class RegimeRouter:
                           and s.params[n]["policy"] not in ("round_robin", "weighted")}
         #: splits that depend on neither the rate nor any capacity, by (node, origin), made once
         self._fixed: dict[tuple, _Split] = {}
+        self._readers: dict = {}  #: :meth:`threshold_readers`, by set of nodes
 
     # -- capacity ---------------------------------------------------------------------------
     def _down(self, node_id: str, regions: set) -> bool:
@@ -107,27 +108,24 @@ class RegimeRouter:
         memo[node_id] = 0.0  # guards against loops
         s, c = self.s, self.c
         kind = s.kind[node_id]
-
-        def cap(child):
-            return self._capacity(child, pools, memo, regions)
-
+        cap = self._capacity
         if self._down(node_id, regions):
             value = 0.0
         elif kind in POOL_KINDS:
             value = pools[node_id]
             if s.kids[node_id]:
-                value = np.minimum(value, sum(cap(k) for k in s.kids[node_id]))
+                value = np.minimum(value, sum([cap(k, pools, memo, regions) for k in s.kids[node_id]]))
         else:
             if kind == "canary_router":
                 share = 0.0 if node_id in c.rolled_back else float(s.params[node_id]["canary_share"])
-                stable = sum(cap(k) for k, port in s.children[node_id] if port == "stable")
-                canary = sum(cap(k) for k, port in s.children[node_id] if port == "canary")
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    value = np.minimum(np.divide(stable, 1 - share) if share < 1 else math.inf,
-                                       np.divide(canary, share) if share > 0 else math.inf)
+                stable = sum([cap(k, pools, memo, regions) for k, port in s.children[node_id] if port == "stable"])
+                canary = sum([cap(k, pools, memo, regions) for k, port in s.children[node_id] if port == "canary"])
+                # divisors are positive numbers: nothing to warn of
+                value = np.minimum(np.divide(stable, 1 - share) if share < 1 else math.inf,
+                                   np.divide(canary, share) if share > 0 else math.inf)
                 value = np.where(np.asarray(canary) == 0, stable, value)
             else:
-                value = sum(cap(k) for k in s.split[node_id][0])
+                value = sum([cap(k, pools, memo, regions) for k in s.split[node_id][0]])
             if kind == "cache":
                 hit = c.hit_ratio(node_id)
                 value = np.divide(value, 1 - hit) if hit < 1 else math.inf
@@ -168,6 +166,46 @@ class RegimeRouter:
             kind == "global_load_balancer" and s.params[node_id]["policy"] == "weighted")
         live = [k for k in primaries if not c.is_down(k) or c.is_undetected(k)]
         return by_capacity and len(live if kind != "global_load_balancer" else primaries) > 1
+
+    def reads_capacity(self, node_id: str) -> str | None:
+        """How a node's split reads the pools' capacities: ``"weights"`` (a split by capacity
+        between two or more candidates), ``"threshold"`` (only through a fallback's or an admission
+        control's overflow threshold), or None (it does not)."""
+        s, c = self.s, self.c
+        kind, params = s.kind[node_id], s.params[node_id]
+        if kind in POOL_KINDS and not s.children[node_id] or kind == "canary_router":
+            return None
+        primaries, fallbacks = s.split[node_id]
+        live = [k for k in primaries if not c.is_down(k) or c.is_undetected(k)]
+        failover = kind != "global_load_balancer" or bool(params.get("failover", True))
+        candidates = live if failover else primaries
+        weighted = kind in ("regional_load_balancer", *POOL_KINDS) or (
+            kind == "global_load_balancer" and params["policy"] == "weighted")
+        if weighted and len(candidates) > 1:
+            return "weights"
+        return "threshold" if candidates and (kind == "admission_control" or fallbacks) else None
+
+    def threshold_readers(self, nodes: frozenset | None) -> list[str] | None:
+        """The nodes (of ``nodes``; None: all) whose split reads capacities, all through an overflow
+        threshold; None when some split is by capacity weights. Found once per set of nodes."""
+        found = self._readers.get(nodes, False)
+        if found is False:
+            kinds = {n: self.reads_capacity(n) for n in (self.s.order if nodes is None else nodes)}
+            found = None if "weights" in kinds.values() else [n for n, how in kinds.items() if how]
+            self._readers[nodes] = found
+        return found
+
+    def over_threshold(self, node_id: str, rate: np.ndarray, pools: dict[str, np.ndarray]) -> np.ndarray:
+        """The ticks in which a node that reads capacities through its overflow threshold (see
+        :meth:`reads_capacity`) sends something over it, at ``rate`` with ``pools``."""
+        s, c = self.s, self.c
+        kind = s.kind[node_id]
+        level = float(s.params[node_id]["shed_above_utilisation"]) if kind == "admission_control" else FALLBACK_THRESHOLD
+        live = [k for k in s.split[node_id][0] if not c.is_down(k) or c.is_undetected(k)]
+        memo: dict = {}
+        threshold = level * sum(self._capacity(k, pools, memo, c.down_regions) for k in live)
+        x = rate * (1.0 - c.hit_ratio(node_id) if kind == "cache" else 1.0)
+        return (x > threshold) & (rate > 0)
 
     def _split(self, node_id: str, origin, rate: np.ndarray, pools: dict, memos) -> _Split:
         """:meth:`Routing.shares` for every tick at once."""

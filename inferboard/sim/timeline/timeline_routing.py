@@ -18,7 +18,10 @@ the next tick with the new count, and it ends where what any pool of the group r
 With two or more such pools in a group, a pool that ran past a cut made by a later one goes back
 to the chunk's start (:meth:`autoscaling.PoolController.restore`) and runs again up to the cut.
 Every tick is so routed with exactly the replicas ready before it, as if the loops ran one tick
-at a time; chunks double while nothing changes, so quiet hours cost little.
+at a time; chunks double while nothing changes, so quiet hours cost little. A change of ready
+count is not routed again at all where every split that reads capacities does so through an
+overflow threshold (a fallback, an admission control) and no tick of the rest of the chunk is over
+it, with the capacities before or after: the rates are then the same (:func:`_thresholds_hold`).
 """
 
 from __future__ import annotations
@@ -142,6 +145,9 @@ class StretchRouting:
         self.sensitive = facts.sensitive
         self.groups_of_pools = facts.groups
         self._kept: dict[tuple, tuple[dict, dict]] = {}  #: splits of the whole stretch, by regime
+        #: what the last :meth:`pool_rates` routed: (router, ticks, capacities, rates of every node
+        #: routed, and a dict for the ticks over a threshold then, by node, found when first asked)
+        self.last_basis: list[tuple] = []
 
     def ready_for_routing(self, pid: str, a: int, b: int) -> np.ndarray:
         """Replicas routing counts in ticks ``a:b``: those ready at the end of the tick before (at
@@ -183,6 +189,7 @@ class StretchRouting:
         pool_ids = self.pool_ids if pools is None else pools
         out = {pid: np.zeros(b - a) for pid in pool_ids}
         whole = a == self.k0 and b == self.k1 and only is None
+        self.last_basis = basis = []
         for router, idx in self._chunk(a, b):
             capacities = self._capacities(a, b, idx, only)
             if whole:  # the splits serve :meth:`paths` too if no replica routing reads changes meanwhile
@@ -190,6 +197,7 @@ class StretchRouting:
                 self._kept[id(router), idx.size] = ({pid: capacities[pid] for pid in self.sensitive}, splits)
             else:
                 rates = router.rates(self.base[idx], capacities, only)
+            basis.append((router, idx, capacities, rates, {}))
             local = idx - (a - self.k0)
             for pid in pool_ids:
                 found = rates.get(pid)
@@ -233,11 +241,47 @@ def _varies(state, pid: str, k0: int, k1: int) -> bool:
     return any(k0 <= t < k1 for t in state.controllers[pid].plan.fault_ticks)
 
 
-def _differs(routing: StretchRouting, a: int, b: int, used: dict[str, np.ndarray], start: int, only: set) -> int:
+def _thresholds_hold(routing: StretchRouting, basis: list, start: int, b: int, only: set) -> bool:
+    """Whether routing ticks ``start:b`` again with the tracks as they stand is sure to give the
+    rates ``basis`` gave (:attr:`StretchRouting.last_basis` of the routing behind them): every node
+    routed that reads capacities does so through an overflow threshold, and no tick is over it with
+    the capacities either before or now (its rate, all above it being unchanged, is the same)."""
+    lo, hi = start - routing.k0, b - routing.k0
+    key = frozenset(only)
+    for router, idx, before, rates, over in basis:
+        inside = (idx >= lo) & (idx < hi)
+        if not inside.any():
+            continue
+        readers = router.threshold_readers(key)
+        if readers is None:
+            return False
+        if not readers:
+            continue
+        now = None
+        for node_id in readers:
+            rate = rates.get(node_id)
+            if rate is None:
+                return False
+            was = over.get(node_id)
+            if was is None:
+                was = over[node_id] = router.over_threshold(node_id, rate, before)
+            if was[inside].any():
+                return False
+            if now is None:
+                now = routing._capacities(start, b, idx[inside], only)
+            if router.over_threshold(node_id, rate[inside], now).any():
+                return False
+    return True
+
+
+def _differs(routing: StretchRouting, a: int, b: int, used: dict[str, np.ndarray], start: int, only: set,
+             basis: list | None = None) -> int:
     """The first tick of ``start:b`` whose pool rates, routed with the tracks as they stand, differ
-    from ``used`` (which starts at tick ``a``); ``b`` when none does."""
+    from ``used`` (which starts at tick ``a``; ``basis``: the routing behind it); ``b`` when none does."""
     if start >= b:
         return b
+    if basis is not None and _thresholds_hold(routing, basis, start, b, only):
+        return b  # no threshold crossed: routing again would give the same rates
     now = routing.pool_rates(start, b, list(used), only)
     differ = np.zeros(b - start, dtype=bool)
     for pid, values in used.items():
@@ -257,13 +301,14 @@ def drive_pools(state, routing: StretchRouting, loops, commanded: set[str]) -> N
     # at the stretch's start, so one routing of the whole design serves them all
     first = min(k1, k0 + FIRST_CHUNK) if coupled else k1
     start = routing.pool_rates(k0, first) if coupled or alone else {}
+    basis = routing.last_basis
     if alone:
         rates = start if first == k1 else routing.pool_rates(k0, k1, alone)
         for pid in alone:
             loops.run(pid, k0, k1, rates[pid])
     for group in coupled:
         _drive_group(state, routing, [pid for pid in routing.pool_ids if pid in group], loops, commanded,
-                     (first, start))
+                     (first, start, basis))
 
 
 def _drive_group(state, routing: StretchRouting, pools: list[str], loops, commanded: set[str],
@@ -282,9 +327,9 @@ def _drive_group(state, routing: StretchRouting, pools: list[str], loops, comman
         # a command changes replicas at the stretch's first tick: routing sees it from the next one
         b = min(k1, a + (1 if a == k0 and commanded & set(pools) else size))
         if a == k0 and b <= start[0]:  # routed already, with the same replicas
-            used = {pid: start[1][pid][:b - a] for pid in pools}
+            used, basis = {pid: start[1][pid][:b - a] for pid in pools}, start[2]
         else:
-            used = routing.pool_rates(a, b, pools, only)
+            used, basis = routing.pool_rates(a, b, pools, only), routing.last_basis
         saved = {pid: (state.controllers[pid].save(), list(state.pool_carry[pid])) for pid in varying} \
             if len(varying) > 1 else {}
         events = len(state.events)
@@ -295,7 +340,7 @@ def _drive_group(state, routing: StretchRouting, pools: list[str], loops, comman
             try:
                 loops.run(pid, a, end, used[pid][:end - a])
                 while controller.limit < end:  # its ready count changed in tick limit - 1
-                    end = _differs(routing, a, end, used, controller.limit, only)
+                    end = _differs(routing, a, end, used, controller.limit, only, basis)
                     if controller.limit < end:
                         loops.resume(pid, end)
             finally:
