@@ -118,7 +118,9 @@ PERCENTILES = {"p50_ms": "#16a34a", "p95_ms": "#d97706", "p99_ms": "#dc2626"}
 PLOT = {"offered": "#64748b", "served": "#2563eb", "shed": "#ea580c", "errors": "#dc2626", "cost": "#7c3aed",
         "cursor": "#94a3b8", "event": "#e11d48", "bar_fill": "#60a5fa", "bar_edge": "#2563eb",
         "distribution_fill": "#0ea5e9", "distribution_mark": "#f97316", "outage": "#d9534f",
-        "fault_span": "#1ce11d48"}  # fault_span: the event colour, faint (#AARRGGBB)
+        "fault_span": "#1ce11d48",  # fault_span: the event colour, faint (#AARRGGBB)
+        "accuracy": "#0f766e", "labelled": "#64748b", "accuracy_target": "#dc2626", "threshold": "#dc2626",
+        "business": "#7c3aed"}
 #: Plot backgrounds and text by theme.
 PLOT_BACKGROUND = {False: "w", True: "#0f172a"}
 PLOT_INK = {False: "#0f172a", True: "#e2e8f0"}

@@ -368,7 +368,7 @@ class ReadoutsPanel(QWidget):
                     titles[node.id] = node.id
                 else:  # a label two pools share is told apart by the id
                     titles[node.id] = node.label if labels.count(node.label) == 1 else f"{node.label} ({node.id})"
-        self.ensure_plots().show_timeline(result, titles)
+        self.ensure_plots().show_timeline(result, titles, design)
         self.plots.show_faults(self.fault_plan.faults)
         self.playback.show_timeline(result)
 

@@ -83,8 +83,25 @@ def _timeline_badges(design: Any, reading: Reading) -> dict:
         tip = (f"At {humanize.clock(reading.time_s)}: {humanize.share(u)} busy, {queue:,.1f} requests queued"
                + (f", {replicas:.0f} replicas" if replicas is not None else "")
                + (f", {ready:.0f} ready" if ready is not None else "") + f"<br><i>{html.escape(TIMELINE.text())}</i>")
-        badges[node_id] = ((text, level_for_utilisation(u, u >= 0.999)), tip)
+        level = level_for_utilisation(u, u >= 0.999)
+        accuracy = _at(timeline, f"model_accuracy_pct:{node_id}", index)
+        if accuracy is not None:
+            text, tip, level = _with_accuracy(design, text, tip, level, accuracy)
+        badges[node_id] = ((text, level), tip)
     return badges
+
+
+LEVELS = ("ok", "warn", "bad")
+
+
+def _with_accuracy(design: Any, text: str, tip: str, level: str, accuracy: float) -> tuple[str, str, str]:
+    """A pool's badge with its model's accuracy at the moment: warn when under the accuracy target,
+    bad when more than a point under it."""
+    target = design.requirements.accuracy_target_pct
+    words = f"accuracy {accuracy:.1f}%" + ("" if target is None else f" against the {target:g}% target")
+    quality = "ok" if target is None or accuracy >= target else ("warn" if accuracy >= target - 1.0 else "bad")
+    worst = max(level, quality, key=LEVELS.index)
+    return f"{text} · acc {accuracy:.1f}%", f"{tip}<br>Model {words}", worst
 
 
 def _ready_words(node: Any, ready: float | None) -> str:

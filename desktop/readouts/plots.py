@@ -1,6 +1,7 @@
 """The readouts' plots (pyqtgraph), one per tab so each gets the panel's whole width: latency
 percentiles against their SLOs, throughput, utilisation per pool, shed and error rates, cost per
-hour over the simulated day, and the load test's latency histogram with its intervals.
+hour and model quality (:mod:`quality_plot`) over the simulated day, and the load test's latency
+histogram with its intervals.
 
 Every plot has titled axes and a legend; limits (SLOs, budget) are named on the right-hand axis,
 beside the plot, not on top of the curves. pyqtgraph's interaction defaults are tuned for a
@@ -18,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
 
 from inferboard import humanize
 
+from desktop.readouts.quality_plot import QualityPlots
 from desktop.theme import LIGHT, PERCENTILES, PLOT, SERIES, Theme
 
 POOL_COLOURS = SERIES[:10]
@@ -64,7 +66,7 @@ class Plot(pg.PlotWidget):
         item.setClipToView(True)
         self.y_title, self.x_title = y_title, x_title
         item.setLabel("left", y_title)
-        item.setLabel("bottom", x_title)
+        self._label_bottom(x_title)
         item.showAxis("right")
         right = item.getAxis("right")
         right.setTicks([[]])
@@ -73,6 +75,15 @@ class Plot(pg.PlotWidget):
         self.legend = item.addLegend(offset=(8, 4), labelTextSize="9pt")
         item.setMouseEnabled(x=True, y=False)
         self.limit_ticks: list[tuple[float, str]] = []
+
+    def _label_bottom(self, title: str, **style) -> None:
+        """The time axis's title; none (and no room kept for one) when ``title`` is empty, as on the
+        upper plots of a stack sharing one time axis."""
+        item = self.getPlotItem()
+        if title:
+            item.setLabel("bottom", title, **style)
+        else:
+            item.getAxis("bottom").showLabel(False)
 
     def set_limits(self, limits: list[tuple[float, str]]) -> None:
         """Name limit lines on the right-hand axis, beside the plot."""
@@ -108,7 +119,7 @@ class Plot(pg.PlotWidget):
             axis.setPen(pg.mkPen(theme.muted))
             axis.setTextPen(pg.mkPen(theme.text))
         item.setLabel("left", self.y_title, color=theme.text)
-        item.setLabel("bottom", self.x_title, color=theme.text)
+        self._label_bottom(self.x_title, color=theme.text)
         colour = pg.mkColor(theme.canvas)
         colour.setAlpha(200)
         self.legend.setBrush(pg.mkBrush(colour))
@@ -134,8 +145,11 @@ class TimelinePlots(QObject):
         self.utilisation = self._add("Utilisation", "Utilisation per pool (%)")
         self.shed = self._add("Shed and errors", "Lost requests (%)")
         self.cost = self._add("Cost", "Cost ($ per hour)")
+        self.quality = QualityPlots(tabs, self._added, Plot)
+        self._added += 1
         self.histogram = self._add("Load test", "Requests", x_title="Latency of one request (ms)")
-        self.timeline_plots = [self.latency, self.throughput, self.utilisation, self.shed, self.cost]
+        self.timeline_plots = [self.latency, self.throughput, self.utilisation, self.shed, self.cost,
+                               *self.quality.plots()]
         for plot in self.timeline_plots[1:]:
             plot.setXLink(self.latency)
         self.curves = {
@@ -235,9 +249,11 @@ class TimelinePlots(QObject):
         self.cost.set_limits([(float(budget), f"budget {humanize.money_per_hour(budget)}")] if budget is not None
                              else [])
 
-    def show_timeline(self, result, titles: dict[str, str]) -> None:
-        """Plot a simulated day's series, one curve per pool named by ``titles``."""
+    def show_timeline(self, result, titles: dict[str, str], design=None) -> None:
+        """Plot a simulated day's series, one curve per pool named by ``titles``; ``design`` gives the
+        Quality tab its accuracy target and detector thresholds."""
         times_h = np.asarray(result.times_s, dtype=float) / 3600.0
+        self.quality.show(result, design, titles)
         self.times_h = times_h
         series = result.series
         for key, curve in self.curves.items():

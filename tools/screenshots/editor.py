@@ -90,6 +90,23 @@ def outage_at_noon(app, window, show: str = "p99_ms") -> None:
     readouts.show_working(show)
 
 
+def drift_on_mobile(app, window) -> None:
+    """Half the mobile segment's requests drift from 02:00 for 20 hours; the playhead at 12:00 on the
+    Quality tab, a pool selected so its quality badge shows."""
+    readouts = window.readouts
+    readouts.fault_plan.add_fault("input_drift", "mobile", start_s=2 * 3600, duration_s=20 * 3600, magnitude=0.5)
+    settle(app, window)
+    timeline = readouts.timeline
+    if timeline is not None and len(timeline.times_s):
+        import numpy as np
+
+        readouts.playback.placed = True
+        readouts.playback.scrub.setValue(int(np.searchsorted(timeline.times_s, 12 * 3600)))
+    select_busiest_pool(window)
+    if readouts.plots is not None:
+        readouts.tabs.setCurrentWidget(readouts.plots.quality.page)
+
+
 def findings_naming_most(app, window) -> None:
     panel = window.findings
     items = panel.finding_items()
@@ -197,6 +214,9 @@ SHOTS = {
     "arrange-group.png": ("starter.json", "light", (1600, 1000), aligned_and_grouped),
     "faults-keyboard.png": ("multi-region.json", "light", (1600, 1000), faults_by_keyboard),
     "shortcuts.png": ("starter.json", "light", (1600, 1000), lambda app, w: None),
+    "quality-drift.png": ("multi-region.json", "light", (1600, 1000), drift_on_mobile),
+    "quality-drift-1366.png": ("multi-region.json", "light", (1366, 768), drift_on_mobile),
+    "quality-drift-dark.png": ("multi-region.json", "dark", (1600, 1000), drift_on_mobile),
     "trust-tooltip.png": ("starter.json", "light", (1600, 1000), lambda app, w: None),
 }
 #: Shots whose set-up places the view itself (no fit to the whole design before the shot).

@@ -309,7 +309,8 @@ class QualityLayer:
         return np.clip(out, 0.0, 100.0)
 
     def series(self, times: np.ndarray, timeline_series: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Per tick: ``accuracy_pct``, ``accuracy_pct:<segment>``, ``served_share:<pool>`` and the
+        """Per tick: ``accuracy_pct``, ``accuracy_pct:<segment>``, ``served_share:<pool>``,
+        ``model_accuracy_pct:<pool>`` (what the pool's model would score over all segments) and the
         business metric ``<metric>_pct``."""
         n = times.size
         arrivals = {p: np.asarray(timeline_series.get(f"arrival_rps:{p}", np.zeros(n)))[:n] for p in self.pools}
@@ -322,10 +323,14 @@ class QualityLayer:
                 share = np.full(n, 1.0 / len(stable))
             out[f"served_share:{p}"] = share
         overall = np.zeros(n)
+        for p in self.pools:
+            out[f"model_accuracy_pct:{p}"] = np.zeros(n)
         for seg in self.segments:
             acc = np.zeros(n)
             for p in self.pools:
-                acc += out[f"served_share:{p}"] * self.accuracy(p, seg, times)
+                served = self.accuracy(p, seg, times)
+                out[f"model_accuracy_pct:{p}"] += seg.share * served
+                acc += out[f"served_share:{p}"] * served
             if not self.pools:
                 acc[:] = seg.accuracy_pct
             out[f"accuracy_pct:{seg.id}"] = acc
