@@ -5,7 +5,8 @@ recorded actions.
 with the cause's faults, schedules its configuration changes, model versions and drift (the
 quality layer, :mod:`inferboard.sim.quality.quality`), and runs the clock up to the moment the candidate
 learns of the incident: the first alert where the design alerts, else a customer complaint
-:data:`COMPLAINT_DELAY_S` after the impact began. From there the candidate acts; each action is
+:data:`COMPLAINT_DELAY_S` after the impact began (a routine look at that moment when nothing a
+customer notices happened, :func:`views.customer_visible`). From there the candidate acts; each action is
 recorded with its simulated time (:class:`RecordedAction`), and replaying the actions on a new
 session gives the same result.
 

@@ -247,7 +247,30 @@ def first_notice(session) -> tuple[float, str]:
     if raised and raised[0].t_s <= complaint:
         how = "paged" if raised[0].severity == "page" else "a ticket opened"
         return raised[0].t_s, f"{how}: {raised[0].message}"
+    if not customer_visible(scout, scout.series(), session.impact_s, complaint):
+        return complaint, "a routine look at the dashboards (nothing alerted, and no customer has complained)"
     return complaint, "a customer reports the problem (nothing alerted)"
+
+
+#: A share of requests failed or shed that customers notice (a tenth of a 99.9% budget would not be).
+VISIBLE_LOSS = 0.01
+#: Accuracy points under healthy that customers notice in their answers.
+VISIBLE_ACCURACY_PP = 1.0
+
+
+def customer_visible(session, series: dict, lo_s: float, hi_s: float) -> bool:
+    """Whether anything a customer would notice happened in ``[lo_s, hi_s]``: p99 over its SLO, more
+    than :data:`VISIBLE_LOSS` of requests lost, or accuracy :data:`VISIBLE_ACCURACY_PP` under healthy."""
+    times = series["times_s"]
+    mask = (times >= lo_s - 1e-9) & (times <= hi_s + 1e-9)
+    if not mask.any():
+        return False
+    slo = session.design.requirements.slo_p99_ms
+    slow = bool(slo) and bool(np.any(series["p99_ms"][mask] > slo))
+    lost = bool(np.any(series["error_rate"][mask] + series["shed_rate"][mask] > VISIBLE_LOSS))
+    accuracy = series.get("accuracy_pct")
+    wrong = accuracy is not None and bool(np.any(accuracy[mask] < session.quality.healthy_pct - VISIBLE_ACCURACY_PP))
+    return slow or lost or wrong
 
 
 # ---------------------------------------------------------------------- dashboards
