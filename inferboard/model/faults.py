@@ -56,6 +56,10 @@ FAULT_KINDS: dict[str, FaultKind] = {
 }
 
 
+#: A quality fault in ``--fault`` form (``input_drift*0.3:*@2h+46h``), as rules and scenarios state one.
+DRIFT_SPEC = r"^(input_drift|concept_drift|bad_model)(\*[0-9.]+)?:[A-Za-z0-9_.*-]+@[0-9.]+[smh]?(\+[0-9.]+[smh]?)?$"
+
+
 def is_quality_fault(kind: str) -> bool:
     """Whether a fault of ``kind`` changes model quality (drift, a bad version) rather than the system."""
     return kind in FAULT_KINDS and FAULT_KINDS[kind].quality

@@ -184,7 +184,7 @@ def score_design(design: Design, scenario: Scenario | None = None, behaviour: bo
     if scenario is None:
         return check_design(design, behaviour=behaviour)
     return check_design(design, rubrics=scenario.rubric_names(), weights=scenario.rubric_weights(),
-                        behaviour=behaviour, judged_requirements=scenario.requirements)
+                        behaviour=behaviour, judged_requirements=scenario.requirements, drift=scenario.drift)
 
 
 def grade_design(scenario: Scenario, design: Design, reference: Design | None = None,

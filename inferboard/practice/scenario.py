@@ -11,13 +11,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
 
 from inferboard.catalog import default_catalog
 from inferboard.errors import Problem, ValidationFailed
 from inferboard.practice.injects import MAX_INJECTS, PlannedInject, check_injects
+from inferboard.model.faults import DRIFT_SPEC
 from inferboard.model.requirements import LOCATIONS, Requirements
 from inferboard.safe_yaml import YamlFileError, load_yaml_file
 from inferboard.schema_base import StrictModel, validation_problems
@@ -122,6 +123,9 @@ class Scenario(StrictModel):
     rubrics: list[RubricWeight] = Field(min_length=1, max_length=20)
     #: Weight of the clarifying-question score beside the rubric weights in the overall score.
     clarify_weight: float = Field(default=1.0, ge=0, le=100)
+    #: The drift the scenario's world goes through (``--fault`` form, quality faults only): the
+    #: drift rules judge the design's accuracy, alerts and retraining under it (default: theirs).
+    drift: list[Annotated[str, Field(pattern=DRIFT_SPEC)]] = Field(default_factory=list, max_length=6)
     follow_ups: list[FollowUp] = Field(default_factory=list, max_length=20)
     #: Interviewer only: follow-ups the console plays by itself at the minutes given (editable there).
     injects: list[PlannedInject] = Field(default_factory=list, max_length=MAX_INJECTS)

@@ -322,14 +322,15 @@ DRIFT_TICK_S = 1800.0  #: the drift timeline's step: quality moves over hours, n
 def drift_timeline(index: DesignIndex, leaf: c.UnderDrift):
     """The design's timeline under ``leaf.drift`` with its quality series (the target judged by is
     the index's), cached for the rest of this check."""
-    key = ("drift", tuple(leaf.drift), leaf.hours)
+    specs = index.drift or tuple(leaf.drift)
+    key = ("drift", specs, leaf.hours)
     if key not in index.sim_cache:
         from inferboard.sim.design import faults as sim_faults
         from inferboard.sim.timeline.timeline import with_quality
         from inferboard.sim.timeline.timeline_state import Timeline
 
         try:
-            faults = [sim_faults.parse_fault(text) for text in leaf.drift]
+            faults = [sim_faults.parse_fault(text) for text in specs]
             state = Timeline.start(index.design, None, faults, leaf.hours, DRIFT_TICK_S)
             index.sim_cache[key] = with_quality(index.design, faults, state.advance_ticks(state.count).result(),
                                                 accuracy_target=index.requirements.accuracy_target_pct)
@@ -338,8 +339,8 @@ def drift_timeline(index: DesignIndex, leaf: c.UnderDrift):
     return index.sim_cache[key]
 
 
-def _drift_words(leaf: c.UnderDrift) -> str:
-    return f"with {', '.join(leaf.drift)} over {leaf.hours:g} h,"
+def _drift_words(index: DesignIndex, leaf: c.UnderDrift) -> str:
+    return f"with {', '.join(index.drift or leaf.drift)} over {leaf.hours:g} h,"
 
 
 def accuracy_under_drift(leaf: c.AccuracyUnderDrift, index: DesignIndex) -> Result:
@@ -359,7 +360,7 @@ def accuracy_under_drift(leaf: c.AccuracyUnderDrift, index: DesignIndex) -> Resu
         return Result(True, evidence(detectors))
     caught = [e for e in timeline.events if e.kind in ("drift_alert", "drift_unheard", "model_promoted")]
     story = "; ".join(f"at {e.time_s / 3600:.1f} h {e.message}" for e in caught) or "nothing noticed it"
-    detail = (f"{_drift_words(leaf)} accuracy was under the {target:g}% target for {below_h:.1f} h "
+    detail = (f"{_drift_words(index, leaf)} accuracy was under the {target:g}% target for {below_h:.1f} h "
               f"(lowest {float(labelled.min()):.1f}%); {story}")
     return Result(False, neg=evidence(detectors, details=[detail]))
 
@@ -370,7 +371,7 @@ def drift_alert_heard(leaf: c.DriftAlertHeard, index: DesignIndex) -> Result:
     unheard = [e for e in fired if e.kind == "drift_unheard"]
     if unheard:
         return Result(False, neg=evidence([e.node_id for e in unheard], details=[
-            f"{_drift_words(leaf)} '{e.node_id}' fired at {e.time_s / 3600:.1f} h and its alert reached nobody"
+            f"{_drift_words(index, leaf)} '{e.node_id}' fired at {e.time_s / 3600:.1f} h and its alert reached nobody"
             for e in unheard]))
     return Result(True, evidence([e.node_id for e in fired]))
 
@@ -383,7 +384,7 @@ def retrain_through_canary(leaf: c.RetrainThroughCanary, index: DesignIndex) -> 
                 and not any(c_.message.split()[0] == e.message.split()[0] for c_ in canaried)]
     if straight:
         return Result(False, neg=evidence(pipelines, details=[
-            f"{_drift_words(leaf)} retrained {e.message.split()[0]} went to all traffic at once at "
+            f"{_drift_words(index, leaf)} retrained {e.message.split()[0]} went to all traffic at once at "
             f"{e.time_s / 3600:.1f} h, with no canary to stop a bad one" for e in straight]))
     return Result(True, evidence(pipelines))
 

@@ -20,6 +20,7 @@ from pydantic import Field, PrivateAttr, ValidationError, model_validator
 
 from inferboard.catalog.roles import kind_group
 from inferboard.schema_base import StrictModel, problem_message
+from inferboard.model.faults import DRIFT_SPEC
 
 Scalar = Union[bool, int, float, str]
 Signal = Literal["requests", "control", "telemetry", "artifacts", "alerts", "triggers", "any"]
@@ -271,7 +272,6 @@ class FallbackCarries(StrictModel):
     max_utilisation: float = Field(default=0.9, gt=0, le=1)
 
 
-DRIFT_SPEC = r"^(input_drift|concept_drift|bad_model)(\*[0-9.]+)?:[A-Za-z0-9_.*-]+@[0-9.]+[smh]?(\+[0-9.]+[smh]?)?$"
 
 
 class UnderDrift(StrictModel):

@@ -102,6 +102,8 @@ class DesignIndex:
         self.design = design
         self.nodes = design.nodes
         self.requirements = design.requirements
+        #: The drift the behaviour rules play (a scenario's); empty: each rule's own.
+        self.drift: tuple[str, ...] = ()
         self.order = {node_id: i for i, node_id in enumerate(design.nodes)}
         self.edge_order = {edge_id: i for i, edge_id in enumerate(design.edges)}
         self.by_kind: dict[str, list[Node]] = {}

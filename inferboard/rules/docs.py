@@ -70,7 +70,8 @@ LEAF_DOCS: dict[str, tuple[str, str, str]] = {
                               "the design serves at least `min_served_pct`% of the traffic.",
                               "the pools using spot", "the pools using spot and the nodes saturated"),
     "accuracy_under_drift": ("Timeline: over `hours` with the quality faults of `drift` (by default 30% of every "
-                             "segment's requests moving away from the training data from 02:00), the accuracy seen "
+                             "segment's requests moving away from the training data from 02:00; a scenario's `drift` "
+                             "replaces it), the accuracy seen "
                              "on labels is below the declared target for at most `max_hours_below` hours.",
                              "the drift detectors", "the drift detectors (none: nothing watched)"),
     "drift_alert_heard": ("Timeline: under `drift`, every drift detector that fires reaches a person (its "

@@ -166,13 +166,14 @@ def judged_copy(design, requirements: Requirements):
 
 def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | None = None,
                  weights: Mapping[str, float] | None = None, behaviour: bool = True,
-                 judged_requirements: Requirements | None = None) -> CheckReport:
+                 judged_requirements: Requirements | None = None, drift: Sequence[str] = ()) -> CheckReport:
     """Run the rules of the selected rubrics (all by default) on ``design``.
 
     ``behaviour=False`` runs only structural rules and never imports the simulator; behaviour
     rules then count as not applicable. ``weights`` overrides rubric weights for the overall.
     ``judged_requirements`` (a scenario's real requirements) judges every rubric but the
-    requirements rubric against them instead of against what the design declares.
+    requirements rubric against them instead of against what the design declares. ``drift`` (quality
+    faults in ``--fault`` form, a scenario's) replaces the drift rules' own drift.
     """
     rules = rules or default_rules()
     selected = list(rules.rubrics) if rubrics is None else list(dict.fromkeys(rubrics))
@@ -182,6 +183,7 @@ def check_design(design, rules: RuleSet | None = None, rubrics: Sequence[str] | 
     weight_of = _resolve_weights(rules, selected, weights)
     own = DesignIndex(design)
     judged = own if judged_requirements is None else DesignIndex(judged_copy(design, judged_requirements))
+    judged.drift = tuple(drift)
     findings: list[Finding] = []
     skipped: list[tuple[str, str]] = []
     scores = {name: RubricScore(name, rules.rubrics[name].title, 0.0, 0.0, [], weight_of[name]) for name in selected}
