@@ -11,8 +11,8 @@ lengths, and runs it through ``design_sim.evaluate`` with the catalog's default 
   ``output - 1`` steps; throughput is batch x output over that time, TPOT there batch / throughput,
   and a first-token row is that one pass for one prompt. The benchmark's prompts repeat one token
   and decoding is greedy, so every token of a pass is routed to the same experts. vLLM's
-  benchmark_latency.py runs ([vpr], [oci]) are static batches too, of random prompts whose tokens
-  route independently. These rows are computed from the replica's engine (``Engine.prefill_s`` and
+  benchmark_latency.py runs ([vpr], [oci]) are static batches too, of the same kind of prompts but
+  sampled at temperature 1, so a decode step's tokens route independently. These rows are computed from the replica's engine (``Engine.prefill_s`` and
   ``Engine.step_s``).
 * The other sources hold a fixed number of requests in flight under continuous batching (closed
   loop), so the offered rate is solved from Little's law, ``N = rate x S`` with ``S`` the time a
@@ -80,8 +80,8 @@ DEFAULT_OVERHEAD_MS = 1.0
 #: Sources measured with static batches (gptSessionBenchmark: the whole batch prefilled in one pass,
 #: then decoded together; prompts of one repeated token, greedy decoding) ...
 STATIC_BATCH = {"trt", "trt9"}
-#: ... and static batches of random prompts (vLLM's benchmark_latency.py: a batch of random token
-#: ids prefilled, then decoded together), whose tokens route to experts independently.
+#: ... and static batches sampled at temperature 1 (vLLM's benchmark_latency.py: a batch of prompts
+#: of one repeated token prefilled, then decoded together), whose sequences part after the first token.
 STATIC_RANDOM = {"vpr", "oci"}
 
 
@@ -229,16 +229,17 @@ def design_for(row: Row) -> Design:
     return design
 
 
-def static_figures(row: Row, engine, routed_tokens: float | None) -> dict[str, float]:
+def static_figures(row: Row, engine, decode_routed: float | None) -> dict[str, float]:
     """A static batch: one context pass over the batch's prompts (its logits give every sequence's
     first token), then ``output - 1`` decode steps of the whole batch at a context growing from the
-    prompt (the KV reads are linear in it, so the mean context is exact). TensorRT-LLM's
-    gptSessionBenchmark prompts are one token repeated, and greedy decoding keeps the batch's
-    sequences identical: every token a pass routes goes to the same experts (``routed_tokens`` 1);
-    vLLM's benchmark_latency.py prompts are random tokens, routed independently (None)."""
+    prompt (the KV reads are linear in it, so the mean context is exact). Both benchmarks' prompts
+    repeat one token, so a pass routes its prompt tokens alike; TensorRT-LLM's gptSessionBenchmark
+    decodes greedily, keeping the batch's sequences identical (``decode_routed`` 1), while vLLM's
+    benchmark_latency.py samples at temperature 1, so its sequences part after the first token and
+    a step's tokens route independently (None)."""
     batch, prompt, out = max(row.concurrency, 1), row.prompt, row.output
-    context_s = engine.prefill_s(batch * prompt, routed_tokens=routed_tokens)
-    total_s = context_s + (out - 1) * engine.step_s(batch, prompt + out / 2.0, routed_tokens=routed_tokens)
+    context_s = engine.prefill_s(batch * prompt, routed_tokens=1)
+    total_s = context_s + (out - 1) * engine.step_s(batch, prompt + out / 2.0, routed_tokens=decode_routed)
     return {"ttft_ms": context_s * 1000, "tpot_ms": total_s / out * 1000, "throughput_tok_s": batch * out / total_s}
 
 

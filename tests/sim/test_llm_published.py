@@ -42,9 +42,10 @@ def test_calibration_rows_hold_the_bar(bench):
     assert not bench.meets_bar(ratios + [1.5])  # one ratio past 40% fails the bar
 
 
-def test_a_static_batch_of_random_prompts_reads_more_experts_than_one_of_a_repeated_token(bench):
-    """vLLM's random prompts route a batch's tokens independently, so a decode step of 64 reads
-    nearly every Mixtral expert; TensorRT-LLM's repeated-token prompts route them alike."""
+def test_a_sampled_static_batch_reads_more_experts_than_a_greedy_one(bench):
+    """vLLM's benchmark samples at temperature 1, so a decode step of 64 sequences routes its tokens
+    independently and reads nearly every Mixtral expert; TensorRT-LLM's greedy batch of one
+    repeated token routes them alike."""
     row = bench.Row("vpr", "mixtral-8x7b", "a100_80gb", "fp16", 2, 2, 64, 1000, 50, throughput_tok_s=1.0,
                     engine="vllm")
     random_routed = bench.model_figures(row)["throughput_tok_s"]
