@@ -20,13 +20,24 @@ _OPEN: list[Any] = []  # windows and controllers opened here, kept alive
 
 
 def _history(main_window, history, data_folder):
-    from desktop.practice.common import open_history
+    """``history``, else the app's; None after one message when it cannot be opened (another
+    program keeps it locked past its busy timeout, a read-only folder)."""
+    from PySide6.QtWidgets import QMessageBox
+
+    from inferboard.store.local_db import DatabaseUnavailable
+
+    from desktop.practice.common import HISTORY_PROBLEM_TITLE, open_history
 
     if history is not None:
         return history
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
-    return open_history(data_folder)
+    try:
+        return open_history(data_folder)
+    except DatabaseUnavailable as error:
+        QMessageBox.warning(main_window, HISTORY_PROBLEM_TITLE, f"{error}\n\nUntil it is free, a drill runs "
+                            "without being kept in the history.")
+        return None
 
 
 def drill_design(main_window, design=None):
@@ -136,7 +147,10 @@ def open_drill_history(main_window=None, *, history=None, data_folder=None):
     """Show the drills kept in the history; returns the window."""
     from desktop.drills.history import DrillHistoryWindow
 
-    window = DrillHistoryWindow(_history(main_window, history, data_folder))
+    history = _history(main_window, history, data_folder)
+    if history is None:
+        return None
+    window = DrillHistoryWindow(history)
     window.show()
     _OPEN.append(window)
     return window

@@ -16,12 +16,13 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QListWidget, QMes
 from inferboard.drills.engine import DrillSession
 from inferboard.drills.record import result_dict, save_drill, session_report_html
 from inferboard.drills.views import CandidateView
+from inferboard.store.local_db import DatabaseUnavailable
 
 from desktop.drills.clock import DrillClock, speed_text
 from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardTabs
 from desktop.drills.notebook import MITIGATION_TITLES, Notebook
 from desktop.drills.widgets import read_only_table, speed_box
-from desktop.practice.common import esc
+from desktop.practice.common import HISTORY_PROBLEM_TITLE, esc
 from desktop.theme import LIGHT_INK, PAGE_STYLE, TICKET_STYLE
 from desktop.window_placement import fit_window
 
@@ -292,6 +293,19 @@ class DrillWindow(QWidget):
     def _clock_ended(self) -> None:
         self._conclude()
 
+    def _keep_in_history(self) -> int | None:
+        """Keep the drill in the history; when it cannot be written (another program keeps it locked
+        past its busy timeout, say) one message says so, with Retry. None when it was not kept."""
+        while True:
+            try:
+                return save_drill(self.history, self.session)
+            except DatabaseUnavailable as error:
+                answer = QMessageBox.warning(self, HISTORY_PROBLEM_TITLE, f"{error}\n\nThe drill's result is shown; "
+                                             "Retry keeps it in the history.",
+                                             QMessageBox.StandardButton.Retry | QMessageBox.StandardButton.Close)
+                if answer != QMessageBox.StandardButton.Retry:
+                    return None
+
     def _conclude(self) -> dict:
         from desktop.drills.result import DrillResultWindow, truth_html
 
@@ -300,7 +314,7 @@ class DrillWindow(QWidget):
         self.session.finish()
         result = self.result = result_dict(self.session)
         if self.history is not None and self.record_id is None:
-            self.record_id = save_drill(self.history, self.session)
+            self.record_id = self._keep_in_history()
         self.refresh()
         solo = self.session.mode == "solo"
         if self.show_result:

@@ -5,6 +5,7 @@ and seed give the same result)."""
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -16,6 +17,7 @@ from inferboard.drills.engine import DrillSession, RecordedAction, replay
 from inferboard.drills.library import get_drill
 from inferboard.drills.schema import Drill
 from inferboard.practice.history import History, utc_now
+from inferboard.store.local_db import unavailable
 
 
 @dataclass
@@ -33,7 +35,8 @@ class DrillRecord:
 
 
 def save_drill(history: History, session: DrillSession, started_at: str | None = None) -> int:
-    """Keep a drill (finished or not) in the history; returns its row id."""
+    """Keep a drill (finished or not) in the history; returns its row id. Raises DatabaseUnavailable
+    (one line naming the file) when another program keeps the history locked past its busy timeout."""
     from inferboard.store.design_files import design_to_bytes
 
     result = session.result()
@@ -46,8 +49,11 @@ def save_drill(history: History, session: DrillSession, started_at: str | None =
            "result": json.dumps(result.to_dict(), default=json_default)}
     with history.lock:
         table = history.db.table("drills")
-        with history.db.conn:
-            table.insert(row)
+        try:
+            with history.db.conn:
+                table.insert(row)
+        except sqlite3.OperationalError as error:
+            raise unavailable(error, history.path, "practice history", "used") from None
         return int(table.last_pk)
 
 
