@@ -118,6 +118,15 @@ def expected_delay_s(test: str, shift_sd: float, share: float, window_s: float, 
     return window_s * high
 
 
+def ramp_level(t: np.ndarray, start_s: float, ramp_s: float, end_s: float = math.inf) -> np.ndarray:
+    """0 before ``start_s``, rising linearly to 1 over ``ramp_s`` (at once when 0), 0 from ``end_s``."""
+    if ramp_s > 0:
+        level = np.clip((t - start_s) / ramp_s, 0.0, 1.0)
+    else:
+        level = (t >= start_s).astype(float)
+    return np.where(t < end_s, level, 0.0)
+
+
 @dataclass(frozen=True)
 class Shift:
     """A timed move of one segment's monitored distribution (``stream``: ``input`` or ``residual``)."""
@@ -132,11 +141,7 @@ class Shift:
 
     def level_at(self, t: np.ndarray) -> np.ndarray:
         """0 before the shift, rising to 1 over its ramp, 0 again from ``end_s``."""
-        if self.ramp_s > 0:
-            level = np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
-        else:
-            level = (t >= self.start_s).astype(float)
-        return np.where(t < self.end_s, level, 0.0)
+        return ramp_level(t, self.start_s, self.ramp_s, self.end_s)
 
     def mean_at(self, t: np.ndarray) -> np.ndarray:
         return self.level_at(t) * self.shift_sd

@@ -36,7 +36,7 @@ import numpy as np
 
 from inferboard.model.design import Design
 from inferboard.model.faults import FAULT_KINDS, is_quality_fault
-from inferboard.sim.quality.drift import EVALUATION_S, DriftDetector, Shift, expected_delay_s
+from inferboard.sim.quality.drift import EVALUATION_S, DriftDetector, Shift, expected_delay_s, ramp_level
 
 INT8_ACCURACY_COST_PP = 1.0  #: accuracy an INT8 copy of the model loses, percentage points (assumption)
 RETRAIN_S = 6 * 3600.0  #: a retraining run, data pull to validated artefact (assumption)
@@ -75,11 +75,8 @@ class DriftEvent:
     share: float = 1.0  #: the share of the segment's requests it moves (see :class:`drift.Shift`)
 
     def level(self, t: np.ndarray) -> np.ndarray:
-        if self.ramp_s > 0:
-            level = np.clip((t - self.start_s) / self.ramp_s, 0.0, 1.0)
-        else:
-            level = (t >= self.start_s).astype(float)
-        return np.where(t < self.end_s, level, 0.0)
+        """0 before the drift, rising to full strength over its ramp, 0 again when it is over."""
+        return ramp_level(t, self.start_s, self.ramp_s, self.end_s)
 
 
 @dataclass(frozen=True)
