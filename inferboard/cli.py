@@ -9,6 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Sequence
 
 from inferboard import __version__
@@ -132,7 +133,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     for module in (sim_cli, rules_cli, practice_cli, workshop_cli, drills_cli):  # each adds its subcommands
         module.register(sub)
+    parser.set_defaults(drill_link=drill_link)  # drills and the link are siblings: joined here, above both
     return parser
+
+
+def drill_link() -> SimpleNamespace:
+    """The sealed interview link for ``drill candidate`` / ``drill interviewer`` (drills may not import it)."""
+    from inferboard.remote import wire
+    from inferboard.remote.peer import HostPeer, JoinPeer
+    from inferboard.remote.words import BadCode, normalize_code
+
+    return SimpleNamespace(HostPeer=HostPeer, JoinPeer=JoinPeer, SessionInfo=wire.SessionInfo,
+                           normalize_code=normalize_code, BadCode=BadCode)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -217,6 +217,32 @@ def register(sub) -> None:
     q.add_argument("--folder", help="a folder of drill files instead of the bundled library")
     q.set_defaults(func=cmd_run)
     _register_play(drill_sub)
+    _register_remote(drill_sub)
+
+
+def _register_remote(drill_sub) -> None:
+    """Add ``drill candidate`` and ``drill interviewer``: a drill over the sealed interview link."""
+    q = drill_sub.add_parser("candidate", help="host the link for a remote drill and play it from this terminal")
+    q.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    q.add_argument("--port", type=number(0, 65535, whole=True), default=0, help="port (default: any free one)")
+    q.set_defaults(func=_cmd_remote, side="candidate")
+    q = drill_sub.add_parser("interviewer", help="join a candidate's link, plant a drill and run it there")
+    q.add_argument("id", nargs="?", help="the drill (leave it out for one picked by the seed)")
+    q.add_argument("--address", default="127.0.0.1", help="the candidate's address (default 127.0.0.1)")
+    q.add_argument("--port", type=number(1, 65535, whole=True), required=True, help="the candidate's port")
+    q.add_argument("--code", required=True, help="the join code the candidate's terminal printed")
+    q.add_argument("--design", metavar="FILE", help="the design to plant it in (default: the bundled ranker design)")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--speed", type=number(0, 3600), default=60.0,
+                   help="simulated seconds per second (default 60)")
+    q.add_argument("--every", type=number(0.1, 60), default=2.0, help="seconds between views sent (default 2)")
+    q.set_defaults(func=_cmd_remote, side="interviewer")
+
+
+def _cmd_remote(args: argparse.Namespace) -> int:
+    from inferboard.drills import remote_play  # the simulator loads only for the command that needs it
+
+    return remote_play.cmd_candidate(args) if args.side == "candidate" else remote_play.cmd_interviewer(args)
 
 
 def _register_play(drill_sub) -> None:
