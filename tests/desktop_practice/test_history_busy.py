@@ -80,6 +80,10 @@ def test_a_round_on_a_locked_history_says_so_once_and_retry_writes_its_result(ma
         assert [r["status"] for r in rows] == ["submitted"] and rows[0]["id"] == controller.session.attempt_id
     finally:
         lock.release()
+        for other in [controller.result_window, *controller.other_windows]:
+            if other is not None:
+                other.close()
+                other.deleteLater()
         practice.forget(controller)
 
 
