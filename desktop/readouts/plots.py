@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QApplication, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QSizePolicy, QTabWidget, QWidget
 
 from inferboard import humanize
 
@@ -25,6 +25,18 @@ from desktop.theme import LIGHT, PERCENTILES, PLOT, SERIES, Theme
 POOL_COLOURS = SERIES[:10]
 PERCENTILE_COLOURS = PERCENTILES
 TIME_AXIS = "Simulated time of day"
+#: Legend entries side by side above a plot before a second row starts.
+LEGEND_COLUMNS = 4
+#: A legend entry's sample line and the gaps around it.
+LEGEND_SAMPLE_PX = 44
+#: The least width a shortened legend entry gets (a sample and about a dozen characters).
+LEGEND_LEAST_ENTRY_PX = 130
+#: The value axis and the limits' axis beside the plot area, which the legend row leaves free.
+LEGEND_AXES_PX = 70
+#: A plot area at least this tall may give its legend a second row above it.
+LEGEND_TWO_ROWS_FROM_PX = 160
+#: The time axis under the plot area, with its title.
+LEGEND_TIME_AXIS_PX = 40
 #: Room between two time labels on a plot's axis.
 TICK_GAP_PX = 16
 
@@ -51,6 +63,72 @@ class ClassroomViewBox(pg.ViewBox):
             ev.ignore()
 
 
+class LegendRow(pg.LegendItem):
+    """A legend laid out in the plot item's top row, never floating over the data: as many entries
+    across as the width takes, in one row above a short plot and two above a tall one; long names
+    are shortened to fit, and entries beyond that room are summed up as "+N more" (the plot's
+    tooltip names every line)."""
+
+    def __init__(self, item: pg.PlotItem):
+        super().__init__(labelTextSize="9pt", colCount=LEGEND_COLUMNS, frame=False, horSpacing=12)
+        self.plot_item = item
+        self.size_px = (0.0, 0.0)
+        self.shown = 0  #: entries shown whole; the one after them (if any) says how many more there are
+        # The plot's width decides the columns, never the legend the plot's width.
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+        self.setMinimumWidth(1)
+
+    def fit(self, width_px: float, height_px: float) -> None:
+        """Lay the entries out above a plot area ``width_px`` wide and ``height_px`` tall."""
+        self.size_px = (width_px, height_px)
+        count = len(self.items)
+        if not count:
+            return
+        for _sample, label in self.items:
+            label.full_text = getattr(label, "full_text", label.text)
+        widest = max(QFontMetrics(label.item.font()).horizontalAdvance(label.full_text)
+                     for _s, label in self.items) + LEGEND_SAMPLE_PX
+        across = max(1, int(width_px // min(widest, LEGEND_LEAST_ENTRY_PX)))
+        room_for = across * (1 if height_px < LEGEND_TWO_ROWS_FROM_PX else 2)
+        self.shown = count if count <= room_for else max(0, room_for - 1)
+        columns = min(count, across, max(1, room_for)) if self.shown < count else \
+            min(count, max(across, int(width_px // widest)))
+        self._name_entries(int(width_px / columns) - LEGEND_SAMPLE_PX)
+        self.setColumnCount(columns)
+        self.updateSize()
+
+    def _name_entries(self, room: int) -> None:
+        for index, (sample, label) in enumerate(self.items):
+            metrics, text = QFontMetrics(label.item.font()), label.full_text
+            if index == self.shown and self.shown < len(self.items):
+                text = f"+{len(self.items) - self.shown} more"
+            elif metrics.horizontalAdvance(text) > room and text.endswith(")") and " (" in text:
+                text = text[text.rindex(" (") + 2:-1]  # "Label (node-id)": the id tells it apart
+            text = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, room)
+            if text != label.text:
+                label.setText(text)
+            sample.setVisible(index < self.shown)
+            label.setVisible(index <= self.shown)
+
+    def _addItemToLayout(self, sample, label) -> None:
+        """Only the entries shown (and the "+N more") take a place in the grid."""
+        if label.isVisible():
+            super()._addItemToLayout(sample, label)
+
+    def addItem(self, item, name) -> None:
+        """Add an entry, then lay the legend out again for the size last given."""
+        super().addItem(item, name)
+        if self.size_px[0]:
+            self.fit(*self.size_px)
+
+    def updateSize(self) -> None:
+        """Size to the entries, and give the plot item's top row that height (none when empty)."""
+        super().updateSize()
+        content = self.layout.preferredSize()
+        self.plot_item.layout.setRowFixedHeight(0, content.height() if self.items else 0)
+        self.setMaximumSize(content)  # no stretching: the entries stay together, on the left
+
+
 class Plot(pg.PlotWidget):
     """One readout plot: a titled time axis, a tidy value axis, the theme's colours, no auto-range button or menu."""
 
@@ -72,7 +150,7 @@ class Plot(pg.PlotWidget):
         right.setTicks([[]])
         right.setStyle(showValues=True)
         right.setWidth(10)
-        self.legend = item.addLegend(offset=(8, 4), labelTextSize="9pt")
+        self.legend = self._legend_above(item)
         item.setMouseEnabled(x=True, y=False)
         self.limit_ticks: list[tuple[float, str]] = []
 
@@ -84,6 +162,28 @@ class Plot(pg.PlotWidget):
             item.setLabel("bottom", title, **style)
         else:
             item.getAxis("bottom").showLabel(False)
+
+    @staticmethod
+    def _legend_above(item: pg.PlotItem) -> "LegendRow":
+        """The legend in a row of its own above the plot area (the plot item's title row), in columns
+        across: on a narrow plot it never covers a line or a limit. Named curves join it as usual."""
+        legend = LegendRow(item)
+        item.legend = legend
+        item.layout.removeItem(item.titleLabel)
+        item.layout.addItem(legend, 0, 1, alignment=Qt.AlignmentFlag.AlignLeft)
+        legend.updateSize()
+        return legend
+
+    def fit_legend(self) -> None:
+        """Lay the legend out for the plot's current size; the tooltip names every line."""
+        self.legend.fit(max(LEGEND_LEAST_ENTRY_PX, self.width() - LEGEND_AXES_PX), self.height() - LEGEND_TIME_AXIS_PX)
+        self.setToolTip("Lines: " + ", ".join(getattr(label, "full_text", label.text) for _s, label in self.legend.items)
+                        if self.legend.items else "")
+
+    def resizeEvent(self, event) -> None:
+        if "legend" in self.__dict__:  # pyqtgraph resizes the widget before its legend exists
+            self.fit_legend()
+        super().resizeEvent(event)
 
     def set_limits(self, limits: list[tuple[float, str]]) -> None:
         """Name limit lines on the right-hand axis, beside the plot."""
@@ -142,7 +242,7 @@ class TimelinePlots(QObject):
         self.theme: Theme = LIGHT
         self.latency = self._add("Latency", "Latency (ms)")
         self.throughput = self._add("Throughput", "Requests per second")
-        self.utilisation = self._add("Utilisation", "Utilisation per pool (%)")
+        self.utilisation = self._add("Utilisation", "Utilisation (%)")
         self.shed = self._add("Shed and errors", "Lost requests (%)")
         self.cost = self._add("Cost", "Cost ($ per hour)")
         self.quality = QualityPlots(tabs, self._added, Plot)
@@ -278,8 +378,7 @@ class TimelinePlots(QObject):
                 curve.colour = colour
                 self.pool_curves[node_id] = curve
             curve.setData(times_h, np.asarray(series[f"utilisation:{node_id}"], dtype=float) * 100.0)
-        # Many pools: the legend in rows across the top, not a column down a third of the plot.
-        self.utilisation.legend.setColumnCount(max(1, min(4, (len(pools) + 1) // 2)))
+        self.utilisation.fit_legend()
         events = list(result.events)
         if events and "throughput_rps" in series and len(times_h):
             served = np.asarray(series["throughput_rps"], dtype=float)

@@ -91,7 +91,7 @@ def test_plots_have_titled_axes_legends_and_limits_beside_them(make_window, qtbo
         assert item.getAxis("left").labelText and item.getAxis("bottom").labelText, plot.objectName()
         assert not item.autoBtn.isVisible()  # no stray auto-range "A" button
         assert not item.menuEnabled()
-    names = [label.text for _sample, label in plots.utilisation.legend.items]
+    names = [getattr(label, "full_text", label.text) for _sample, label in plots.utilisation.legend.items]
     pools = [n for n in design.nodes.values() if f"utilisation:{n.id}" in window.readouts.timeline.series]
     assert len(pools) > 1 and len(names) == len(set(names)) == len(pools)  # one entry per pool, told apart
     assert all(any((pool.label or pool.id) in name for name in names) for pool in pools)  # by its label
@@ -202,3 +202,29 @@ def test_time_labels_thin_out_on_a_narrow_plot_instead_of_overlapping(make_windo
     qtbot.waitUntil(lambda: plot.getPlotItem().vb.width() < 200)
     qtbot.waitUntil(lambda: room_per_label() >= needed)
     assert 2 <= len(labels()) < wide
+
+
+def test_legends_sit_above_the_plot_area_and_never_cover_it(make_window, qtbot):
+    """At a laptop's plot size no legend covers the plotted area: the entries sit in a row above it,
+    long names shortened (still told apart) and those beyond the row summed up as "+N more"; the
+    plot's tooltip names every line."""
+    design = read_design(templates()["multi-region"])[0]
+    window = evaluated(make_window, qtbot, design)
+    plots = window.readouts.plots
+    for plot in plots.timeline_plots:
+        plot.resize(585, 128)
+        plot.show()
+        qtbot.waitUntil(lambda p=plot: p.width() == 585)
+        plot.fit_legend()
+        QApplication.processEvents()
+        legend = plot.legend
+        box = plot.getPlotItem().vb.sceneBoundingRect()
+        if legend.items:
+            for part in [item for pair in legend.items for item in pair if item.isVisible()]:
+                assert not part.sceneBoundingRect().intersects(box), (plot.objectName(), part.sceneBoundingRect(), box)
+            shown = [label.text for _s, label in legend.items if label.isVisible()]
+            assert len(set(shown)) == len(shown), shown  # shortened, still told apart
+            if legend.shown < len(legend.items):
+                assert shown[-1] == f"+{len(legend.items) - legend.shown} more", shown
+    names = plots.utilisation.toolTip()
+    assert names.startswith("Lines: ") and all(label.full_text in names for _s, label in plots.utilisation.legend.items)
