@@ -15,7 +15,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QFontMetrics
-from PySide6.QtWidgets import QApplication, QSizePolicy, QTabWidget, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsItem, QSizePolicy, QTabWidget, QWidget
 
 from inferboard import humanize
 
@@ -125,8 +125,15 @@ class LegendRow(pg.LegendItem):
         """Size to the entries, and give the plot item's top row that height (none when empty)."""
         super().updateSize()
         content = self.layout.preferredSize()
-        self.plot_item.layout.setRowFixedHeight(0, content.height() if self.items else 0)
+        self.plot_item.layout.setRowFixedHeight(0, content.height() if self.items and self.isVisible() else 0)
         self.setMaximumSize(content)  # no stretching: the entries stay together, on the left
+
+    def itemChange(self, change, value):
+        """A hidden legend (a plot of one named curve) keeps no row above the plot."""
+        result = super().itemChange(change, value)
+        if change == QGraphicsItem.GraphicsItemChange.ItemVisibleHasChanged:
+            self.updateSize()
+        return result
 
 
 class Plot(pg.PlotWidget):

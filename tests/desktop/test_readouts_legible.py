@@ -219,7 +219,7 @@ def test_legends_sit_above_the_plot_area_and_never_cover_it(make_window, qtbot):
         QApplication.processEvents()
         legend = plot.legend
         box = plot.getPlotItem().vb.sceneBoundingRect()
-        if legend.items:
+        if legend.items and legend.isVisible():
             for part in [item for pair in legend.items for item in pair if item.isVisible()]:
                 assert not part.sceneBoundingRect().intersects(box), (plot.objectName(), part.sceneBoundingRect(), box)
             shown = [label.text for _s, label in legend.items if label.isVisible()]
