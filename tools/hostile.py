@@ -1,6 +1,6 @@
 """Runs issue 29's hostile and careless inputs against the command line, each in a process of its own:
 
-    python -m tools.hostile [--only WORD] [--keep]
+    python -m tools.hostile [--only WORD] [--keep] [--shared-tables]
 
 Every case is a command with an input made to break it (a device or a pipe as a design, crafted
 text, duplicate keys, huge numbers, odd version-0 shapes, hostile packs, bad flags, bad drill
@@ -433,8 +433,10 @@ def judge(outcome: Outcome) -> Outcome:
     return outcome
 
 
-def run_case(case: Case, folder: Path, python: str) -> Outcome:
-    tables = Path(tempfile.mkdtemp(prefix="tables-", dir=folder))  # every case builds its own batching tables
+def run_case(case: Case, folder: Path, python: str, tables: Path | None = None) -> Outcome:
+    """Run one case in ``folder``; with ``tables`` the batching tables are kept there (shared by
+    the cases, as the user's cache folder is), else each case builds its own."""
+    tables = tables or Path(tempfile.mkdtemp(prefix="tables-", dir=folder))
     env = {**os.environ, "INFERBOARD_CACHE_DIR": str(tables), "INFERBOARD_DATA_DIR": str(folder / "data"),
            "XDG_DATA_HOME": str(folder / "xdg"), "PYTHONPATH": str(ROOT)}
     argv = case.setup(folder)
@@ -452,6 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--only", default="", help="run only the cases whose name holds this text")
     parser.add_argument("--keep", action="store_true", help="keep the work folder")
+    parser.add_argument("--shared-tables", action="store_true",
+                        help="the cases share one batching-table folder (else each starts from none)")
     args = parser.parse_args(argv)
     cases = reader_cases() + pack_cases() + simulator_cases() + flag_cases() + remote_cases()
     cases = [c for c in cases if args.only.lower() in c.name.lower()]
@@ -462,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         for case in cases:
             work = folder / f"case-{len(outcomes)}"
             work.mkdir()
-            outcomes.append(run_case(case, work, sys.executable))
+            outcomes.append(run_case(case, work, sys.executable, folder / "tables" if args.shared_tables else None))
             report(outcomes[-1])
         if args.only.lower() in "headless join with a spoken code":
             env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": str(folder / "xdg")}
