@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTabWidget, QVBoxLayout, QWidget
 
 from desktop.theme import PLOT, SERIES
 
@@ -53,7 +53,14 @@ class QualityPlots:
             plot.setMinimumHeight(70)
             layout.addWidget(plot, stretch)
         self.accuracy.legend.hide()
-        tabs.insertTab(index, self.page, "Quality")
+        # On a short screen (1366x768) the three plots keep their least height and scroll, rather
+        # than make the tab, and so the readouts and the window, taller than the screen.
+        self.scroller = QScrollArea(tabs)
+        self.scroller.setObjectName("quality-scroller")
+        self.scroller.setWidgetResizable(True)
+        self.scroller.setFrameShape(QFrame.Shape.NoFrame)
+        self.scroller.setWidget(self.page)
+        tabs.insertTab(index, self.scroller, "Quality")
         self.segment_curves: dict[str, pg.PlotDataItem] = {}
         self.overall = self.accuracy.plot(name="overall", pen=pg.mkPen(PLOT["accuracy"], width=2.6))
         self.labelled = self.accuracy.plot(name="labelled", pen=pg.mkPen(PLOT["labelled"], width=1.6,

@@ -182,6 +182,40 @@ def projector():
     window.close()
 
 
+def dialogs(library, history):
+    """Every other dialog and window: welcome, help, shortcuts, command palette, scenario authoring,
+    grading a room, the cohort view, hosting and joining an interview, the drill picker and history."""
+    from inferboard.store import read_design
+    from inferboard.workshop.cohorts import CohortStore
+
+    from desktop.drills.history import DrillHistoryWindow
+    from desktop.drills.picker import DrillPicker
+    from desktop.practice.remote_dialogs import HostInterviewDialog, JoinInterviewDialog
+    from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
+    from desktop.shell.help_view import GettingStarted
+    from desktop.shell.welcome import WelcomeDialog
+    from desktop.workshop.authoring import ScenarioAuthoringDialog
+    from desktop.workshop.cohort_view import CohortWindow
+    from desktop.workshop.grading_dialog import GradeSubmissionsDialog
+
+    design = read_design(ROOT / "assets" / "examples" / "multi-region.json")[0]
+    folder = Path(os.environ["INFERBOARD_DATA_DIR"])
+    with CohortStore(folder) as store:
+        makers = {"welcome.png": lambda: WelcomeDialog([], True), "getting-started.png": GettingStarted,
+                  "shortcuts.png": ShortcutsDialog, "command-palette.png": lambda: CommandPalette({}),
+                  "scenario-authoring.png": lambda: ScenarioAuthoringDialog(design, library),
+                  "grading.png": lambda: GradeSubmissionsDialog(library, store),
+                  "cohort.png": lambda: CohortWindow(store),
+                  "host-interview.png": lambda: HostInterviewDialog(library, None, folder),
+                  "join-interview.png": lambda: JoinInterviewDialog(library, history),
+                  "drill-picker.png": lambda: DrillPicker(design), "drill-history.png": lambda: DrillHistoryWindow(history)}
+        for name, make in makers.items():
+            dialog = make()
+            dialog.show()
+            capture(name, dialog)
+            dialog.close()
+
+
 def main() -> int:
     from desktop.practice.common import open_history, open_library
 
@@ -192,6 +226,7 @@ def main() -> int:
     mock_interview(library, history, clock)
     drill_interview(history)
     projector()
+    dialogs(library, history)
     history.close()
     return 0
 
