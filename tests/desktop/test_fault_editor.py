@@ -100,3 +100,23 @@ def test_planned_faults_are_saved_with_the_design_and_replayed_on_open(window, m
                                      TimedFault("traffic_surge", "*", 3.0, 64800.0, 600.0))
     assert other.evaluator.settings.faults == other.readouts.fault_plan.faults
     assert other.document.undo_stack.count() == 0 and not other.document.is_modified()
+
+
+def test_a_drift_is_planned_on_a_segment_with_a_share_for_its_magnitude(window, qtbot):
+    editor = window.edit_faults()
+    qtbot.waitExposed(editor)
+    editor.add_button.click()
+    kind = editor.table.cellWidget(0, 0)
+    kind.setCurrentIndex(kind.findData("input_drift"))
+    kind.activated.emit(kind.currentIndex())
+    target = editor.table.cellWidget(0, 1)
+    assert [target.itemData(i) for i in range(target.count())] == ["*", "web", "mobile", "new-users"]
+    target.setCurrentIndex(target.findData("mobile"))
+    target.activated.emit(target.currentIndex())
+    magnitude = editor.table.cellWidget(0, 4)
+    assert magnitude.maximum() == 1.0  # a share of the segment's requests
+    magnitude.setValue(0.3)
+    magnitude.editingFinished.emit()
+    assert planned(window)[0] == PlannedFault("input_drift", "mobile", planned(window)[0].start_s, 3600.0, 0.3)
+    assert window.evaluator.settings.faults[0].kind == "input_drift"  # the timeline plays it
+    editor.close()
