@@ -94,8 +94,8 @@ class LegendRow(pg.LegendItem):
         columns = min(count, across, max(1, room_for)) if self.shown < count else \
             min(count, max(across, int(width_px // widest)))
         self._name_entries(int(width_px / columns) - LEGEND_SAMPLE_PX)
-        self.setColumnCount(columns)
-        self.updateSize()
+        self.columnCount = columns
+        self._relay()
 
     def _name_entries(self, room: int) -> None:
         for index, (sample, label) in enumerate(self.items):
@@ -109,6 +109,30 @@ class LegendRow(pg.LegendItem):
                 label.setText(text)
             sample.setVisible(index < self.shown)
             label.setVisible(index <= self.shown)
+
+    def _relay(self) -> None:
+        """Lay the entries out again from scratch (the ones shown may have changed)."""
+        for index in range(self.layout.count() - 1, -1, -1):
+            self.layout.removeAt(index)
+        self.rowCount = 0
+        for sample, label in self.items:
+            self._addItemToLayout(sample, label)
+        self.updateSize()
+
+    def _removeItemFromLayout(self, *items) -> None:
+        """Take an entry out of the grid if it is in it (one summed up in "+N more" is not)."""
+        for item in items:
+            if any(self.layout.itemAt(i) is item for i in range(self.layout.count())):
+                self.layout.removeItem(item)
+            item.close()
+            if item.scene() is not None:  # PySide leaves a closed item in its scene
+                item.scene().removeItem(item)
+
+    def removeItem(self, item) -> None:
+        """Remove an entry, then lay the legend out again for the size last given."""
+        super().removeItem(item)
+        if self.size_px[0]:
+            self.fit(*self.size_px)
 
     def _addItemToLayout(self, sample, label) -> None:
         """Only the entries shown (and the "+N more") take a place in the grid."""
