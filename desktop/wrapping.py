@@ -1,10 +1,11 @@
 """Tree rows that wrap long text onto more lines instead of cutting it (Qt's tree views measure a
-row for one line whatever ``wordWrap`` says, so the height is worked out here for the column)."""
+row for one line whatever ``wordWrap`` says, so the height is worked out here for the column), and
+labels of a fixed number of lines that end a longer text with "…" instead of half a line."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt
-from PySide6.QtWidgets import QStyledItemDelegate, QTreeView
+from PySide6.QtWidgets import QLabel, QStyledItemDelegate, QTreeView
 
 
 class WrappingDelegate(QStyledItemDelegate):
@@ -42,3 +43,51 @@ def wrap_rows(view: QTreeView) -> None:
     view.setTextElideMode(Qt.TextElideMode.ElideNone)
     view.setItemDelegate(WrappingDelegate(view))
     view.header().sectionResized.connect(lambda *_: view.doItemsLayout())
+
+
+class LinesLabel(QLabel):
+    """A wrapped label of a fixed number of lines that ends a text too long for them with "…" at a
+    word, rather than showing half of a last line; its ``full_text`` is the whole text."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__("", parent)
+        self.setWordWrap(True)
+        self.full_text = ""
+        self.setText(text)
+
+    def setText(self, text: str) -> None:
+        """Show as much of ``text`` as its lines hold."""
+        self.full_text = text
+        super().setText(self.fitted(text))
+
+    def text(self) -> str:
+        """The whole text, not the part shown."""
+        return self.full_text
+
+    def fitted(self, text: str) -> str:
+        """``text``, or its longest start (cut at a word, with "…") that fits the label's height."""
+        width = self.contentsRect().width()
+        if width <= 0 or not text:
+            return text
+        metrics = self.fontMetrics()
+        room = self.contentsRect().height() + 1
+
+        def fits(candidate: str) -> bool:
+            flags = int(Qt.TextFlag.TextWordWrap)
+            return metrics.boundingRect(QRect(0, 0, width, 100_000), flags, candidate).height() <= room
+
+        if fits(text):
+            return text
+        words = text.split(" ")
+        low, high = 0, len(words)
+        while low < high:  # the most words that fit with the ellipsis
+            middle = (low + high + 1) // 2
+            if fits(" ".join(words[:middle]) + "…"):
+                low = middle
+            else:
+                high = middle - 1
+        return " ".join(words[:low]) + "…" if low else metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        super().setText(self.fitted(self.full_text))

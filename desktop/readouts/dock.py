@@ -23,6 +23,7 @@ from desktop.readouts.readings import PEAK, PLAYHEAD, STEADY, Reading, steady_re
 from desktop.readouts.tiles import COLUMNS, NARROW_COLUMNS, TILES, TileBoard
 from desktop.readouts.working_view import WorkingView
 from desktop.theme import LIGHT, Theme
+from desktop.wrapping import LinesLabel
 
 #: The plots' tabs are never squeezed narrower than this (at scale 1): the tiles go two across first.
 PLOTS_MIN_WIDTH = 280
@@ -95,7 +96,7 @@ class ReadoutsPanel(QWidget):
         for name in patterns():
             self.pattern.addItem(name.title(), name)
         self.pattern.activated.connect(lambda _i: self.pattern_changed.emit(self.pattern.currentData()))
-        self.at_label = QLabel("", self)
+        self.at_label = LinesLabel("", self)
         self.at_label.setAccessibleName("Figures shown")
         self.at_label.setWordWrap(True)
         _cut_not_widen(self.at_label)

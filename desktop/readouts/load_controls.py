@@ -4,9 +4,10 @@ line with the load test's percentiles set against the steady state at the same r
 from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QSpinBox, QWidget
+from PySide6.QtWidgets import QProgressBar, QPushButton, QSpinBox, QWidget
 
 from desktop.readouts.readings import Reading, load_test_line, steady_reading
+from desktop.wrapping import LinesLabel
 
 NO_LOAD_TEST = ("Load test: not run yet. It follows every request through the design at the rate of the figures "
                 "shown (the playhead's, the mean or the peak) and gives its percentiles with 95% intervals.")
@@ -66,7 +67,7 @@ class LoadTestControls(QObject):
         self.cancel_button = QPushButton("Cancel", owner)
         self.cancel_button.clicked.connect(self.cancelled.emit)
         self.cancel_button.hide()
-        self.load_label = QLabel(NO_LOAD_TEST, owner)
+        self.load_label = LinesLabel(NO_LOAD_TEST, owner)
         self.load_label.setObjectName("load_test_line")
         self.load_label.setAccessibleName("Load test")
 

@@ -13,6 +13,7 @@ from inferboard import humanize
 
 from desktop.readouts.readings import HEADLINE, PEAK, PLAYHEAD, STEADY, Reading
 from desktop.theme import LIGHT, Theme
+from desktop.wrapping import LinesLabel
 
 #: tile key -> (title, field of the requirements holding its limit, or None)
 TILES = {
@@ -158,7 +159,7 @@ class TileBoard(QWidget):
                                     "Steady state at peak: the same at the requirements' peak rate.\n"
                                     "The load test runs at the rate of the figures chosen here.")
         self.basis_combo.activated.connect(lambda _i: self.basis_chosen.emit(self.basis_combo.currentData()))
-        self.basis_label = QLabel("", self)
+        self.basis_label = LinesLabel("", self)
         self.basis_label.setObjectName("basis_label")
         self.basis_label.setAccessibleName("What the figures are")
         self.basis_label.setWordWrap(True)

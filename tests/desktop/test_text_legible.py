@@ -175,3 +175,34 @@ def test_card_parameter_values_are_never_cut(make_window, qtbot):
         lines = len(item.rows) + sum(row.two_lines for row in item.rows)
         assert style.HEADER_HEIGHT + 8 + lines * style.LINE_HEIGHT <= item.boundingRect().height(), item.node.id
     assert two_line > 0  # some values (the balancing policies) did need their own line
+
+
+def test_a_label_of_fixed_lines_ends_a_long_text_with_an_ellipsis_not_half_a_line(qtbot):
+    """The sentences under the readouts' tiles keep their height on a laptop: a text longer than
+    their lines is cut at a word with "…" (no half-shown last line); the whole text stays readable
+    through ``text()`` (and so their tooltips)."""
+    from PySide6.QtCore import QRect, Qt
+
+    from desktop.wrapping import LinesLabel
+
+    long_text = " ".join(["replicas as the autoscalers set them, faults in force then"] * 6)
+    label = LinesLabel(long_text)
+    qtbot.addWidget(label)
+    label.setFixedSize(300, label.fontMetrics().lineSpacing() * 2 + 4)
+    label.show()
+    qtbot.waitExposed(label)
+    shown = shown_text(label)
+    assert label.text() == long_text and shown.endswith("…") and len(shown) < len(long_text)
+    flags = int(Qt.TextFlag.TextWordWrap)
+    needed = label.fontMetrics().boundingRect(QRect(0, 0, label.contentsRect().width(), 10_000), flags, shown)
+    assert needed.height() <= label.contentsRect().height() + 1
+    assert long_text.startswith(shown[:-1])
+    label.setFixedSize(3000, label.height())
+    qtbot.waitUntil(lambda: shown_text(label) == long_text)  # room again: the whole text
+
+
+def shown_text(label) -> str:
+    """What a label shows (QLabel's own text, under any override)."""
+    from PySide6.QtWidgets import QLabel
+
+    return QLabel.text(label)
