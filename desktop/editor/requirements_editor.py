@@ -38,6 +38,10 @@ FIELDS: dict[str, tuple[str, str, str]] = {
     "budget_per_hour": ("Budget per hour", "$/h", "Most the design may cost per hour."),
     "budget_per_1k": ("Budget per 1k requests", "$", "Most the design may cost per thousand requests."),
     "accuracy_target_pct": ("Accuracy target", "%", "Lowest acceptable model accuracy (fallbacks lower it)."),
+    "business_metric": ("Business metric", "", "What the model's answers move: its series follows accuracy, "
+                        "latency and lost requests on the timeline's Quality tab."),
+    "business_base_pct": ("Business metric level", "%", "The business metric with a healthy model, e.g. 4% "
+                          "conversion (empty: 4%)."),
 }
 
 

@@ -10,6 +10,8 @@ from inferboard.schema_base import StrictModel
 
 TrafficPattern = Literal["steady", "diurnal", "step", "spike", "bursty"]
 WorkloadKind = Literal["fixed", "generative"]
+#: The business metric the model's quality moves (the quality model's business series).
+BusinessMetric = Literal["conversion", "click_through", "approval", "retention"]
 LOCATIONS = ("us-east", "us-west", "eu-west", "eu-central", "ap-southeast", "ap-northeast")
 Location = Literal["us-east", "us-west", "eu-west", "eu-central", "ap-southeast", "ap-northeast"]
 
@@ -36,6 +38,9 @@ class Requirements(StrictModel):
     budget_per_1k: float | None = Field(default=None, ge=0, le=1_000_000)
     allowed_regions: list[Location] = Field(default_factory=list, max_length=len(LOCATIONS))
     accuracy_target_pct: float | None = Field(default=None, ge=0, le=100)
+    business_metric: BusinessMetric = "conversion"
+    #: The business metric's level with a healthy model (percent); None: 4% (the quality model's default).
+    business_base_pct: float | None = Field(default=None, gt=0, le=100)
 
     @model_validator(mode="after")
     def _consistent(self) -> "Requirements":

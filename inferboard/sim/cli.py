@@ -9,7 +9,6 @@ import sys
 from typing import Any
 
 from inferboard.cli_args import EXIT_BAD_INPUT, number
-from inferboard.model.faults import is_quality_fault
 from inferboard.printable import shown
 
 #: the requirements' own limit on a rate, and the timeline's longest run the command line offers
@@ -145,6 +144,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     rps = args.rps if args.rps is not None else (req.peak_rps if args.peak else None)
     if args.load_test is not None:
         return _load_test(design, args, rps, faults)
+    from inferboard.model.faults import is_quality_fault  # here, not above: --help must not load the model
+
     system = [f for f in faults if not is_quality_fault(f.kind)]
     result = evaluate(design, rps, [f for f in system if f.start_s <= 0] if args.timeline else system)
     out = result.to_dict()

@@ -119,3 +119,18 @@ def test_a_design_with_nothing_to_measure_gets_no_quality_series_until_a_drift_i
     drifted = run_timeline(plain, hours=2, tick_s=300, faults=[parse_fault("input_drift:segment=web,magnitude=1@1h+1h")])
     assert drifted.series["accuracy_pct"][-1] < drifted.series["accuracy_pct"][0]
     assert any(e.kind == "fault_started" and "Input drift" in e.message for e in drifted.events)
+
+
+def test_the_declared_business_metric_follows_accuracy_by_hand():
+    from inferboard.model.ops import SetRequirements
+
+    design = read_design(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")[0]
+    design.apply(SetRequirements(design.requirements.model_copy(update={"business_metric": "click_through",
+                                                                        "business_base_pct": 12.0})))
+    fault = TimedFault("input_drift", "mobile", 0.4, 2 * 3600.0, 4 * 3600.0)
+    series, _ = quality_timeline(design, [fault], DAY, stable_only(design))
+    assert "conversion_pct" not in series
+    metric = series["click_through_pct"]
+    assert metric[0] == pytest.approx(12.0)  # healthy, p95 under its SLO, nothing lost
+    # by hand: 3% of the base per accuracy point; the drift costs 0.35 x 0.4 x 25 = 3.5 points
+    assert metric[np.searchsorted(DAY, 3 * 3600)] == pytest.approx(12.0 * (1 - 0.03 * 3.5))

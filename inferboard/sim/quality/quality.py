@@ -88,6 +88,12 @@ class BusinessRelation:
     reference_latency_ms: float | None = None  #: default: the design's p95 SLO, else its p99 SLO
 
 
+def declared_business(design: Design) -> BusinessRelation:
+    """The business relation for the metric the requirements declare (conversion at 4% by default)."""
+    req = design.requirements
+    return BusinessRelation(metric=req.business_metric, base_pct=req.business_base_pct or BusinessRelation.base_pct)
+
+
 DEFAULT_SEGMENTS = (Segment("web", 0.5, 94.0, "Web"), Segment("mobile", 0.35, 93.0, "Mobile app"),
                     Segment("new-users", 0.15, 90.0, "New users"))
 HEADROOM_PP = 2.5  #: with an accuracy target, the healthy model beats it by about this much
@@ -140,7 +146,7 @@ class QualityLayer:
     """Model quality over a timeline of ``design`` (see the module docstring)."""
 
     def __init__(self, design: Design, segments: Sequence[Segment] = DEFAULT_SEGMENTS,
-                 business: BusinessRelation = BusinessRelation(), seed: int = 0,
+                 business: BusinessRelation | None = None, seed: int = 0,
                  label_delay_s: float = LABEL_DELAY_S, retrain_s: float = RETRAIN_S,
                  stable: ModelVersion = ModelVersion("v1")):
         total = sum(s.share for s in segments)
@@ -148,7 +154,7 @@ class QualityLayer:
             raise ValueError("the quality layer needs at least one segment with a share")
         self.design = design
         self.segments = [Segment(s.id, s.share / total, s.accuracy_pct, s.title or s.id) for s in segments]
-        self.business, self.seed = business, int(seed)
+        self.business, self.seed = business or declared_business(design), int(seed)
         self.label_delay_s, self.retrain_s = float(label_delay_s), float(retrain_s)
         self.pools = model_pools(design)
         self.drift: list[DriftEvent] = []
