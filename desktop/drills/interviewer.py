@@ -135,7 +135,7 @@ class DrillConsole(QWidget):
 
         widgets, curves = [], {}
         slo = self.session.design.requirements.slo_p99_ms
-        for key, title in (("p99_ms", "True p99 latency (ms), whatever the design shows"),
+        for key, title in (("p99_ms", "True p99 latency (ms)"),
                            ("accuracy_pct", "True accuracy (%)")):
             widget, plot = plot_widget(self, title, title, dark, 180)
             curves[key] = plot.plot([], [], pen=pg.mkPen(DRILL_PLOT["truth"], width=2))

@@ -349,7 +349,7 @@ class ScenarioAuthoringDialog(QDialog):
         ok = check.ok and not problems
         self.messages.clear()
         for problem in self.problems:
-            item = QListWidgetItem(f"{problem.field or 'scenario'}: {problem.message}")
+            item = QListWidgetItem(authoring.plain_problem(problem))
             item.setData(FIELD_ROLE, problem.field)
             item.setToolTip("Click to go to the field")
             self.messages.addItem(item)

@@ -105,6 +105,43 @@ def _split_top_level(text: str) -> list[str]:
     return [p for p in parts if p.strip()]
 
 
+#: The schema's messages as an author reads them (pattern, prefix -> words).
+PLAIN_MESSAGES = (
+    (re.compile(r"String should match pattern '\^\[a-z\]\[a-z0-9-\]\{1,63\}\$'"),
+     "use lower-case letters, digits and dashes, starting with a letter (2 to 64 characters)"),
+    (re.compile(r"String should have at least (\d+) characters?"), r"needs at least \1 characters"),
+    (re.compile(r"String should have at most (\d+) characters?"), r"takes at most \1 characters"),
+    (re.compile(r"List should have at least 1 item after validation, not 0"), "needs at least one"),
+    (re.compile(r"List should have at least (\d+) items after validation, not \d+"), r"needs at least \1"),
+    (re.compile(r"Input should be greater than (\S+)"), r"must be more than \1"),
+    (re.compile(r"Input should be less than or equal to (\S+)"), r"must be at most \1"),
+)
+
+
+def plain_field(field: str) -> str:
+    """``phases.0.goal`` -> "Phases 1, goal"; ``reference.notes`` -> "Reference, notes"."""
+    if not field:
+        return "Scenario"
+    parts = [str(int(p) + 1) if p.isdigit() else p.replace("_", " ") for p in field.split(".")]
+    words: list[str] = []
+    for part in parts:
+        if part.isdigit() and words:
+            words[-1] += f" {part}"
+        else:
+            words.append(part)
+    return ", ".join(words).capitalize()
+
+
+def plain_problem(problem: Problem) -> str:
+    """One problem as an author reads it: the field in words, the schema's message in plain words."""
+    message = problem.message
+    for pattern, words in PLAIN_MESSAGES:
+        if pattern.search(message):
+            message = pattern.sub(words, message)
+            break
+    return f"{plain_field(problem.field)}: {message}"
+
+
 def check_draft(draft: dict[str, Any], rubrics: set[str] | None = None,
                 taken_ids: Iterable[str] = ()) -> DraftCheck:
     """Validate ``draft`` exactly as a ``scenario.yaml`` is validated (schema, then the cross

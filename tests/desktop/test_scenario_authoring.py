@@ -88,11 +88,11 @@ def test_an_invalid_value_shows_a_message_naming_the_field_and_disables_save(for
     type_into(qtbot, reveals, "volume, weather")
     assert not dialog.save_button.isEnabled() and not dialog.export_button.isEnabled()
     texts = [dialog.messages.item(n).text() for n in range(dialog.messages.count())]
-    assert "questions.0.reveals: unknown fact 'weather'" in texts
+    assert "Questions 1, reveals: unknown fact 'weather'" in texts
     assert reveals.property("invalid") is True and "weather" in reveals.toolTip()
     # Clicking the message goes to the field.
     dialog.tabs.setCurrentIndex(0)
-    dialog.messages.itemClicked.emit(dialog.messages.item(texts.index("questions.0.reveals: unknown fact 'weather'")))
+    dialog.messages.itemClicked.emit(dialog.messages.item(texts.index("Questions 1, reveals: unknown fact 'weather'")))
     assert dialog.tabs.currentIndex() == 1
     qtbot.keyClick(reveals, Qt.Key.Key_Backspace)  # still wrong while typing: "weathe"
     assert not dialog.save_button.isEnabled()

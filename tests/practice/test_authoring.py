@@ -123,3 +123,15 @@ def test_the_yaml_holds_every_field_once():
     broken["colour"] = "blue"
     checked = check_draft(broken)
     assert [(p.field, p.message) for p in checked.problems] == [("colour", "unknown field")]
+
+
+def test_a_blank_drafts_problems_read_as_plain_words():
+    """The authoring form lists what the schema refuses in an author's words: fields by name and
+    number from one, no regular expression and no 'after validation'."""
+    from inferboard.model import Design
+    from inferboard.practice.authoring import check_draft, new_draft, plain_problem
+
+    texts = [plain_problem(p) for p in check_draft(new_draft(Design())).problems]
+    assert "Id: use lower-case letters, digits and dashes, starting with a letter (2 to 64 characters)" in texts
+    assert "Phases 1, goal: needs at least 10 characters" in texts and "Facts: needs at least one" in texts
+    assert not any(mark in text for text in texts for mark in ("^[", "validation", "String should", ".0."))
