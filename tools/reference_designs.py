@@ -29,7 +29,7 @@ def global_llm_chat() -> Design:
     for source in ("users-us", "users-eu", "users-ap"):
         wire(d, source, "glb")
     pools, scalers = [], []
-    sizes = {"us-east": (10, 5, 20), "eu-west": (10, 4, 20), "ap-northeast": (8, 3, 16)}
+    sizes = {"us-east": (10, 5, 20), "eu-west": (11, 4, 20), "ap-northeast": (8, 3, 16)}
     for row, (location, (replicas, low, high)) in enumerate(sizes.items()):
         y = row * 480.0
         rid = region(d, location, location, "none", 0, y - 40, 1000, 400)
