@@ -143,3 +143,13 @@ def test_a_prompt_of_one_repeated_token_reads_only_the_experts_it_is_routed_to()
     varied, repeated = engine.prefill_s(2048), engine.prefill_s(2048, routed_tokens=1)
     assert varied - repeated == pytest.approx(saved, rel=1e-3)
     assert engine.step_s(64, 2100) - engine.step_s(64, 2100, routed_tokens=1) > 0.9 * saved
+
+
+def test_routing_every_token_to_every_expert_is_read_as_a_dense_model():
+    """Top-k equal to the expert count reads every expert on every step: the same step time as
+    the dense model of that size, whatever active share the pool states (no division by zero)."""
+    shape = dict(MIXTRAL, experts_per_token=8)
+    routed_all = alone(pool(93.4, gpu_type="h100", precision="fp16", tensor_parallel=2, **shape))
+    dense = alone(pool(93.4, gpu_type="h100", precision="fp16", tensor_parallel=2,
+                       layers=MIXTRAL["layers"], hidden_size=MIXTRAL["hidden_size"]))
+    assert routed_all.replica.step_s == pytest.approx(dense.replica.step_s, rel=1e-12)

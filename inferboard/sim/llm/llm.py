@@ -175,7 +175,8 @@ def engine_for(gpu: GpuType, precision: str, model_gb_fp16: float, kv_mb_per_tok
     compute, _ = compute_precision(gpu, precision)
     params = model_gb_fp16 * 1e9 / BYTES_PER_WEIGHT["fp16"]
     weight_bytes = params * BYTES_PER_WEIGHT[precision]
-    moe = shape.experts > 1 and shape.active_share < 1.0
+    # every token reading every expert (k >= E) is a dense model whatever the stated active share
+    moe = shape.experts > max(1, shape.experts_per_token) and shape.active_share < 1.0
     active = params * shape.active_share if moe else params
     expert_bytes = 0.0
     if moe:  # total = shared + experts, active = shared + experts·k/E
