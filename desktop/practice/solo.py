@@ -125,6 +125,13 @@ class SoloPractice(QObject):
             height = max(600, w.height())
             w.resizeDocks([inspector, self.dock], [round(0.36 * height), round(0.64 * height)],
                           Qt.Orientation.Vertical)
+        warnings = w.docks.get("warnings")
+        if inspector is not None and self.dock in w.tabifiedDockWidgets(inspector) and warnings is not None \
+                and warnings.isVisible() and w.dockWidgetArea(warnings) == w.dockWidgetArea(self.dock):
+            # A laptop: the panel (a tab beside the inspector) takes most of the column from the warnings.
+            height = max(400, w.height())
+            w.resizeDocks([self.dock, warnings], [round(0.78 * height), round(0.22 * height)],
+                          Qt.Orientation.Vertical)
         scale = getattr(w, "projector_scale", 1.0)  # Projector View: wider for its larger type
         w.resizeDocks([self.dock], [min(round(430 * scale), max(430, round(0.45 * w.width())))],
                       Qt.Orientation.Horizontal)

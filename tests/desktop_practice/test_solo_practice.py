@@ -296,3 +296,26 @@ def test_a_damaged_history_is_moved_aside_and_the_window_says_where(make_window,
         controller.panel.abandon(confirm=False)
         practice.forget(controller)
         controller.history.close()
+
+
+def test_on_a_laptop_the_practice_panel_takes_the_column_from_the_warnings(solo, qtbot, monkeypatch):
+    """The panel shares the inspector's place as a tab; the warnings below it (findings are hidden
+    during a round) keep a strip, not the most of the column."""
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QApplication
+
+    from desktop import window_placement
+    from desktop.practice import solo as solo_module
+
+    for module in (window_placement, solo_module):
+        monkeypatch.setattr(module, "available_area", lambda widget=None: QRect(0, 0, 1366, 768))
+    controller = solo()
+    window = controller.window
+    window.resize(1366, 728)
+    qtbot.waitUntil(lambda: window.size().height() == 728)
+    QApplication.processEvents()
+    controller._size_dock()
+    warnings = window.docks["warnings"]
+    assert controller.dock in window.tabifiedDockWidgets(window.docks["inspector"])
+    # (the warnings keep their least height, about 114 px offscreen, 85 px under a window manager)
+    qtbot.waitUntil(lambda: warnings.isVisible() and controller.dock.height() >= 1.6 * warnings.height())
