@@ -165,7 +165,7 @@ def _fault_can_hit(fault_kind: str, node_kind: str) -> bool:
 
 
 def _region_down(design: Any, moment: Moment, fault: Any, t: float) -> None:
-    from inferboard.sim.timeline.timeline import detection_delay
+    from inferboard.sim.timeline.fault_regimes import detection_delay
 
     region = fault.target
     delay, failover = detection_delay(design, region)

@@ -5,7 +5,7 @@ recorded actions.
 with the cause's faults, schedules its configuration changes, model versions and drift (the
 quality layer, :mod:`inferboard.sim.quality.quality`), and runs the clock up to the moment the candidate
 learns of the incident: the first alert where the design alerts, else a customer complaint
-:data:`COMPLAINT_DELAY_S` after the impact began (a routine look at that moment when nothing a
+:data:`views.COMPLAINT_DELAY_S` after the impact began (a routine look at that moment when nothing a
 customer notices happened, :func:`views.customer_visible`). From there the candidate acts; each action is
 recorded with its simulated time (:class:`RecordedAction`), and replaying the actions on a new
 session gives the same result.
@@ -21,8 +21,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from inferboard.drills import symptoms
+from inferboard.drills import scoring, symptoms, views
 from inferboard.drills.library import applicable, fill, resolve, roles
+from inferboard.drills.mitigate import mitigation_targets, operations_for
 from inferboard.drills.operations import ClearFaults, SetParams
 from inferboard.drills.schema import Drill
 from inferboard.model.design import Design
@@ -31,8 +32,6 @@ from inferboard.sim.design.faults import TimedFault
 from inferboard.sim.quality.quality import DriftEvent, ModelVersion, QualityLayer, default_segments
 from inferboard.sim.timeline.timeline_state import Timeline
 
-COMPLAINT_DELAY_S = 20 * 60.0  #: customers notice a latency incident this late without alerting (assumption)
-QUALITY_COMPLAINT_DELAY_S = 3 * 3600.0  #: and a quality drop this late (assumption)
 DEFAULT_SPEED = 60.0  #: simulated seconds per wall-clock second while the clock runs
 #: The outcome is judged this many mitigation targets after the notice (where time-to-mitigate reaches 0).
 OUTCOME_TARGETS = 4.0
@@ -115,8 +114,6 @@ class DrillSession:
         self.do_nothing_run: tuple[float, dict] | None = None
         #: the recorded actions replayed up to the outcome horizon, as (actions count, series): kept
         self.outcome_run: tuple[int, dict] | None = None
-        from inferboard.drills import views
-
         self.observability = views.Observability.of(design)
         self.notice_s, self.notice = views.first_notice(self) if start_clock else (0.0, "")
         if start_clock:
@@ -235,22 +232,16 @@ class DrillSession:
     def open_dashboard(self, name: str):
         """Record the look and return the dashboard (:class:`views.Dashboard`), or the reason it
         does not exist (:class:`views.Unavailable`)."""
-        from inferboard.drills import views
-
         shown = views.dashboard(self, name)
         self._record("open_dashboard", "shown" if isinstance(shown, views.Dashboard) else "missing", name=name)
         return shown
 
     def slice_by_segment(self, name: str = "model"):
-        from inferboard.drills import views
-
         shown = views.segment_slice(self, name)
         self._record("slice_by_segment", "shown" if isinstance(shown, views.Dashboard) else "missing", name=name)
         return shown
 
     def check_changes(self):
-        from inferboard.drills import views
-
         self._record("check_changes")
         return views.change_log(self)
 
@@ -292,8 +283,6 @@ class DrillSession:
         """Apply a mitigation (:data:`schema.MITIGATIONS`) now; ``target`` may be a node id or a
         ``{role}``. Raises :class:`DrillError` when it cannot be done on this design (nothing is
         recorded then)."""
-        from inferboard.drills.mitigate import operations_for
-
         target = self.node_for(target) if target else ""
         try:
             ops = operations_for(self, action, target, value)
@@ -307,8 +296,6 @@ class DrillSession:
 
     def mitigation_targets(self) -> dict[str, list[str]]:
         """Each mitigation this design allows, with the node ids it can target (``[""]``: none)."""
-        from inferboard.drills.mitigate import mitigation_targets
-
         return mitigation_targets(self)
 
     def perform(self, verb: str, args: dict[str, Any]):
@@ -325,14 +312,10 @@ class DrillSession:
         """What the candidate sees now (:class:`views.CandidateView`). ``dashboards`` (names) limits
         the plots computed to those (a window redraws only the one in front); the views the
         design lacks are there as ``Unavailable`` whatever the names."""
-        from inferboard.drills import views
-
         return views.candidate_view(self, dashboards)
 
     def truth(self):
         """The hidden truth, for the interviewer (:class:`views.HiddenTruth`)."""
-        from inferboard.drills import views
-
         return views.hidden_truth(self)
 
     def series(self) -> dict:
@@ -345,9 +328,16 @@ class DrillSession:
 
     def result(self):
         """The score so far (:class:`scoring.DrillResult`)."""
-        from inferboard.drills.scoring import score
+        return scoring.score(self)
 
-        return score(self)
+    def scout(self) -> DrillSession:
+        """A new session of the same drill, design, seed and mode, its clock not yet started (to look
+        ahead, or to see what doing nothing would have given)."""
+        return DrillSession(self.drill, self.design, self.seed, self.mode, start_clock=False)
+
+    def replayed(self) -> DrillSession:
+        """A new session with this one's recorded actions run again, each at its recorded time."""
+        return replay(self.drill, self.source_design, self.seed, self.actions, self.mode)
 
     def fill(self, text: str) -> str:
         return fill(text, self.roles)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from inferboard.sim.design.faults import TimedFault
+from inferboard.sim.timeline.timeline_state import TimelineState
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 
@@ -18,7 +19,7 @@ class SetParams:
     target: str
     params: tuple[tuple[str, object], ...]
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         if self.target not in state.design.nodes:
             raise ValueError(f"'{self.target}' is not a node of this design")
         copy = parse_design(design_to_bytes(state.design), "<drill>", state.design.catalog)
@@ -36,7 +37,7 @@ class ClearFaults:
     target: str
     kinds: tuple[str, ...]
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         now = state.now_s
         kept = []
         for f in state.timed:

@@ -253,14 +253,12 @@ def score(session) -> DrillResult:
 def outcome_series(session, until: float) -> dict:
     """The drill's series up to ``until``: the session's own when it has run that far, else its
     recorded actions replayed on a copy that runs on to ``until`` (ending early changes nothing)."""
-    from inferboard.drills.engine import replay
-
     if session.now_s >= until:
         return session.series()
     memo = session.outcome_run
     if memo is not None and memo[0] == len(session.actions):
         return memo[1]
-    other = replay(session.drill, session.source_design, session.seed, session.actions, session.mode)
+    other = session.replayed()
     other.advance_to(until)
     found = other.series()
     session.outcome_run = (len(session.actions), found)
@@ -269,12 +267,10 @@ def outcome_series(session, until: float) -> dict:
 
 def _do_nothing(session, until: float) -> dict:
     """The same drill with no action taken, up to ``until`` (the baseline of customer impact)."""
-    from inferboard.drills.engine import DrillSession
-
     memo = session.do_nothing_run
     if memo is not None and memo[0] >= until:
         return memo[1]
-    other = DrillSession(session.drill, session.design, session.seed, session.mode, start_clock=False)
+    other = session.scout()
     other.advance_to(until)
     found = other.series()
     session.do_nothing_run = (until, found)

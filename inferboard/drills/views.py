@@ -26,6 +26,8 @@ import numpy as np
 
 from inferboard.sim.timeline.timeline_events import rolling_mean
 
+COMPLAINT_DELAY_S = 20 * 60.0  #: customers notice a latency incident this late without alerting (assumption)
+QUALITY_COMPLAINT_DELAY_S = 3 * 3600.0  #: and a quality drop this late (assumption)
 FIXED_ERROR_THRESHOLD = 0.01  #: error + shed share that pages when burn-rate alerts are off
 ACCURACY_MARGIN_PP = 2.0  #: without an accuracy target, an alert fires this far below healthy
 ACCURACY_ALERT_S = 900.0  #: accuracy must stay low this long to alert
@@ -237,11 +239,9 @@ def notifications(session, raised: list[Alert]) -> list[Notification]:
 
 def first_notice(session) -> tuple[float, str]:
     """When and how the candidate learns of the incident: the first alert, or a complaint."""
-    from inferboard.drills.engine import COMPLAINT_DELAY_S, QUALITY_COMPLAINT_DELAY_S, DrillSession
-
     delay = QUALITY_COMPLAINT_DELAY_S if session.drill.kind == "quality" else COMPLAINT_DELAY_S
     complaint = min(session.impact_s + delay, session.horizon_s)
-    scout = DrillSession(session.drill, session.design, session.seed, session.mode, start_clock=False)
+    scout = session.scout()
     scout.advance_to(complaint)
     raised = [a for a in alerts(scout) if a.t_s >= session.impact_s - 1e-9]
     if raised and raised[0].t_s <= complaint:

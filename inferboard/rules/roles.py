@@ -15,12 +15,9 @@ that rule's selectors, so a 5% canary never draws "no autoscaler" meant for the 
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Mapping, Protocol
 
 from inferboard.catalog.roles import kind_group
-
-if TYPE_CHECKING:
-    from inferboard.rules.context import DesignIndex
 
 PoolRole = Literal["main", "canary", "shadow", "fallback", "batch"]
 POOL_ROLES: tuple[str, ...] = ("main", "canary", "shadow", "fallback", "batch")
@@ -33,7 +30,20 @@ QUEUE_KINDS = kind_group("work_queue")
 CANDIDATE_PORT = "canary"
 
 
-def _reached_from_entries(index: "DesignIndex", through_candidates: bool) -> set[str]:
+class DesignGraph(Protocol):
+    """What the roles read of a design's index (:class:`context.DesignIndex` is one): its design,
+    nodes, request successors, nodes by kind and reachability."""
+
+    design: Any
+    nodes: Mapping[str, Any]
+    succ: Mapping[str, Mapping[str, list[tuple[str, str]]]]
+
+    def of_kinds(self, kinds: tuple[str, ...]) -> list: ...
+
+    def reachable(self, node_id: str, signal: str, direction: str) -> frozenset[str]: ...
+
+
+def _reached_from_entries(index: DesignGraph, through_candidates: bool) -> set[str]:
     """Node ids user traffic reaches along request edges; with ``through_candidates`` False, edges
     leaving a canary router's candidate port are not followed."""
     edges = index.design.edges
@@ -53,7 +63,7 @@ def _reached_from_entries(index: "DesignIndex", through_candidates: bool) -> set
     return seen
 
 
-def _candidate_router(index: "DesignIndex", node_id: str) -> str | None:
+def _candidate_router(index: DesignGraph, node_id: str) -> str | None:
     """The canary router whose candidate port leads (along requests) to ``node_id``."""
     for router in index.of_kinds(tuple(CANARY_KINDS)):
         for nxt, edge_id in index.succ.get("requests", {}).get(router.id, ()):
@@ -64,12 +74,12 @@ def _candidate_router(index: "DesignIndex", node_id: str) -> str | None:
     return None
 
 
-def reached_by_traffic(index: "DesignIndex") -> frozenset[str]:
+def reached_by_traffic(index: DesignGraph) -> frozenset[str]:
     """Node ids that requests from some traffic entry reach, through any port."""
     return frozenset(_reached_from_entries(index, through_candidates=True))
 
 
-def pool_roles(index: "DesignIndex") -> dict[str, str]:
+def pool_roles(index: DesignGraph) -> dict[str, str]:
     """Serving pool id -> its role (one of :data:`POOL_ROLES`)."""
     pools = [n for n in index.nodes.values() if n.kind in SERVING_KINDS]
     if not pools:

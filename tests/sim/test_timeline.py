@@ -16,10 +16,11 @@ from inferboard.catalog import default_catalog
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
 from inferboard.sim.timeline import autoscaling as autoscaling_module
-from inferboard.sim.timeline import timeline as timeline_module
+from inferboard.sim.timeline import timeline_state
 from inferboard.sim.design.faults import FAULT_KINDS, TimedFault, parse_fault
 from inferboard.sim.design.hardware import CPU_SPOT_PRICE_FACTOR
-from inferboard.sim.timeline.timeline import TimelineEvent, run_timeline
+from inferboard.sim.timeline.series import TimelineEvent
+from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.store import read_design
 from tests.sim.oracles import erlang_c
 
@@ -235,8 +236,8 @@ def test_traffic_surge_multiplies_the_offered_rate():
 
 def test_compiles_once_per_distinct_fault_set(monkeypatch):
     calls = []
-    real = timeline_module.compile_design
-    monkeypatch.setattr(timeline_module, "compile_design", lambda *a, **k: calls.append(1) or real(*a, **k))
+    real = timeline_state.compile_design
+    monkeypatch.setattr(timeline_state, "compile_design", lambda *a, **k: calls.append(1) or real(*a, **k))
     faults = [parse_fault("region_outage:us-east@1h+1h"), parse_fault("traffic_surge:*@5h+1h")]
     run_timeline(example("multi-region"), hours=8, tick_s=10, faults=faults)
     assert len(calls) == 4  # none, outage undetected, outage detected, surge

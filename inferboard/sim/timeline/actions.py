@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from inferboard.model.design import Design
 from inferboard.sim.design.faults import Fault
+from inferboard.sim.timeline.timeline_state import TimelineState
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 
@@ -51,7 +52,7 @@ class ScalePool:
     min_replicas: int | None = None
     max_replicas: int | None = None
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         _require(state.design, self.target, POOLS)
         scaler = state.scalers.get(self.target)
         if scaler is not None and (self.min_replicas is not None or self.max_replicas is not None):
@@ -77,7 +78,7 @@ class SetBatcherDelay:
     target: str
     delay_ms: float
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         state.reconfigure(_edited(state.design, self.target, ("dynamic_batcher",), max_queue_delay_ms=self.delay_ms))
 
     def describe(self) -> str:
@@ -91,7 +92,7 @@ class MoveTraffic:
     target: str
     share: float
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         node = state.design.nodes.get(self.target)
         name = "canary_share" if node is not None and node.kind == "canary_router" else "share"
         state.reconfigure(_edited(state.design, self.target, ("traffic_source", "canary_router"),
@@ -107,7 +108,7 @@ class RollbackCanary:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         state.reconfigure(_edited(state.design, self.target, ("canary_router",), canary_share=0.0))
 
     def describe(self) -> str:
@@ -120,7 +121,7 @@ class FailOverRegion:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         _require(state.design, self.target, ("region",))
         state.reconfigure(add_faults=[Fault("region_outage", self.target)])
 
@@ -134,7 +135,7 @@ class RestoreRegion:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         state.reconfigure(remove_faults=[Fault("region_outage", self.target)])
 
     def describe(self) -> str:
@@ -147,7 +148,7 @@ class SwitchToFallback:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         structure = state.structure()
         if self.target not in structure.kind:
             raise ValueError(f"'{self.target}' is not a node of this design")
@@ -167,7 +168,7 @@ class ShedPriority:
     share: float
     target: str = ""
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         if not 0.0 <= self.share <= 1.0:
             raise ValueError("the shed share must be between 0 and 1")
         state.entry_shed = float(self.share)
@@ -182,7 +183,7 @@ class FlushCache:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         _require(state.design, self.target, ("cache",))
         state.reconfigure(add_faults=[Fault("cache_flush", self.target)])
 
@@ -196,7 +197,7 @@ class WarmCache:
 
     target: str
 
-    def apply_to(self, state) -> None:
+    def apply_to(self, state: TimelineState) -> None:
         _require(state.design, self.target, ("cache",))
         state.reconfigure(remove_faults=[Fault("cache_flush", self.target)])
 

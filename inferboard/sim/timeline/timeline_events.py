@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from inferboard.sim.design.faults import FAULT_KINDS
+from inferboard.sim.timeline.fault_regimes import detection_delay
 
 BURN_WINDOWS = ((3600.0, 300.0, 14.4, "fast burn"), (21600.0, 1800.0, 6.0, "slow burn"))
 SHED_ON, SHED_OFF = 1e-3, 5e-4
@@ -57,8 +58,6 @@ def _shed_reason(design, node_id: str) -> str:
 
 def stretch_events(state, k0: int, k1: int) -> None:
     """Emit the events of ticks ``k0:k1`` of ``state`` (series known up to ``k1``)."""
-    from inferboard.sim.timeline.timeline import detection_delay
-
     times = state.times[:k1]
     series = {k: v[:k1] for k, v in state.series.items()}
     aux = {k: v[:k1] for k, v in state.aux.items()}

@@ -28,16 +28,19 @@ import numpy as np
 from inferboard.model.design import Design
 from inferboard.model.faults import is_quality_fault
 from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
-from inferboard.sim.design.compile import default_load
+from inferboard.sim.design.compile import compile_design, default_load
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.faults import Fault, TimedFault
-from inferboard.sim.timeline.fluid import station_capacity
+from inferboard.sim.timeline.fluid import station_capacity, station_patience
 from inferboard.sim.design.hardware import POOL_KINDS, plan_pool
-from inferboard.sim.timeline.metric_tables import MetricTable
+from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable
 from inferboard.sim.timeline.regime_tables import RegimeTables
 from inferboard.sim.design.routing import Routing
 from inferboard.sim.timeline.tick_routing import RegimeRouter
+from inferboard.sim.timeline.series import MAX_VALUE, TimelineEvent, TimelineResult, finite
+from inferboard.sim.timeline.timeline_stations import simulate_stretch
 from inferboard.sim.timeline.traffic import traffic_series
+from inferboard.store.design_files import design_to_bytes, parse_design
 
 MAX_TICKS = 2_000_000
 
@@ -90,69 +93,6 @@ def _metric_cache(metric: str) -> dict:
     if sum(len(v) for v in store.values()) > METRIC_TABLES_MAX:
         store.clear()
     return store
-
-
-class BacklogMetric:
-    """The autoscaler's metric for one pool, backlog included: the steady metric table at the
-    tick's load plus the fluid backlog the pool carries, tracked forward with the ready replicas
-    decided so far. Queue depth adds the backlog (the steady part then at 90% load at most);
-    utilisation is 1 while a backlog exists; latency adds the backlog's wait. Ticks are absolute;
-    ``offset`` is the first tick of the stretch."""
-
-    def __init__(self, table: MetricTable, metric: str, offset: int, lam: np.ndarray, capacity_per_replica,
-                 patience_s, room, dt: float, ready: np.ndarray, carry: list):
-        self.table, self.metric, self.offset, self.lam, self.dt = table, metric, offset, lam, dt
-        self.cap_r, self.patience, self.room, self.ready, self.carry = (capacity_per_replica, patience_s, room,
-                                                                        ready, carry)
-
-    def __getattr__(self, name: str):  # per-tick lists, made the first time a backlog needs them
-        if name in ("lam_l", "cap_l", "pat_l", "room_l"):
-            self.lam_l, self.cap_l = self.lam.tolist(), self.cap_r.tolist()
-            self.pat_l, self.room_l = self.patience.tolist(), self.room.tolist()
-            return getattr(self, name)
-        raise AttributeError(name)
-
-    def _step(self, b: float, i: int, r: float) -> float:
-        """The backlog after relative tick ``i`` with ``r`` ready replicas."""
-        x = b + (self.lam_l[i] - self.cap_l[i] * r) * self.dt
-        return 0.0 if x <= 0 else min(x, self.cap_l[i] * r * self.pat_l[i], self.room_l[i])
-
-    def advance_to(self, tick: int) -> None:
-        """Commit the backlog up to ``tick`` (exclusive) with the replica track as decided. Called at
-        the end of every stretch too, so the next stretch starts from the backlog at its first tick
-        (a stepped run then reads the same metric as one run over the whole horizon)."""
-        k, b = self.carry
-        if tick <= k:
-            return
-        lo, hi = max(k, self.offset) - self.offset, tick - self.offset
-        if b <= 0 and not np.any(self.lam[lo:hi] > self.cap_r[lo:hi] * self.ready[lo + self.offset:tick]):
-            self.carry[:] = [tick, 0.0]
-            return
-        ready = self.ready[lo + self.offset:tick].tolist()
-        for i in range(lo, hi):
-            b = self._step(b, i, ready[i - lo])
-        self.carry[:] = [tick, b]
-
-    def __call__(self, r: int, lo: int, hi: int):
-        values = self.table(r, lo - self.offset, hi - self.offset)
-        if self.metric == "rps":
-            return values
-        self.advance_to(lo)
-        b = self.carry[1]
-        i0, i1 = lo - self.offset, hi - self.offset
-        if b <= 0 and not np.any(self.lam[i0:i1] > self.cap_r[i0:i1] * r):
-            return values
-        out = np.array(values, dtype=float)
-        for i in range(i0, i1):
-            if b > 0 or self.lam_l[i] > self.cap_l[i] * r:  # a backlog, or one forming: the fluid view
-                if self.metric == "queue_depth":
-                    out[i - i0] = b + self.table.value_at(r, i, min(self.lam_l[i], 0.9 * self.cap_l[i] * r))
-                elif self.metric == "latency_p95":
-                    out[i - i0] += b / max(self.cap_l[i] * r, 1e-12) * 1000.0
-                else:
-                    out[i - i0] = 1.0
-            b = self._step(b, i, r)
-        return out
 
 
 def routing_rates(compile_at, reference: float, top: float, structure: DesignStructure) -> list[float]:
@@ -269,7 +209,6 @@ class TimelineState:
         return int(np.searchsorted(self.times, t, side="left"))
 
     def emit(self, t: float, kind: str, node_id: str, message: str) -> None:
-        from inferboard.sim.timeline.timeline import TimelineEvent
 
         self.events.append((float(t), len(self.events), TimelineEvent(float(t), kind, node_id, message)))
 
@@ -289,7 +228,6 @@ class TimelineState:
     def advance_ticks(self, ticks: int) -> "TimelineState":
         end = min(self.count, self.ticks_done + max(0, int(ticks)))
         if end > self.ticks_done:
-            from inferboard.sim.timeline.timeline_stations import simulate_stretch
 
             simulate_stretch(self, self.ticks_done, end)
             self.ticks_done = end
@@ -307,15 +245,13 @@ class TimelineState:
         later edits of the design do not change it (the running state itself works from the design
         it was started with: edit a design through actions while it runs)."""
         design, pattern, faults, hours, tick_s, seed, replay = self.inputs
-        from inferboard.store.design_files import design_to_bytes, parse_design
 
         copy = parse_design(design_to_bytes(design), "<timeline snapshot>", design.catalog)
         return TimelineSnapshot(copy, pattern, faults, hours, tick_s, seed, replay, tuple(self.actions),
                                 self.ticks_done)
 
     def result(self):
-        """The series and events so far, as a :class:`timeline.TimelineResult`."""
-        from inferboard.sim.timeline.timeline import MAX_VALUE, TimelineResult, finite
+        """The series and events so far, as a :class:`series.TimelineResult`."""
 
         k = self.ticks_done
         series = {name: finite(v[:k], 1.0 if name in ("shed_rate", "error_rate") or name.startswith("utilisation:")
@@ -368,9 +304,8 @@ class TimelineState:
 
             def compile_at(rate: float):
                 if rate not in cache:
-                    from inferboard.sim.timeline import timeline
 
-                    cache[rate] = timeline.compile_design(self.design, rate, faults, self.override, undetected,
+                    cache[rate] = compile_design(self.design, rate, faults, self.override, undetected,
                                                           structure=structure)
                 return cache[rate]
 
@@ -423,7 +358,6 @@ class TimelineState:
                              shared=(cache, rows))
         sp = tables.station_params(j, lo_regime)
         cap_r = station_capacity(np.ones(k1 - k0), sp) if capacity_per_replica is None else capacity_per_replica
-        from inferboard.sim.timeline.fluid import station_patience
 
         return table, BacklogMetric(table, metric, k0, lam, cap_r, station_patience(cap_r, sp),
                                     np.broadcast_to(sp.queue_capacity, cap_r.shape).astype(float), self.tick_s,

@@ -8,10 +8,15 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from inferboard.sim.llm.timeline_llm import llm_tick_figures
+from inferboard.sim.timeline.cost import cost_series
+from inferboard.sim.timeline.fault_regimes import fault_regimes
 from inferboard.sim.timeline.fluid import station_stretch
 from inferboard.sim.timeline.lognormal_mixture import mixture_cdf, mixture_lognormal, mixture_quantiles
+from inferboard.sim.timeline.metric_tables import BacklogMetric
+from inferboard.sim.timeline.series import finite
+from inferboard.sim.timeline.timeline_events import stretch_events
 from inferboard.sim.timeline.timeline_routing import StretchRouting, drive_pools
-from inferboard.sim.timeline.timeline_state import BacklogMetric
 
 LATENCY_ALLOWANCE = 0.01
 DEFAULT_AVAILABILITY = 99.9
@@ -21,9 +26,7 @@ PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
 
 def _routing(state, times: np.ndarray, base: np.ndarray):
     """Compiles of the stretch, and per tick the two around its rate with the weight of the upper one."""
-    from inferboard.sim.timeline import timeline as tl
-
-    regime, keys = tl.fault_regimes(state.design, state.timed, times, state.extra_faults)
+    regime, keys = fault_regimes(state.design, state.timed, times, state.extra_faults)
     compiled, rates_all, key_of = [], [], []
     lo = np.zeros(times.size, dtype=np.int64)
     hi = np.zeros(times.size, dtype=np.int64)
@@ -67,8 +70,6 @@ def _generation_pool(put, sid: str, compiled: list, lo: np.ndarray, served: np.n
                      st) -> np.ndarray:
     """An LLM pool's utilisation (served rate over the ready replicas' capacity, the steady state's
     FLOPs/HBM model; 1 while a backlog is held) and its time to first token and per output token."""
-    from inferboard.sim.llm.timeline_llm import llm_tick_figures
-
     busy, ttft, tpot = np.array(st.busy, dtype=float), np.zeros(lo.size), np.zeros(lo.size)
     for g in np.unique(lo):
         idx = np.flatnonzero(lo == g)
@@ -128,8 +129,6 @@ class PoolLoops:
 
 def simulate_stretch(state, k0: int, k1: int) -> None:
     """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`)."""
-    from inferboard.sim.timeline import timeline as tl
-
     times, count, dt = state.times[k0:k1], state.count, state.tick_s
     n = k1 - k0
 
@@ -142,7 +141,7 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
 
     compiled, key_of, lo, hi, alpha, ratio, regime, keys = _routing(state, times, state.base[k0:k1])
     tables = state.tables_for(compiled)
-    offered_all = tl.finite(state.base[k0:k1] * ratio[lo])
+    offered_all = finite(state.base[k0:k1] * ratio[lo])
     entry_shed = min(max(state.entry_shed, 0.0), 1.0)
     offered = offered_all * (1.0 - entry_shed)
     routing = StretchRouting(state, k0, k1, compiled, lo, hi, alpha, regime, keys,
@@ -232,8 +231,8 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
         share = shed_by_router.get(node_id, np.zeros(n))
         put(f"router_shed:{node_id}", share * keep * (offered_all > 0), state.aux)
     tracks = {p.id: SimpleNamespace(replicas=state.tracks[p.id].replicas[k0:k1]) for p in state.pools}
-    put("cost_per_hour", tl.cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
+    put("cost_per_hour", cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
                                         state.timed, times, state.cost_memo))
     for c in compiled:
         state.notes.update(c.notes)
-    tl.stretch_events(state, k0, k1)
+    stretch_events(state, k0, k1)
