@@ -100,10 +100,16 @@ class Catalog:
     def __init__(self, kinds: dict[str, ComponentKind], gpus: dict[str, GpuType]):
         self.kinds = kinds
         self.gpus = gpus
+        self._by_roles: dict[tuple[str, ...], tuple[str, ...]] = {}
 
     def kinds_with_role(self, *roles: str) -> tuple[str, ...]:
-        """The ids of the kinds having any of ``roles``, in catalog order."""
-        return tuple(kind.id for kind in self.kinds.values() if any(role in kind.roles for role in roles))
+        """The ids of the kinds having any of ``roles``, in catalog order (the one place kinds are
+        grouped; remembered per catalog, whose kinds never change once loaded)."""
+        found = self._by_roles.get(roles)
+        if found is None:
+            found = self._by_roles[roles] = tuple(kind.id for kind in self.kinds.values()
+                                                  if any(role in kind.roles for role in roles))
+        return found
 
     @classmethod
     def load(cls, folder: Path | None = None) -> "Catalog":

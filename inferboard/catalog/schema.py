@@ -101,9 +101,15 @@ class CostModel(StrictModel):
 #: ``replica_pool`` is a primary model pool whose replica count the design sizes and scales;
 #: ``gpu_pool`` runs on GPUs; ``traffic_entry`` starts requests; ``cache``; ``canary``;
 #: ``region`` contains other nodes; ``can_fail`` is a node whose dependency can return errors;
-#: ``fallback`` serves what the primary cannot; ``work_queue`` holds work drained offline.
+#: ``fallback`` serves what the primary cannot; ``work_queue`` holds work drained offline;
+#: ``batched_pool`` is served in batches by a dynamic batcher in front of it; ``batcher`` is that
+#: batcher; ``pool_feeder`` holds requests in front of a pool (its queue is the pool's station);
+#: ``load_balancer`` spreads requests over its children (a delay station to the simulator);
+#: ``capacity_split`` splits its traffic by its children's capacity, as serving pools do;
+#: ``model_pool`` serves a model: it runs a model version and the simulator can scale it.
 Role = Literal["serving_pool", "replica_pool", "gpu_pool", "traffic_entry", "cache", "canary", "region",
-               "can_fail", "fallback", "work_queue"]
+               "can_fail", "fallback", "work_queue", "batched_pool", "batcher", "pool_feeder", "load_balancer",
+               "capacity_split", "model_pool"]
 
 
 class ComponentKind(StrictModel):

@@ -37,11 +37,15 @@ VALUE_SPECS: dict[str, ValueSpec] = {
 }
 
 
-def _kind(session, target: str, *kinds: str) -> None:
-    node = session.timeline.design.nodes.get(target)
+def _kind(session, target: str, *roles: str) -> None:
+    """Refuse ``target`` unless it is a node of a kind having one of ``roles`` in the design's catalog
+    (any node when no role is given)."""
+    design = session.timeline.design
+    node = design.nodes.get(target)
     if node is None:
         raise ValueError(f"no node '{target}' in this design" if target else "a target is needed")
-    if kinds and node.kind not in kinds:
+    kinds = design.catalog.kinds_with_role(*roles)
+    if roles and node.kind not in kinds:
         raise ValueError(f"'{target}' is a {node.kind.replace('_', ' ')}, not a "
                          + " or ".join(k.replace("_", " ") for k in kinds))
 
@@ -59,7 +63,7 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
         return lambda: state.apply(op)
 
     if action == "rollback_canary":
-        _kind(session, target, "canary_router")
+        _kind(session, target, *TARGET_ROLES["rollback_canary"])
         stable = [p for p, r in quality.pools.items() if r == "stable"]
 
         def back_to_stable() -> None:
@@ -67,7 +71,7 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
                 quality.set_version(session.now_s, quality.version_of(stable[0], session.now_s), f"canary:{target}")
         return [timeline(sim.RollbackCanary(target)), back_to_stable]
     if action == "scale_out":
-        _kind(session, target, *TARGET_KINDS["scale_out"])
+        _kind(session, target, *TARGET_ROLES["scale_out"])
         factor = DEFAULT_SCALE if value is None else float(value)
         if not 1.0 < factor <= 10.0:
             raise ValueError("the scale factor must be above 1 and at most 10")
@@ -79,10 +83,10 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
         high = max(scaler.max_replicas, replicas) if scaler else None
         return [timeline(sim.ScalePool(target, replicas=replicas, max_replicas=high))]
     if action == "fail_over":
-        _kind(session, target, "region")
+        _kind(session, target, *TARGET_ROLES["fail_over"])
         return [timeline(sim.FailOverRegion(target))]
     if action == "restore_region":
-        _kind(session, target, "region")
+        _kind(session, target, *TARGET_ROLES["restore_region"])
         return [timeline(sim.RestoreRegion(target))]
     if action == "switch_to_fallback":
         op = sim.SwitchToFallback(target)
@@ -96,10 +100,10 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
             raise ValueError("the shed share must be between 0 and 0.9")
         return [timeline(sim.ShedPriority(share))]
     if action == "warm_cache":
-        _kind(session, target, "cache")
+        _kind(session, target, *TARGET_ROLES["warm_cache"])
         return [timeline(sim.WarmCache(target)), timeline(ClearFaults(target, ("cache_flush",)))]
     if action == "flush_cache":
-        _kind(session, target, "cache")
+        _kind(session, target, *TARGET_ROLES["flush_cache"])
         return [timeline(sim.FlushCache(target))]
     if action == "revert_config":
         _kind(session, target)
@@ -112,10 +116,10 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
             return [lambda: None]  # nothing changed there: reverting does nothing
         return [timeline(SetParams(target, tuple(sorted(before.items()))))]
     if action == "restart_replicas":
-        _kind(session, target, "gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service")
+        _kind(session, target, *TARGET_ROLES["restart_replicas"])
         return [timeline(ClearFaults(target, ("slow_replica", "failing_replica")))]
     if action == "move_to_dedicated_gpus":
-        _kind(session, target, "gpu_pool", "generation_pool")
+        _kind(session, target, *TARGET_ROLES["move_to_dedicated_gpus"])
         node = state.design.nodes[target]
         ops = [timeline(ClearFaults(target, ("slow_replica",)))]
         if node.params.get("partitioning", "none") != "none":
@@ -131,12 +135,12 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
             raise ValueError("the design has no retraining pipeline")
         return [lambda: quality.start_retraining(session.now_s, "started by the on-call engineer")]
     if action == "set_batcher_delay":
-        _kind(session, target, "dynamic_batcher")
+        _kind(session, target, *TARGET_ROLES["set_batcher_delay"])
         if value is None or value < 0:
             raise ValueError("a delay in ms (value) is needed")
         return [timeline(sim.SetBatcherDelay(target, float(value)))]
     if action == "move_traffic":
-        _kind(session, target, "traffic_source", "canary_router")
+        _kind(session, target, *TARGET_ROLES["move_traffic"])
         if value is None or not 0.0 <= value <= 1.0:
             raise ValueError("a share between 0 and 1 (value) is needed")
         return [timeline(sim.MoveTraffic(target, float(value)))]
@@ -144,14 +148,14 @@ def operations_for(session, action: str, target: str, value: float | None) -> li
 
 
 
-#: mitigation -> the node kinds it can target (empty: it takes no target)
-TARGET_KINDS: dict[str, tuple[str, ...]] = {
-    "rollback_canary": ("canary_router",), "fail_over": ("region",), "restore_region": ("region",),
-    "scale_out": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model"),  # the simulator scales model pools
-    "restart_replicas": ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service"),
-    "move_to_dedicated_gpus": ("gpu_pool", "generation_pool"), "warm_cache": ("cache",), "flush_cache": ("cache",),
-    "set_batcher_delay": ("dynamic_batcher",), "move_traffic": ("traffic_source", "canary_router"),
-    "shed": (), "pin_previous_model": (), "retrain": (), "revert_config": ("*",), "switch_to_fallback": ("router",),
+#: mitigation -> the catalog roles of the node kinds it can target (empty: it takes no target;
+#: ``*``: any node; ``router``: a node with a fallback below it)
+TARGET_ROLES: dict[str, tuple[str, ...]] = {
+    "rollback_canary": ("canary",), "fail_over": ("region",), "restore_region": ("region",),
+    "scale_out": ("model_pool",), "restart_replicas": ("serving_pool",), "move_to_dedicated_gpus": ("gpu_pool",),
+    "warm_cache": ("cache",), "flush_cache": ("cache",), "set_batcher_delay": ("batcher",),
+    "move_traffic": ("traffic_entry", "canary"), "shed": (), "pin_previous_model": (), "retrain": (),
+    "revert_config": ("*",), "switch_to_fallback": ("router",),
 }
 
 
@@ -161,18 +165,19 @@ def mitigation_targets(session) -> dict[str, list[str]]:
     design = session.timeline.design
     structure = session.timeline.structure()
     out: dict[str, list[str]] = {}
-    for action, kinds in TARGET_KINDS.items():
-        if not kinds:
+    for action, roles in TARGET_ROLES.items():
+        if not roles:
             if action == "retrain" and session.quality.pipeline() is None:
                 continue
             out[action] = [""]
-        elif kinds == ("*",):
+        elif roles == ("*",):
             out[action] = sorted(design.nodes)
-        elif kinds == ("router",):
+        elif roles == ("router",):
             found = sorted(n for n, (_, fallbacks) in structure.split.items() if fallbacks)
             if found:
                 out[action] = found
         else:
+            kinds = design.catalog.kinds_with_role(*roles)
             found = sorted(n.id for n in design.nodes.values() if n.kind in kinds)
             if found:
                 out[action] = found

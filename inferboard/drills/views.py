@@ -61,9 +61,8 @@ class Observability:
             return any(bool(c.params.get(name)) for c in collectors)
 
         instrumented = sorted({e.source for e in design.edges.values() if e.target in ids})
-        components = sorted(n.id for n in design.nodes.values() if n.kind in (
-            "gpu_pool", "cpu_pool", "generation_pool", "fallback_model", "feature_service", "dynamic_batcher",
-            "cache", "regional_load_balancer", "request_queue", "canary_router"))
+        observed = design.catalog.kinds_with_role("can_fail", "canary")  # what system metrics show
+        components = sorted(n.id for n in design.nodes.values() if n.kind in observed)
         alerting, alerting_id = None, ""
         for node in design.nodes_of_kind("alerting"):
             if any(e.source in ids and e.target == node.id for e in design.edges.values()):

@@ -29,8 +29,6 @@ REQUIREMENTS_RUBRIC = "requirements"
 PHASE_CREDIT = {"clarify": 1.0, "high_level": 0.5, "deep_dive": 0.25, "tradeoffs": 0.25, "overtime": 0.25}
 #: Credit cap for a key question asked after building started (a serving component was drawn).
 AFTER_BUILDING_CAP = 0.5
-#: Kinds that do not count as "building has started".
-NOT_BUILDING = ("region", "traffic_source")
 
 
 @dataclass(frozen=True)
@@ -94,7 +92,10 @@ def clarify_score(scenario: Scenario, asked: Iterable[AskedQuestion]) -> Clarify
 
 
 def building_started(design: Design | None) -> bool:
-    return design is not None and any(n.kind not in NOT_BUILDING for n in design.nodes.values())
+    if design is None:
+        return False
+    not_building = design.catalog.kinds_with_role("region", "traffic_entry")  # placing, not building
+    return any(n.kind not in not_building for n in design.nodes.values())
 
 
 # ------------------------------------------------------------------------------ results

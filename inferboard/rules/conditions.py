@@ -209,7 +209,7 @@ class Requirement(StrictModel):
 
 # ------------------------------------------------------------------------------- behaviour leaves
 Load = Literal["peak", "mean"]
-POOL_KINDS = kind_group("replica_pool")
+REPLICA_POOL_KINDS = kind_group("replica_pool")
 
 
 class LatencyWithinSlo(StrictModel):
@@ -225,7 +225,7 @@ class Headroom(StrictModel):
 
     type: Literal["headroom"] = "headroom"
     min_pct: float = Field(default=20.0, gt=0, lt=100)
-    kind: NameList = Field(default_factory=lambda: list(POOL_KINDS))
+    kind: NameList = Field(default_factory=lambda: list(REPLICA_POOL_KINDS))
 
 
 class Idle(StrictModel):
@@ -234,7 +234,7 @@ class Idle(StrictModel):
     type: Literal["idle"] = "idle"
     max_utilisation: float = Field(default=0.25, gt=0, lt=1)
     load: Load = "mean"
-    kind: NameList = Field(default_factory=lambda: list(POOL_KINDS))
+    kind: NameList = Field(default_factory=lambda: list(REPLICA_POOL_KINDS))
     #: Leave out pools fed only through a canary router's canary port: they are small on purpose.
     skip_canary: bool = True
 

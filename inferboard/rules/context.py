@@ -12,7 +12,7 @@ from inferboard.model.design import Design
 from inferboard.model.elements import Node
 from inferboard.rules.roles import POOL_ROLES, SERVING_KINDS, pool_roles, reached_by_traffic
 
-POOL_KINDS = kind_group("replica_pool")
+REPLICA_POOL_KINDS = kind_group("replica_pool")
 GPU_KINDS = kind_group("gpu_pool")
 #: Weight memory against FP16, and the share of GPU memory usable for weights; the same figures as
 #: the simulator's (inferboard/sim/design/hardware.py), restated so structural checks never import it.
@@ -86,8 +86,7 @@ DERIVED: dict[str, tuple[tuple[str, ...], str, Callable[["DesignIndex", Node], A
                             _available),
     "failover_detection_s": (("global_load_balancer",), "seconds to declare a region dead: "
                              "health_check_interval_s times unhealthy_threshold", _detection),
-    "cold_start_ms": (("gpu_pool", "generation_pool", "cpu_pool", "feature_service", "fallback_model"),
-                      "provisioning_s in milliseconds: how long a new replica takes to serve", _cold_start),
+    "cold_start_ms": (SERVING_KINDS, "provisioning_s in milliseconds: how long a new replica takes to serve", _cold_start),
 }
 
 
@@ -220,7 +219,7 @@ class DesignIndex:
 
     def serving_pools(self) -> list[Node]:
         """Pools that can hold replicas (current or minimum above zero, or may grow)."""
-        return [n for n in self.of_kinds(POOL_KINDS)
+        return [n for n in self.of_kinds(REPLICA_POOL_KINDS)
                 if max(n.params.get("replicas", 0), n.params.get("min_replicas", 0),
                        n.params.get("max_replicas", 0)) > 0]
 

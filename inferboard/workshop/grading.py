@@ -261,9 +261,9 @@ def pool_signature(submission: Submission) -> str:
     try:
         raw = json.loads(submission.data or b"{}")
         nodes = raw.get("nodes", []) if isinstance(raw, dict) else []
-        pools = kinds_with("serving_pool")
+        pools, shaping = kinds_with("serving_pool"), kinds_with("cache", "canary")
         parts = sorted(json.dumps([n.get("kind"), n.get("params")], sort_keys=True, default=str) for n in nodes
-                       if isinstance(n, dict) and (n.get("kind") in pools or n.get("kind") in ("cache", "canary_router")
+                       if isinstance(n, dict) and (n.get("kind") in pools or n.get("kind") in shaping
                                                  or "batch" in str(n.get("kind"))))
         return "|".join(parts)
     except Exception:  # noqa: BLE001 - the worker reports what is wrong with the file

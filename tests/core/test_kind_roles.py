@@ -52,8 +52,8 @@ def test_replica_pools_are_serving_pools_and_gpu_pools_are_replica_pools():
 def test_a_role_given_to_a_new_kind_makes_it_a_fault_target(catalog_copy):
     text = (catalog_copy / "cpu_pool.yaml").read_text()
     (catalog_copy / "tpu_pool.yaml").write_text(
-        text.replace("id: cpu_pool", "id: tpu_pool").replace("roles: [serving_pool, replica_pool, can_fail]",
-                                                             "roles: [serving_pool, gpu_pool]"))
+        text.replace("id: cpu_pool", "id: tpu_pool").replace(
+            "roles: [serving_pool, replica_pool, can_fail, batched_pool, model_pool]", "roles: [serving_pool, gpu_pool]"))
     design = Design(Catalog.load(catalog_copy))
     tpu = design.add_node("tpu_pool", node_id="tpu")
     cache = design.add_node("cache", node_id="c1")

@@ -14,7 +14,7 @@ from inferboard.rules import behaviour
 from inferboard.rules import conditions as c
 from inferboard.rules.context import DesignIndex
 from inferboard.sim.steady.design_sim import evaluate
-from inferboard.sim.design.hardware import POOL_KINDS
+from inferboard.catalog.roles import kind_group
 from inferboard.store import read_design
 
 EXAMPLES = sorted(templates())
@@ -22,7 +22,7 @@ LOADS = ("mean", "peak")
 
 
 def _pools(result):
-    return {node_id: node for node_id, node in result.nodes.items() if node.kind in POOL_KINDS}
+    return {node_id: node for node_id, node in result.nodes.items() if node.kind in kind_group("serving_pool")}
 
 
 @pytest.mark.parametrize("load", LOADS)
@@ -74,8 +74,8 @@ def test_the_rules_decide_on_the_figures_evaluate_reports(example):
     spare_pct = (1.0 - busiest.utilisation) * 100.0
     if 0.2 < spare_pct < 99.8:
         index = DesignIndex(design)
-        loose = behaviour.headroom(c.Headroom(min_pct=spare_pct - 0.1, kind=list(POOL_KINDS)), index)
-        tight = behaviour.headroom(c.Headroom(min_pct=spare_pct + 0.1, kind=list(POOL_KINDS)), index)
+        loose = behaviour.headroom(c.Headroom(min_pct=spare_pct - 0.1, kind=list(kind_group("serving_pool"))), index)
+        tight = behaviour.headroom(c.Headroom(min_pct=spare_pct + 0.1, kind=list(kind_group("serving_pool"))), index)
         assert loose.holds is True and tight.holds is False
         assert busiest_id in tight.neg.nodes
 

@@ -24,9 +24,9 @@ from typing import Mapping, Sequence
 from inferboard.model.design import Design
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.faults import Fault
-from inferboard.sim.design.hardware import POOL_KINDS, PoolPlan, cost_of_node
+from inferboard.sim.design.hardware import PoolPlan, cost_of_node
 from inferboard.sim.design.network import Network, Path, Station
-from inferboard.sim.design.routing import BATCHED_POOLS, Routing, degraded_pools, propagate_rates
+from inferboard.sim.design.routing import Routing, degraded_pools, propagate_rates
 
 #: Round-trip network latency between locations, seconds (illustrative public-cloud figures).
 SAME_CONTINENT_RTT_S = 0.025
@@ -138,7 +138,7 @@ def _station_for_pool(c: Routing, node_id: str) -> Station:
         hp = c.s.params[holder]
         capacity = int(hp.get("queue_capacity", hp.get("capacity", 0))) or None
         timeout = float(hp["timeout_ms"]) / 1000
-    if batcher and c.kind(node_id) in BATCHED_POOLS:
+    if batcher and c.kind(node_id) in c.s.batched_kinds:
         bp = c.s.params[batcher]
         return Station(node_id, servers=plan.servers if plan.live else 0, service_mean_s=plan.service_mean_s,
                        service_cv=plan.service_cv, batch_max=int(bp["max_batch_size"]),
@@ -160,10 +160,10 @@ def _build(c: Routing, source_rates: dict[str, float], offered: float, order: li
     station_of: dict[str, str] = {}
     for node_id in order:
         kind = s.kind[node_id]
-        if kind in POOL_KINDS:
+        if kind in s.serving_kinds:
             stations[node_id] = _station_for_pool(c, node_id)
             station_of[node_id] = node_id
-            for feeder in ("dynamic_batcher", "request_queue"):
+            for feeder in s.feeder_kinds:
                 holder = c.feeder(node_id, feeder)
                 if holder:
                     station_of.setdefault(holder, node_id)

@@ -10,7 +10,7 @@ import networkx as nx
 
 from inferboard.model.design import Design
 from inferboard.sim.design.faults import Fault
-from inferboard.sim.design.hardware import POOL_KINDS, PoolPlan, plan_pool
+from inferboard.sim.design.hardware import PoolPlan, plan_pool
 from inferboard.sim.design.network import Station
 
 
@@ -48,6 +48,13 @@ class DesignStructure:
     def __init__(self, design: Design) -> None:
         self._revision = _revision(design)
         nodes = design.nodes
+        roles = design.catalog.kinds_with_role
+        #: kind groups of the design's own catalog (``roles:`` in components/*.yaml)
+        self.serving_kinds = frozenset(roles("serving_pool"))
+        self.batched_kinds = frozenset(roles("batched_pool"))
+        self.capacity_split_kinds = frozenset(roles("serving_pool", "capacity_split"))
+        self.load_balancer_kinds = frozenset(roles("load_balancer"))
+        self.feeder_kinds: tuple[str, ...] = roles("pool_feeder")
         self.graph = design.request_graph()
         self.order: list[str] = list(nx.topological_sort(self.graph))
         self.kind: dict[str, str] = {n: node.kind for n, node in nodes.items()}
@@ -65,7 +72,7 @@ class DesignStructure:
             fallbacks = [c for c in kids if self.kind[c] == "fallback_model" and self.kind[n] != "fallback_model"]
             self.split[n] = ([c for c in kids if c not in fallbacks], fallbacks)
         self.sources: list[str] = [n for n, kind in self.kind.items() if kind == "traffic_source"]
-        self.pools: list[str] = [n for n, kind in self.kind.items() if kind in POOL_KINDS]
+        self.pools: list[str] = [n for n, kind in self.kind.items() if kind in self.serving_kinds]
         self.feeders: dict[tuple[str, str], str] = {}
         for pool in self.pools:
             for parent in self.parents[pool]:
@@ -74,7 +81,7 @@ class DesignStructure:
         self.delay_stations: dict[str, Station] = {}
         for n in self.order:
             kind, params = self.kind[n], self.params[n]
-            if kind in ("global_load_balancer", "regional_load_balancer"):
+            if kind in self.load_balancer_kinds:
                 self.delay_stations[n] = Station(n, fixed_delay_s=float(params["added_latency_ms"]) / 1000,
                                                  delay_only=True, node_id=n)
             elif kind == "cache":

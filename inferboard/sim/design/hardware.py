@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from inferboard.catalog import Catalog
-from inferboard.catalog.roles import kind_group
 from inferboard.model.elements import Node
 from inferboard.model.requirements import Requirements
 from inferboard.sim.llm import llm
@@ -36,7 +35,6 @@ DEFAULT_OUTPUT_TOKENS = 256
 #: Coefficient of variation of a generation's service time (output lengths vary).
 GENERATION_CV = 0.7
 
-POOL_KINDS = kind_group("serving_pool")
 
 
 @dataclass
@@ -76,8 +74,10 @@ class PoolPlan:
         return self.servers > 0 and self.memory_fit is not False
 
 
-def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] | None) -> tuple[int, int, list[str]]:
-    """Replicas in service after faults; returns (replicas, of which spot, notes)."""
+def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] | None,
+                       gpu_kinds: tuple[str, ...] = ()) -> tuple[int, int, list[str]]:
+    """Replicas in service after faults; returns (replicas, of which spot, notes). ``gpu_kinds``: the
+    kinds that run on GPUs (a GPU shortage caps them), from the design's catalog."""
     notes = []
     replicas = int(node.params.get("replicas", 1))
     if replicas_override and node.id in replicas_override:
@@ -86,7 +86,7 @@ def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] 
     spot = int(round(replicas * spot_share))
     gpus_per_replica = int(node.params["tensor_parallel"]) if node.kind == "generation_pool" else 1
     for fault in faults:
-        if fault.kind == "gpu_shortage" and fault.hits(node.id) and node.kind in ("gpu_pool", "generation_pool"):
+        if fault.kind == "gpu_shortage" and fault.hits(node.id) and node.kind in gpu_kinds:
             cap = int(fault.amount) // gpus_per_replica
             if replicas > cap:
                 notes.append(f"GPU shortage: capped at {cap} replicas (of {replicas})"
@@ -102,7 +102,7 @@ def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] 
 
 def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_override=None,
               arrival_rps: float = 0.0, degraded_tokens: int | None = None, prefix_hit: float = 0.0) -> PoolPlan:
-    replicas, spot, notes = effective_replicas(node, faults, replicas_override)
+    replicas, spot, notes = effective_replicas(node, faults, replicas_override, catalog.kinds_with_role("gpu_pool"))
     p = node.params
     error_rate = float(p.get("error_rate", 0.0))
     slow = 1.0

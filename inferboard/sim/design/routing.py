@@ -10,10 +10,8 @@ from typing import Mapping, Sequence
 from inferboard.model.design import Design
 from inferboard.sim.design.design_structure import DesignStructure, design_structure
 from inferboard.sim.design.faults import Fault
-from inferboard.sim.design.hardware import POOL_KINDS, PoolPlan
+from inferboard.sim.design.hardware import PoolPlan
 
-#: Pools a dynamic batcher in front of serves in batches (a generation pool batches continuously).
-BATCHED_POOLS = ("gpu_pool", "cpu_pool")
 #: Share of their capacity the primaries below a router fill before a fallback model takes the rest.
 FALLBACK_THRESHOLD = 0.95
 
@@ -64,7 +62,7 @@ class Routing:
                 for child, port in self.children[router.id]:
                     if port == "canary":
                         for node_id in {child} | self.s.descendants(child):
-                            if self.kind(node_id) in POOL_KINDS:
+                            if self.kind(node_id) in self.s.serving_kinds:
                                 extra.append(Fault("slow_replica", node_id, fault.amount))
         return tuple(extra)
 
@@ -103,7 +101,7 @@ class Routing:
         kind = self._kind[node_id]
         if self.is_down(node_id):
             value = 0.0
-        elif kind in POOL_KINDS:
+        elif kind in self.s.serving_kinds:
             value = self.station_capacity(node_id)
             kids = self.s.kids[node_id]
             if kids:
@@ -160,7 +158,7 @@ class Routing:
         kind = self._kind[node_id]
         params = self._params[node_id]
         children = self.children[node_id]
-        if kind in POOL_KINDS and not children:
+        if kind in self.s.serving_kinds and not children:
             return {}, 1.0, 0.0, 0.0
         primaries, fallbacks = self.s.split[node_id]
         end = shed = lost = 0.0
@@ -185,7 +183,7 @@ class Routing:
         candidates = live if failover else primaries
         if kind == "global_load_balancer":
             weights = self.geo_weights(candidates, origin, params["policy"])
-        elif kind in ("regional_load_balancer", *POOL_KINDS):
+        elif kind in self.s.capacity_split_kinds:
             weights = self._by_capacity(candidates)
         else:
             weights = self._even(candidates)
@@ -283,7 +281,7 @@ def pool_station_capacity(s: DesignStructure, plan: PoolPlan) -> float:
     if plan.capacity_rps is not None:  # an LLM pool: its service time grows with the load
         return plan.capacity_rps
     batcher = s.feeders.get((plan.node_id, "dynamic_batcher"))
-    if batcher and s.kind[plan.node_id] in BATCHED_POOLS:
+    if batcher and s.kind[plan.node_id] in s.batched_kinds:
         b = int(s.params[batcher]["max_batch_size"])
         batch_s = plan.batch_base_s + plan.batch_item_s * b
         return plan.servers * b / batch_s if batch_s > 0 else math.inf

@@ -18,17 +18,14 @@ from inferboard.sim.design.hardware import plan_pool
 
 __all__ = ["likely_next_tables"]
 
-#: Pools a dynamic batcher in front of makes batching stations (as the compile does).
-BATCHED_KINDS = ("gpu_pool", "cpu_pool")
-
-
 def _servers_per_replica(design: Design) -> dict[int, set[int]]:
     """Per current server count, the servers-per-replica steps of the batched pools that have it."""
     found: dict[int, set[int]] = {}
     batchers = {e.target for e in design.edges.values()
                 if design.nodes[e.source].kind == "dynamic_batcher" and design.signal_of(e) == "requests"}
+    batched = design.catalog.kinds_with_role("batched_pool")  # as the compile makes batching stations
     for node in design.nodes.values():
-        if node.kind not in BATCHED_KINDS or node.id not in batchers:
+        if node.kind not in batched or node.id not in batchers:
             continue
         now = plan_pool(node, design.catalog, design.requirements, ())
         one = plan_pool(node, design.catalog, design.requirements, (), {node.id: 1})

@@ -16,10 +16,8 @@ import math
 from typing import Any
 
 from inferboard import humanize
-from inferboard.catalog.roles import kind_group
 
 LATENCY_KEYS = {"p50_ms": 50, "p95_ms": 95, "p99_ms": 99, "mean_ms": None}
-POOL_KINDS = kind_group("serving_pool")
 
 
 def node_name(design: Any, node_id: str | None) -> str:

@@ -41,7 +41,6 @@ from inferboard.sim.quality.drift import EVALUATION_S, DriftDetector, Shift, exp
 INT8_ACCURACY_COST_PP = 1.0  #: accuracy an INT8 copy of the model loses, percentage points (assumption)
 RETRAIN_S = 6 * 3600.0  #: a retraining run, data pull to validated artefact (assumption)
 LABEL_DELAY_S = 1800.0  #: labels (clicks, chargebacks, reviews) arrive this late (assumption)
-MODEL_KINDS = ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model")
 
 
 @dataclass(frozen=True)
@@ -115,15 +114,16 @@ def model_pools(design: Design) -> dict[str, str]:
     from inferboard.sim.design.design_structure import DesignStructure
 
     structure = DesignStructure(design)
+    model_kinds = design.catalog.kinds_with_role("model_pool")
     out: dict[str, str] = {}
     for router in design.nodes_of_kind("canary_router"):
         for child, port in structure.children[router.id]:
             if port == "canary":
                 for node_id in {child} | structure.descendants(child):
-                    if design.nodes[node_id].kind in MODEL_KINDS:
+                    if design.nodes[node_id].kind in model_kinds:
                         out[node_id] = f"canary:{router.id}"
     for node in design.nodes.values():
-        if node.kind in MODEL_KINDS and node.id not in out:
+        if node.kind in model_kinds and node.id not in out:
             out[node.id] = "fallback" if node.kind == "fallback_model" else "stable"
     return out
 

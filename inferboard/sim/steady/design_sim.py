@@ -16,7 +16,7 @@ from inferboard.sim.design.compile import Compiled, compile_design
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.explain.explain import Figure, fmt
 from inferboard.sim.design.faults import Fault
-from inferboard.sim.design.hardware import POOL_KINDS, PoolPlan
+from inferboard.sim.design.hardware import PoolPlan
 from inferboard.sim.llm.llm import ttft_quantiles
 from inferboard.sim.steady.steady_results import NetworkResult
 
@@ -277,6 +277,7 @@ def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: 
     error_rate = (net.error_rps + lost) / offered if offered > 0 else 0.0
     shed_rate = max(0.0, net.shed_rps - lost) / offered if offered > 0 else 0.0
     nodes: dict[str, NodeResult] = {}
+    serving_kinds = design.catalog.kinds_with_role("serving_pool")
     for node_id, node in design.nodes.items():
         station_id = compiled.station_of.get(node_id)
         station = net.stations.get(station_id) if station_id else None
@@ -287,7 +288,7 @@ def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: 
                                   "shed_rps": compiled.shed_rps.get(node_id, 0.0)}
         if station is not None and not station.capacity_unlimited and node_id not in compiled.down:
             values.update(queue_ms=station.mean_wait_s * 1000, saturated=station.saturated)
-            if node.kind in POOL_KINDS:
+            if node.kind in serving_kinds:
                 values.update(utilisation=station.utilisation, capacity_rps=station.capacity_rps,
                               sojourn_ms=station.mean_sojourn_s * 1000,
                               shed_rps=station.shed_rps + station.timeout_rps)
@@ -297,7 +298,7 @@ def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: 
                           notes=tuple(plan.notes))
             if plan.replica is not None and station is not None and "utilisation" in values:
                 values.update(_generation_figures(plan, station))
-            if node.kind in POOL_KINDS and "utilisation" not in values:
+            if node.kind in serving_kinds and "utilisation" not in values:
                 values.update(utilisation=0.0, capacity_rps=0.0)
         nodes[node_id] = NodeResult(node_id, node.kind, **values)
     cost = compiled.cost_per_hour

@@ -38,8 +38,6 @@ def _require(design: Design, node_id: str, kinds: tuple[str, ...]) -> None:
         raise ValueError(f"'{node_id}' is not a {' or '.join(k.replace('_', ' ') for k in kinds)} of this design")
 
 
-POOLS = ("gpu_pool", "cpu_pool", "generation_pool", "fallback_model")
-
 
 @dataclass(frozen=True)
 class ScalePool:
@@ -53,7 +51,7 @@ class ScalePool:
     max_replicas: int | None = None
 
     def apply_to(self, state: TimelineState) -> None:
-        _require(state.design, self.target, POOLS)
+        _require(state.design, self.target, state.design.catalog.kinds_with_role("model_pool"))
         scaler = state.scalers.get(self.target)
         if scaler is not None and (self.min_replicas is not None or self.max_replicas is not None):
             low = scaler.min_replicas if self.min_replicas is None else self.min_replicas
@@ -95,8 +93,8 @@ class MoveTraffic:
     def apply_to(self, state: TimelineState) -> None:
         node = state.design.nodes.get(self.target)
         name = "canary_share" if node is not None and node.kind == "canary_router" else "share"
-        state.reconfigure(_edited(state.design, self.target, ("traffic_source", "canary_router"),
-                                  **{name: float(self.share)}))
+        movers = state.design.catalog.kinds_with_role("traffic_entry", "canary")
+        state.reconfigure(_edited(state.design, self.target, movers, **{name: float(self.share)}))
 
     def describe(self) -> str:
         return f"{self.target}: traffic share now {self.share:g}"

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inferboard.sim.design.hardware import POOL_KINDS
 from inferboard.sim.design.routing import FALLBACK_THRESHOLD, Routing, place
 
 __all__ = ["RegimeRouter", "TickPaths"]
@@ -111,7 +110,7 @@ class RegimeRouter:
         cap = self._capacity
         if self._down(node_id, regions):
             value = 0.0
-        elif kind in POOL_KINDS:
+        elif kind in s.serving_kinds:
             value = pools[node_id]
             if s.kids[node_id]:
                 value = np.minimum(value, sum([cap(k, pools, memo, regions) for k in s.kids[node_id]]))
@@ -162,7 +161,7 @@ class RegimeRouter:
             return True
         if kind == "regional_load_balancer" and float(s.params[node_id]["rate_limit_rps"]) > 0:
             return True
-        by_capacity = kind in ("regional_load_balancer", *POOL_KINDS) or (
+        by_capacity = kind in s.capacity_split_kinds or (
             kind == "global_load_balancer" and s.params[node_id]["policy"] == "weighted")
         live = [k for k in primaries if not c.is_down(k) or c.is_undetected(k)]
         return by_capacity and len(live if kind != "global_load_balancer" else primaries) > 1
@@ -211,7 +210,7 @@ class RegimeRouter:
         """:meth:`Routing.shares` for every tick at once."""
         c, s = self.c, self.s
         kind, params, children = s.kind[node_id], s.params[node_id], s.children[node_id]
-        if kind in POOL_KINDS and not children:
+        if kind in s.serving_kinds and not children:
             return _Split([], 1.0, 0.0, 0.0, 1.0)
         primaries, fallbacks = s.split[node_id]
         end = c.hit_ratio(node_id) if kind == "cache" else 0.0
@@ -236,7 +235,7 @@ class RegimeRouter:
             policy = params["policy"]
             weights = (self._by_capacity(candidates, pools, memos) if policy == "weighted"
                        else c.geo_weights(candidates, origin, policy))
-        elif kind in ("regional_load_balancer", *POOL_KINDS):
+        elif kind in s.capacity_split_kinds:
             weights = self._by_capacity(candidates, pools, memos)
         else:
             weights = _even(candidates)

@@ -29,7 +29,6 @@ from __future__ import annotations
 import numpy as np
 
 from inferboard.sim.design.design_structure import DesignStructure
-from inferboard.sim.design.hardware import POOL_KINDS
 from inferboard.sim.design.routing import pool_station_capacity
 from inferboard.sim.timeline.tick_routing import TickPaths
 
@@ -45,7 +44,7 @@ def _deciders(s: DesignStructure) -> list[str]:
     found = []
     for n, kind in s.kind.items():
         primaries, fallbacks = s.split[n]
-        by_capacity = (kind in ("regional_load_balancer", *POOL_KINDS) or kind == "global_load_balancer"
+        by_capacity = (kind in s.capacity_split_kinds or kind == "global_load_balancer"
                        and s.params[n]["policy"] == "weighted") and len(primaries) > 1
         if by_capacity or fallbacks or kind == "admission_control":
             found.append(n)
@@ -53,7 +52,7 @@ def _deciders(s: DesignStructure) -> list[str]:
 
 
 def _pools_below(s: DesignStructure, nodes) -> set[str]:
-    return {x for k in nodes for x in {k} | s.descendants(k) if s.kind[x] in POOL_KINDS}
+    return {x for k in nodes for x in {k} | s.descendants(k) if s.kind[x] in s.serving_kinds}
 
 
 def capacity_sensitive_pools(s: DesignStructure) -> set[str]:

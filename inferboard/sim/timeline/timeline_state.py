@@ -32,7 +32,7 @@ from inferboard.sim.design.compile import compile_design, default_load
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.faults import Fault, TimedFault
 from inferboard.sim.timeline.fluid import station_capacity, station_patience
-from inferboard.sim.design.hardware import POOL_KINDS, plan_pool
+from inferboard.sim.design.hardware import plan_pool
 from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable
 from inferboard.sim.timeline.regime_tables import RegimeTables
 from inferboard.sim.design.routing import Routing
@@ -174,7 +174,7 @@ class TimelineState:
     # ------------------------------------------------------------------ pools
     def _setup_pools(self) -> None:
         design, count = self.design, self.count
-        self.pools = [n for n in design.nodes.values() if n.kind in POOL_KINDS]
+        self.pools = [n for n in design.nodes.values() if n.kind in design.catalog.kinds_with_role("serving_pool")]
         self.scalers = {p.id: autoscaler_for(design, p.id) for p in self.pools}
         initial = {}
         for p in self.pools:
@@ -189,8 +189,8 @@ class TimelineState:
         for p in self.pools:
             fault_ticks: dict[int, list] = {}
             for f in self.timed:
-                if f.hits(p.id) and (f.kind == "spot_reclaimed" or f.kind == "gpu_shortage" and p.kind in (
-                        "gpu_pool", "generation_pool")):
+                if f.hits(p.id) and (f.kind == "spot_reclaimed" or f.kind == "gpu_shortage"
+                                          and p.kind in design.catalog.kinds_with_role("gpu_pool")):
                     for t, started in ((f.start_s, True), (f.start_s + f.duration_s, False)):
                         tick = self.tick_of(t)
                         if tick < count:
@@ -332,7 +332,7 @@ class TimelineState:
         found = self._tables.get(memo)
         if found is None:
             base_spr = {p.id: float(plan_pool(p, self.design.catalog, self.design.requirements, (), {p.id: 1}).servers)
-                        for p in self.design.nodes.values() if p.kind in POOL_KINDS}
+                        for p in self.design.nodes.values() if p.kind in self.design.catalog.kinds_with_role("serving_pool")}
             found = self._tables[memo] = (RegimeTables(self.design, compiled, base_spr), compiled)
         return found[0]
 
