@@ -172,13 +172,13 @@ class RegimeRouter:
         control's overflow threshold), or None (it does not)."""
         s, c = self.s, self.c
         kind, params = s.kind[node_id], s.params[node_id]
-        if kind in POOL_KINDS and not s.children[node_id] or kind == "canary_router":
+        if kind in s.serving_kinds and not s.children[node_id] or kind == "canary_router":
             return None
         primaries, fallbacks = s.split[node_id]
         live = [k for k in primaries if not c.is_down(k) or c.is_undetected(k)]
         failover = kind != "global_load_balancer" or bool(params.get("failover", True))
         candidates = live if failover else primaries
-        weighted = kind in ("regional_load_balancer", *POOL_KINDS) or (
+        weighted = kind in s.capacity_split_kinds or (
             kind == "global_load_balancer" and params["policy"] == "weighted")
         if weighted and len(candidates) > 1:
             return "weights"
