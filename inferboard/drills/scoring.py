@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from inferboard.rules.engine import grade_of
+from inferboard.sim.timeline.timeline_events import BURN_WINDOWS, rolling_mean
+
 BUDGET_DAYS = 30.0
 DEEP_LOOKS = 4
 WORSE_PENALTY, WORSE_CAP = 5.0, 10.0
@@ -127,8 +130,6 @@ def _restored(session, series: dict) -> bool:
 def default_alert_s(session, series: dict) -> float:
     """When default burn-rate alerting (14.4× over 1 h and 5 min, 6× over 6 h and 30 min) would
     have fired after the impact began."""
-    from inferboard.sim.timeline.timeline_events import BURN_WINDOWS, rolling_mean
-
     tick = session.timeline.tick_s
     burn = series["burn_rate"]
     firing = np.zeros(burn.size, dtype=bool)
@@ -138,115 +139,179 @@ def default_alert_s(session, series: dict) -> float:
     return float(series["times_s"][after[0]] + 15.0) if after.size else math.inf
 
 
-def score(session) -> DrillResult:
-    from inferboard.rules.engine import grade_of
+@dataclass
+class _Scoring:
+    """What every criterion reads: the session, its actions, when the candidate was told, the horizon
+    the outcome is judged at and its series, and the first mitigation that worked (if any)."""
 
-    drill, actions = session.drill, session.actions
-    notice, now = session.notice_s, session.finished_at if session.finished_at is not None else session.now_s
-    until = session.outcome_horizon_s
-    series = outcome_series(session, until)
-    lines: list[ScoreLine] = []
+    session: Any
+    actions: list
+    notice: float
+    until: float
+    series: dict
+    fix_i: int | None
+    fix: Any
 
-    def first(verb: str) -> tuple[int | None, Any]:
-        for i, a in enumerate(actions):
+    @classmethod
+    def of(cls, session) -> _Scoring:
+        """The scoring inputs of ``session``."""
+        actions = session.actions
+        until = session.outcome_horizon_s
+        fix_i = next((i for i, a in enumerate(actions) if a.verb == "apply_mitigation" and a.outcome == "fixes"),
+                     None)
+        return cls(session, actions, session.notice_s, until, outcome_series(session, until), fix_i,
+                   actions[fix_i] if fix_i is not None else None)
+
+    def first(self, verb: str) -> tuple[int | None, Any]:
+        """The index and action of the first ``verb``, or (None, None)."""
+        for i, a in enumerate(self.actions):
             if a.verb == verb:
                 return i, a
         return None, None
 
-    def minutes(t: float) -> float:
-        return round((t - notice) / 60.0, 2)
+    def minutes(self, t: float) -> float:
+        """Minutes from being told to ``t``."""
+        return round((t - self.notice) / 60.0, 2)
 
-    fix_i = next((i for i, a in enumerate(actions) if a.verb == "apply_mitigation" and a.outcome == "fixes"), None)
-    fix = actions[fix_i] if fix_i is not None else None
+    @property
+    def horizon(self) -> str:
+        """The judging horizon in words."""
+        return f"by {self.minutes(self.until):g} min after being told"
 
-    i, a = first("state_symptom")
+
+def _symptom(sc: _Scoring) -> ScoreLine:
+    """Stating the symptom and its scope, before mitigating."""
+    i, a = sc.first("state_symptom")
     if a is None:
-        lines.append(ScoreLine("symptom", 0, 5, "never stated the symptom and its scope"))
-    else:
-        before = fix is None or a.t_s <= fix.t_s
-        pts = (5.0 if a.args.get("scope") else 3.0) if before else 2.0
-        lines.append(ScoreLine("symptom", pts, 5, "stated the symptom" + (" and scope" if a.args.get("scope") else
-                                                                           " without a scope")
-                               + ("" if before else ", but after mitigating"), i, minutes(a.t_s)))
-    i, a = first("check_changes")
+        return ScoreLine("symptom", 0, 5, "never stated the symptom and its scope")
+    before = sc.fix is None or a.t_s <= sc.fix.t_s
+    pts = (5.0 if a.args.get("scope") else 3.0) if before else 2.0
+    return ScoreLine("symptom", pts, 5, "stated the symptom" + (" and scope" if a.args.get("scope") else
+                                                                 " without a scope")
+                     + ("" if before else ", but after mitigating"), i, sc.minutes(a.t_s))
+
+
+def _changes_early(sc: _Scoring) -> ScoreLine:
+    """Checking the recent-changes log early."""
+    i, a = sc.first("check_changes")
     if a is None:
-        lines.append(ScoreLine("changes_early", 0, 10, "never checked the recent-changes log"))
-    else:
-        m = minutes(a.t_s)
-        lines.append(ScoreLine("changes_early", round(10 * _ramp(m, 10, 30), 2), 10,
-                               f"checked recent changes {m:g} min after being told", i, m))
+        return ScoreLine("changes_early", 0, 10, "never checked the recent-changes log")
+    m = sc.minutes(a.t_s)
+    return ScoreLine("changes_early", round(10 * _ramp(m, 10, 30), 2), 10,
+                     f"checked recent changes {m:g} min after being told", i, m)
+
+
+def _mitigation(sc: _Scoring) -> tuple[list[ScoreLine], float | None]:
+    """Mitigating before the deep investigation, and the time to mitigate (returned too)."""
+    fix, fix_i = sc.fix, sc.fix_i
     if fix is None:
-        lines.append(ScoreLine("mitigation_first", 0, 10, "no working mitigation"))
-        lines.append(ScoreLine("time_to_mitigate", 0, 25, "no working mitigation was applied"))
-        ttm = None
+        return [ScoreLine("mitigation_first", 0, 10, "no working mitigation"),
+                ScoreLine("time_to_mitigate", 0, 25, "no working mitigation was applied")], None
+    cause_i, cause = sc.first("name_root_cause")
+    looks = sum(1 for x in sc.actions[:fix_i] if x.verb in ("open_dashboard", "slice_by_segment"))
+    if (cause is None or cause_i > fix_i) and looks <= DEEP_LOOKS:
+        pts, why = 10.0, "mitigated before the deep investigation"
+    elif cause is None or cause_i > fix_i:
+        pts, why = 5.0, f"mitigated before naming the cause, but after {looks} dashboard looks"
     else:
-        cause_i, cause = first("name_root_cause")
-        looks = sum(1 for x in actions[:fix_i] if x.verb in ("open_dashboard", "slice_by_segment"))
-        if (cause is None or cause_i > fix_i) and looks <= DEEP_LOOKS:
-            pts, why = 10.0, "mitigated before the deep investigation"
-        elif cause is None or cause_i > fix_i:
-            pts, why = 5.0, f"mitigated before naming the cause, but after {looks} dashboard looks"
-        else:
-            pts, why = 0.0, "named the root cause before mitigating: users waited for the investigation"
-        lines.append(ScoreLine("mitigation_first", pts, 10, why, fix_i, minutes(fix.t_s)))
-        ttm = minutes(fix.t_s)
-        target = drill.target_mitigate_min
-        lines.append(ScoreLine("time_to_mitigate", round(25 * _ramp(ttm, target, 4 * target), 2), 25,
-                               f"{fix.args.get('action')} {fix.args.get('target', '')} worked {ttm:g} min after "
-                               f"being told (target {target:g} min)", fix_i, ttm))
+        pts, why = 0.0, "named the root cause before mitigating: users waited for the investigation"
+    ttm = sc.minutes(fix.t_s)
+    target = sc.session.drill.target_mitigate_min
+    return [ScoreLine("mitigation_first", pts, 10, why, fix_i, ttm),
+            ScoreLine("time_to_mitigate", round(25 * _ramp(ttm, target, 4 * target), 2), 25,
+                      f"{fix.args.get('action')} {fix.args.get('target', '')} worked {ttm:g} min after "
+                      f"being told (target {target:g} min)", fix_i, ttm)], ttm
+
+
+def _error_budget(sc: _Scoring, ttm: float | None) -> tuple[ScoreLine, float]:
+    """The error budget burned from the impact to the horizon (and the percentage burned); a quality
+    drill's accuracy shortfall burns it as errors do, 1 point of accuracy like 1% errors."""
+    session, series = sc.session, sc.series
     times, dt = series["times_s"], session.timeline.tick_s
-    window = (times >= session.impact_s) & (times < until)
+    window = (times >= session.impact_s) & (times < sc.until)
     availability = session.design.requirements.availability_slo or 99.9
     budget_s = BUDGET_DAYS * 86400.0
     burned = float(np.sum(series["burn_rate"][window]) * dt / budget_s * 100.0)
-    if drill.kind == "quality":  # a quality budget: 1 point of accuracy shortfall burns like 1% errors
+    if session.drill.kind == "quality":
         shortfall = np.maximum(0.0, session.quality.healthy_pct - 1.0 - series["accuracy_pct"][window]) / 100.0
         burned += float(np.sum(shortfall / (1.0 - availability / 100.0)) * dt / budget_s * 100.0)
-    horizon = f"by {minutes(until):g} min after being told"
-    budget_pts = round(15 * _ramp(burned, 1.0, 10.0), 2) if fix is not None else 0.0
-    lines.append(ScoreLine("error_budget", budget_pts, 15,
-                           f"{burned:.2f}% of a {BUDGET_DAYS:g}-day error budget burned {horizon}"
-                           + ("" if fix is not None else ": no working mitigation, so none of it was saved"),
-                           fix_i, ttm))
-    impact = harm(session, series, session.impact_s, until)
-    yours = harm(session, series, notice, until)["total"]  # from being told on: what the candidate could change
+    points = round(15 * _ramp(burned, 1.0, 10.0), 2) if sc.fix is not None else 0.0
+    return ScoreLine("error_budget", points, 15,
+                     f"{burned:.2f}% of a {BUDGET_DAYS:g}-day error budget burned {sc.horizon}"
+                     + ("" if sc.fix is not None else ": no working mitigation, so none of it was saved"),
+                     sc.fix_i, ttm), burned
+
+
+def _customer_impact(sc: _Scoring, ttm: float | None) -> tuple[ScoreLine, dict]:
+    """Requests harmed from being told on, against doing nothing (and the impact figures)."""
+    session, notice, until = sc.session, sc.notice, sc.until
+    impact = harm(session, sc.series, session.impact_s, until)
+    yours = harm(session, sc.series, notice, until)["total"]  # from being told on: what the candidate could change
     baseline = harm(session, _do_nothing(session, until), notice, until)["total"]
     ratio = yours / baseline if baseline > 0 else 0.0
-    mitigated = any(x.verb == "apply_mitigation" for x in actions)
+    mitigated = any(x.verb == "apply_mitigation" for x in sc.actions)
     impact["after_notice"] = yours
     impact["share_of_doing_nothing"] = round(ratio, 4)
-    lines.append(ScoreLine("customer_impact", round(10 * _ramp(ratio, 0.3, 1.0), 2) if mitigated else 0.0, 10,
-                           f"{yours:,.0f} requests harmed {horizon}, {ratio:.0%} of doing nothing"
-                           + ("" if mitigated else ": no mitigation was tried"), fix_i, ttm))
-    for k, x in enumerate(actions):
+    return ScoreLine("customer_impact", round(10 * _ramp(ratio, 0.3, 1.0), 2) if mitigated else 0.0, 10,
+                     f"{yours:,.0f} requests harmed {sc.horizon}, {ratio:.0%} of doing nothing"
+                     + ("" if mitigated else ": no mitigation was tried"), sc.fix_i, ttm), impact
+
+
+def _made_worse(sc: _Scoring, lines: list[ScoreLine]) -> None:
+    """A penalty line for each mitigation that made the incident worse (capped in total)."""
+    for k, x in enumerate(sc.actions):
         if x.verb == "apply_mitigation" and x.outcome == "worsens":
-            lost = min(WORSE_PENALTY, WORSE_CAP + sum(l.points for l in lines if l.criterion == "made_worse"))
+            lost = min(WORSE_PENALTY, WORSE_CAP + sum(line.points for line in lines if line.criterion == "made_worse"))
             lines.append(ScoreLine("made_worse", -lost, 0, f"{x.args.get('action')} {x.args.get('target', '')} "
-                                   "made the incident worse", k, minutes(x.t_s)))
-    cause_i, cause = first("name_root_cause")
+                                   "made the incident worse", k, sc.minutes(x.t_s)))
+
+
+def _root_cause(sc: _Scoring) -> ScoreLine:
+    """The drill's key points named in the best root-cause statement."""
+    drill = sc.session.drill
+    cause_i, cause = sc.first("name_root_cause")
     if cause is None:
-        lines.append(ScoreLine("root_cause", 0, 15, "never named a root cause"))
-    else:
-        found = max(_matches(x.args.get("text", ""), drill.keywords) for x in actions if x.verb == "name_root_cause")
-        pts = 15.0 * min(1.0, found / drill.keywords_needed)
-        lines.append(ScoreLine("root_cause", round(pts, 2), 15, f"root cause: {found} key point(s) named, "
-                               f"{drill.keywords_needed} needed", cause_i, minutes(cause.t_s)))
-    i, a = first("write_follow_up")
+        return ScoreLine("root_cause", 0, 15, "never named a root cause")
+    found = max(_matches(x.args.get("text", ""), drill.keywords) for x in sc.actions if x.verb == "name_root_cause")
+    pts = 15.0 * min(1.0, found / drill.keywords_needed)
+    return ScoreLine("root_cause", round(pts, 2), 15, f"root cause: {found} key point(s) named, "
+                     f"{drill.keywords_needed} needed", cause_i, sc.minutes(cause.t_s))
+
+
+def _follow_up(sc: _Scoring) -> ScoreLine:
+    """The long-term fix and monitoring written, against the drill's expected points."""
+    drill = sc.session.drill
+    i, a = sc.first("write_follow_up")
     if a is None:
-        lines.append(ScoreLine("follow_up", 0, 10, "no long-term fix or monitoring written"))
-    else:
-        fix_hits = _matches(a.args.get("fix", ""), drill.fix_keywords)
-        mon_hits = _matches(a.args.get("monitoring", ""), drill.monitoring_keywords)
-        pts = 5 * min(1.0, fix_hits / max(1, min(2, len(drill.fix_keywords)))) + 5 * min(
-            1.0, mon_hits / max(1, min(2, len(drill.monitoring_keywords))))
-        lines.append(ScoreLine("follow_up", round(pts, 2), 10, f"long-term fix covers {fix_hits} and monitoring "
-                               f"{mon_hits} of the expected points", i, minutes(a.t_s)))
-    possible = sum(l.max_points for l in lines)
-    earned = max(0.0, sum(l.points for l in lines))
+        return ScoreLine("follow_up", 0, 10, "no long-term fix or monitoring written")
+    fix_hits = _matches(a.args.get("fix", ""), drill.fix_keywords)
+    mon_hits = _matches(a.args.get("monitoring", ""), drill.monitoring_keywords)
+    pts = 5 * min(1.0, fix_hits / max(1, min(2, len(drill.fix_keywords)))) + 5 * min(
+        1.0, mon_hits / max(1, min(2, len(drill.monitoring_keywords))))
+    return ScoreLine("follow_up", round(pts, 2), 10, f"long-term fix covers {fix_hits} and monitoring "
+                     f"{mon_hits} of the expected points", i, sc.minutes(a.t_s))
+
+
+def score(session) -> DrillResult:
+    """The drill's score so far: one line per criterion, the percentage and grade, and what the
+    report shows beside them (time to mitigate, budget burned, impact, missing observability)."""
+    sc = _Scoring.of(session)
+    drill, actions, notice = session.drill, sc.actions, sc.notice
+    now = session.finished_at if session.finished_at is not None else session.now_s
+    lines = [_symptom(sc), _changes_early(sc)]
+    mitigation, ttm = _mitigation(sc)
+    lines += mitigation
+    budget, burned = _error_budget(sc, ttm)
+    impact_line, impact = _customer_impact(sc, ttm)
+    lines += [budget, impact_line]
+    _made_worse(sc, lines)
+    lines += [_root_cause(sc), _follow_up(sc)]
+    possible = sum(line.max_points for line in lines)
+    earned = max(0.0, sum(line.points for line in lines))
     percent = round(100.0 * earned / possible, 2) if possible else 0.0
     return DrillResult(drill.id, drill.title, percent, grade_of(percent), lines, round(notice / 60.0, 2),
                        round(now / 60.0, 2), ttm, round(burned, 4), {k: round(v, 2) for k, v in impact.items()},
-                       missing_observability(session, series, ttm), _restored(session, series),
+                       missing_observability(session, sc.series, ttm), _restored(session, sc.series),
                        [x.to_dict() for x in actions])
 
 

@@ -24,7 +24,7 @@ zero-load row is the no-traffic limit (a lone request waits the window D).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -107,161 +107,298 @@ def _replications(p: BatchParams, cap: float) -> np.ndarray:
     return reps
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """The fixed shape of one table's runs: the replications of every grid load as numpy rows (row ->
+    grid load and replication index), their arrival rates, run lengths, and which rows run long."""
+
+    servers: int
+    big_b: int
+    delay: float
+    reps_per: np.ndarray  #: replications per grid load
+    load_of: np.ndarray  #: row -> grid load
+    rep_of: np.ndarray  #: row -> replication index (common random numbers across loads)
+    lam: np.ndarray  #: row -> arrival rate
+    width: int  #: arrivals buffered per row
+    n_steps: int  #: dispatches per run length
+    long_rows: np.ndarray  #: rows that run ``_LONG_RUNS`` run lengths
+    rec_from: np.ndarray  #: row -> first measured dispatch
+
+    @classmethod
+    def of(cls, servers: int, p: BatchParams, cap: float) -> _Plan:
+        """The plan for ``servers`` replicas with ``p`` at full-batch capacity ``cap``."""
+        big_b = max(int(p.batch_max), 1)
+        reps_per = _replications(p, cap)
+        load_of = np.repeat(np.arange(_LOADS.size), reps_per)
+        rep_of = np.concatenate([np.arange(r) for r in reps_per])
+        n_steps, burn = _steps(big_b)
+        long_rows = _LOADS[load_of] >= _LONG_FROM
+        return cls(servers, big_b, p.delay_s, reps_per, load_of, rep_of, np.maximum(_LOADS[load_of] * cap, 1e-300),
+                   max(8 * big_b, 1024), n_steps, long_rows, np.where(long_rows, n_steps, burn))
+
+    @property
+    def total_steps(self) -> int:
+        """Dispatches the longest rows run."""
+        return self.n_steps * (_LONG_RUNS if self.long_rows.any() else 1)
+
+
+@dataclass
+class _Draws:
+    """The random numbers of one table, drawn in one fixed order from one seeded generator: unit
+    inter-arrival gaps and service noise per replication index (common to every grid load)."""
+
+    rng: np.random.Generator
+    reps: int
+    arrival_scv: float
+    noise_shape: float  #: gamma shape of the service noise (0: none)
+
+    def arrivals(self, n: int, rep_of: np.ndarray, lam: np.ndarray) -> np.ndarray:
+        """The next ``n`` arrival times of each row, from 0 (cumulated gaps at the row's rate)."""
+        if self.arrival_scv == 0.0:
+            unit = np.ones((self.reps, n))
+        elif self.arrival_scv == 1.0:
+            unit = self.rng.standard_exponential((self.reps, n))
+        else:
+            unit = self.rng.gamma(1.0 / self.arrival_scv, self.arrival_scv, (self.reps, n))
+        return np.cumsum(unit[rep_of] / lam[:, None], axis=1)
+
+    def noise(self, steps: int, rep_of: np.ndarray) -> np.ndarray | None:
+        """Service noise of ``steps`` dispatches per row, mean exactly 1 over each run length."""
+        if self.noise_shape <= 0:
+            return None
+        noise = self.rng.gamma(self.noise_shape, 1.0 / self.noise_shape, (steps, self.reps))
+        return (noise / noise.mean(axis=0))[:, rep_of]
+
+
+@dataclass
+class _Rows:
+    """The rows still running: each one's buffered arrivals, the next one not yet dispatched, and
+    when each of its replicas is free."""
+
+    plan: _Plan
+    active: np.ndarray  #: original index of each running row
+    rep_of: np.ndarray
+    lam: np.ndarray
+    offset: np.ndarray  #: row -> first histogram bin of its grid load
+    buf: np.ndarray
+    head: np.ndarray
+    free: np.ndarray
+
+    @classmethod
+    def start(cls, plan: _Plan, draws: _Draws) -> _Rows:
+        """Every row at time 0 with its first buffer of arrivals."""
+        n_rows = plan.load_of.size
+        buf = draws.arrivals(plan.width, plan.rep_of, plan.lam)
+        free = np.zeros(n_rows) if plan.servers == 1 else np.zeros((n_rows, plan.servers))
+        rows = cls(plan, np.arange(n_rows), plan.rep_of, plan.lam, plan.load_of * _BINS, buf,
+                   np.zeros(n_rows, np.int64), free)
+        rows._index()
+        return rows
+
+    def _index(self) -> None:
+        """Flat offsets of each row in the arrival buffer and the replicas' free times."""
+        rows = np.arange(self.active.size)
+        self.row_base, self.free_base = rows * self.plan.width, rows * self.plan.servers
+        self.flat = self.buf.reshape(-1)
+
+    @property
+    def load_of(self) -> np.ndarray:
+        """Running row -> grid load."""
+        return self.plan.load_of[self.active]
+
+    def keep(self, which: np.ndarray) -> None:
+        """Only the rows ``which`` (positions among the running rows) run on."""
+        self.active, self.buf, self.head, self.free = self.active[which], self.buf[which], self.head[which], \
+            self.free[which]
+        self.rep_of, self.lam, self.offset = self.rep_of[which], self.lam[which], self.offset[which]
+        self._index()
+
+    def slide(self, draws: _Draws) -> None:
+        """When a row's next batch could run past its buffer, move every row's window to its head and
+        draw fresh arrivals behind."""
+        width = self.plan.width
+        if int(self.head.max()) + self.plan.big_b <= width:
+            return
+        idx = self.head[:, None] + np.arange(width)[None, :]
+        kept = np.take_along_axis(self.buf, np.minimum(idx, width - 1), 1)
+        fresh = np.take_along_axis(draws.arrivals(width, self.rep_of, self.lam), np.maximum(idx - width, 0), 1)
+        self.buf = np.where(idx < width, kept, self.buf[:, -1:] + fresh)
+        self.flat = self.buf.reshape(-1)
+        self.head[:] = 0
+
+
+@dataclass
+class _Dispatch:
+    """One dispatch in every running row: when the window closed (``ready``) and the batch started,
+    the arrivals it looked at, which of them joined, the batch size and its service time."""
+
+    ready: np.ndarray
+    start: np.ndarray
+    window: np.ndarray
+    member: np.ndarray
+    size: np.ndarray
+    service: np.ndarray
+
+
+def _dispatch(rows: _Rows, p: BatchParams, noise: np.ndarray | None, step: int) -> _Dispatch:
+    """Dispatch the next batch of every running row on its first free replica."""
+    plan = rows.plan
+    pos = rows.row_base + rows.head
+    if plan.servers == 1:
+        slot, ready_at = rows.free_base, rows.free
+    else:
+        slot = rows.free_base + np.argmin(rows.free, axis=1)
+        ready_at = rows.free.reshape(-1)[slot]
+    ready = np.minimum(rows.flat[pos] + plan.delay, rows.flat[pos + (plan.big_b - 1)])
+    start = np.maximum(ready_at, ready)
+    window = rows.flat[pos[:, None] + np.arange(plan.big_b)]
+    member = window <= start[:, None]
+    size = member.sum(axis=1)
+    service = p.base_s + p.item_s * size
+    if noise is not None:
+        service *= noise[step % plan.n_steps]
+    rows.free.reshape(-1)[slot] = start + service
+    rows.head += size
+    return _Dispatch(ready, start, window, member, size, service)
+
+
+@dataclass
+class _RowTotals:
+    """Per original row: busy time, requests and dispatches measured, when measuring began and ended."""
+
+    busy: np.ndarray
+    served: np.ndarray
+    count: np.ndarray
+    t_from: np.ndarray
+    t_end: np.ndarray
+
+    @classmethod
+    def zeros(cls, n_rows: int) -> _RowTotals:
+        """All zero for ``n_rows`` rows."""
+        return cls(*(np.zeros(n_rows) for _ in range(5)))
+
+
+@dataclass
+class _Tally:
+    """What the measured requests add up to per grid load: sojourn and wait histograms on log-spaced
+    bins (request-weighted), zero waits, and the sums behind the means."""
+
+    lo: float  #: log of the first bin edge
+    scale: float  #: bins per unit of log time
+    soj_hist: np.ndarray
+    wait_hist: np.ndarray
+    zero_wait: np.ndarray
+    requests: np.ndarray  #: measured requests
+    forming: np.ndarray  #: batch forming wait
+    batch_time: np.ndarray  #: request-weighted batch service time
+    wait: np.ndarray
+    pending: list = field(default_factory=list)  #: (waits, service times, bin offsets) not yet binned
+
+    @classmethod
+    def empty(cls, p: BatchParams, big_b: int) -> _Tally:
+        """Empty, with bins spanning well below one batch of one to well above a full batch's wait."""
+        tau_hi = p.batch_time(big_b) + (0.0 if math.isinf(p.delay_s) else p.delay_s)
+        lo = math.log(max(min(p.batch_time(1), tau_hi) * 1e-3, 1e-12))
+        hi = math.log(max(tau_hi, 1e-12) * 1e4)
+        n_load = _LOADS.size
+        return cls(lo, _BINS / (hi - lo), np.zeros(n_load * _BINS), np.zeros(n_load * _BINS),
+                   *(np.zeros(n_load) for _ in range(5)))
+
+    def _bins(self, values: np.ndarray) -> np.ndarray:
+        return np.clip(((np.log(values) - self.lo) * self.scale).astype(np.int64), 0, _BINS - 1)
+
+    def flush(self) -> None:
+        """Bin the pending requests."""
+        n_load = _LOADS.size
+        wait = np.concatenate([w for w, _, _ in self.pending])
+        soj = wait + np.concatenate([s for _, s, _ in self.pending])
+        where = np.concatenate([g for _, _, g in self.pending])
+        self.pending.clear()
+        self.soj_hist[:] += np.bincount(where + self._bins(soj), minlength=n_load * _BINS)
+        pos = wait > 0
+        wp, gp = wait[pos], where[pos]
+        self.wait_hist[:] += np.bincount(gp + self._bins(wp), minlength=n_load * _BINS)
+        self.zero_wait[:] += np.bincount(where // _BINS, None, n_load) - np.bincount(gp // _BINS, None, n_load)
+        self.wait += np.bincount(where // _BINS, wait, n_load)
+
+
+def _measure(rows: _Rows, d: _Dispatch, step: int, totals: _RowTotals, tally: _Tally) -> None:
+    """Count the dispatch in the rows past their burn-in; every ``_RECORD_EVERY`` steps, their requests too."""
+    active, rec_from = rows.active, rows.plan.rec_from
+    on = rec_from[active] <= step
+    if not on.any():
+        return
+    begin = rec_from[active] == step
+    if begin.any():
+        totals.t_from[active[begin]] = d.start[begin]
+    totals.busy[active] += np.where(on, d.service, 0.0)
+    totals.served[active] += np.where(on, d.size, 0)
+    totals.count[active] += on
+    if step % _RECORD_EVERY:
+        return
+    n_load, load_of = _LOADS.size, rows.load_of
+    size_on = np.where(on, d.size, 0)
+    member_on = d.member & on[:, None]
+    waited = d.start[:, None] - d.window
+    tally.pending.append((waited[member_on], np.repeat(d.service, size_on), np.repeat(rows.offset, size_on)))
+    forming = np.minimum(np.maximum(d.ready[:, None] - d.window, 0.0), waited)[member_on]
+    tally.forming += np.bincount(np.repeat(load_of, size_on), forming, n_load)
+    tally.requests += np.bincount(load_of, size_on, n_load)
+    tally.batch_time += np.bincount(load_of, d.service * size_on, n_load)
+    if len(tally.pending) >= 64:
+        tally.flush()
+
+
+def _table(plan: _Plan, totals: _RowTotals, tally: _Tally, cap: float) -> BatchTable:
+    """The table from the runs' totals: every measured dispatch counts for the batch size and the
+    busy time. Each grid point is labelled with the load its runs actually carried (requests
+    dispatched per second): the sampling error of the arrival rate then moves the point along the
+    curve instead of off it (with common random numbers it would otherwise shift every load the
+    same way)."""
+    n_load, group = _LOADS.size, plan.load_of
+    span = np.bincount(group, np.maximum(totals.t_end - totals.t_from, 1e-300), n_load)
+    mean_b = np.bincount(group, totals.served, n_load) / np.maximum(np.bincount(group, totals.count, n_load), 1.0)
+    util = np.bincount(group, totals.busy, n_load) / (plan.servers * span)
+    loads = np.bincount(group, totals.served, n_load) / span / cap
+    loads[0] = 0.0
+    loads = np.maximum.accumulate(np.minimum(loads, 1.0 - 1e-6))
+    edges = np.exp(tally.lo + np.arange(_BINS + 1) / tally.scale)
+    soj_q = np.empty((n_load, PROBS.size))
+    wait_q = np.empty((n_load, PROBS.size))
+    for k in range(n_load):
+        soj_q[k] = _hist_quantiles(tally.soj_hist[k * _BINS:(k + 1) * _BINS], 0.0, edges)
+        wait_q[k] = _hist_quantiles(tally.wait_hist[k * _BINS:(k + 1) * _BINS], tally.zero_wait[k], edges)
+    requests = np.maximum(tally.requests, 1.0)
+    return BatchTable(cap, loads, mean_b, util, tally.wait / requests, tally.forming / requests,
+                      tally.batch_time / requests, 1.0 - tally.zero_wait / requests, soj_q, wait_q)
+
+
 def simulate_table(servers: int, p: BatchParams, cap: float) -> BatchTable:
     """Run the replications of every grid load side by side (see the module docstring). Loads from
     ``_LONG_FROM`` on relax slowly: their rows run ``_LONG_RUNS`` times longer, measured only after
     the first (light-load) run length, while the other rows have stopped."""
-    c, big_b, delay = servers, max(int(p.batch_max), 1), p.delay_s
-    n_load = _LOADS.size
-    reps_per = _replications(p, cap)
-    load_of = np.repeat(np.arange(n_load), reps_per)  # row -> grid load
-    rep_of = np.concatenate([np.arange(r) for r in reps_per])  # row -> replication index (common numbers)
-    lam = np.maximum(_LOADS[load_of] * cap, 1e-300)
-    n_rows, reps = load_of.size, int(reps_per.max())
-    rng = np.random.default_rng(_SEED)
-    width = max(8 * big_b, 1024)  # arrivals buffered per row
-    ca2 = p.arrival_scv if p.arrival_scv > 1e-9 else 0.0
-    n_steps, burn = _steps(big_b)
-    long_rows = _LOADS[load_of] >= _LONG_FROM
-    rec_from = np.where(long_rows, n_steps, burn)  # first measured dispatch of each row
-    total_steps = n_steps * (_LONG_RUNS if long_rows.any() else 1)
-
-    def arrivals(n: int) -> np.ndarray:
-        if ca2 == 0.0:
-            unit = np.ones((reps, n))
-        elif ca2 == 1.0:
-            unit = rng.standard_exponential((reps, n))
-        else:
-            unit = rng.gamma(1.0 / ca2, ca2, (reps, n))
-        return np.cumsum(unit[rep_of] / lam[:, None], axis=1)
-
-    shape = 1.0 / p.service_scv if p.service_scv > 1e-9 else 0.0
-
-    def noise_block(steps: int) -> np.ndarray | None:
-        if shape <= 0:
-            return None
-        noise = rng.gamma(shape, 1.0 / shape, (steps, reps))
-        return (noise / noise.mean(axis=0))[:, rep_of]  # mean exactly 1 over each run length
-
-    buf = arrivals(width)
-    head = np.zeros(n_rows, np.int64)
-    free = np.zeros(n_rows) if c == 1 else np.zeros((n_rows, c))
-    slots = np.arange(big_b)
-    noise_all = noise_block(n_steps)
-    tau_hi = p.batch_time(big_b) + (0.0 if math.isinf(delay) else delay)
-    lo = math.log(max(min(p.batch_time(1), tau_hi) * 1e-3, 1e-12))
-    hi = math.log(max(tau_hi, 1e-12) * 1e4)
-    scale = _BINS / (hi - lo)
-    soj_hist = np.zeros(n_load * _BINS)
-    wait_hist = np.zeros(n_load * _BINS)
-    sums = np.zeros((5, n_load))  # measured requests, -, batch forming wait, request-weighted batch time, wait
-    zero_wait = np.zeros(n_load)
-    offset = load_of * _BINS
-    # per original row: busy time, requests and dispatches measured, time measuring began and ended
-    busy_all, served_all, count_all = np.zeros(n_rows), np.zeros(n_rows), np.zeros(n_rows)
-    t_from_all, t_end_all = np.zeros(n_rows), np.zeros(n_rows)
-    active = np.arange(n_rows)  # original index of each row still running
-    pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    base, item = p.base_s, p.item_s
-
-    def flush() -> None:
-        wait = np.concatenate([w for w, _, _ in pending])
-        soj = wait + np.concatenate([s for _, s, _ in pending])
-        where = np.concatenate([g for _, _, g in pending])
-        pending.clear()
-        soj_hist[:] += np.bincount(where + np.clip(((np.log(soj) - lo) * scale).astype(np.int64), 0, _BINS - 1),
-                                   minlength=n_load * _BINS)
-        pos = wait > 0
-        wp, gp = wait[pos], where[pos]
-        wait_hist[:] += np.bincount(gp + np.clip(((np.log(wp) - lo) * scale).astype(np.int64), 0, _BINS - 1),
-                                    minlength=n_load * _BINS)
-        zero_wait[:] += np.bincount(where // _BINS, None, n_load) - np.bincount(gp // _BINS, None, n_load)
-        sums[4] += np.bincount(where // _BINS, wait, n_load)
-
-    n_active = n_rows
-    rows = np.arange(n_active)
-    row_base, free_base = rows * width, rows * c
-    flat = buf.reshape(-1)
-    start = np.zeros(n_rows)
-    for step in range(total_steps):
-        if step == n_steps and n_active > int(long_rows.sum()):  # the light loads are done
-            t_end_all[active] = start
-            keep = np.flatnonzero(long_rows[active])
-            active, buf, head, free = active[keep], buf[keep], head[keep], free[keep]
-            load_of, rep_of, lam, offset = load_of[keep], rep_of[keep], lam[keep], offset[keep]
-            n_active = active.size
-            rows = np.arange(n_active)
-            row_base, free_base = rows * width, rows * c
-            flat = buf.reshape(-1)
-        if step % n_steps == 0 and step:
-            noise_all = noise_block(n_steps)
-        if int(head.max()) + big_b > width:  # slide each row's window and draw fresh arrivals
-            idx = head[:, None] + np.arange(width)[None, :]
-            kept = np.take_along_axis(buf, np.minimum(idx, width - 1), 1)
-            fresh = np.take_along_axis(arrivals(width), np.maximum(idx - width, 0), 1)
-            buf = np.where(idx < width, kept, buf[:, -1:] + fresh)
-            flat = buf.reshape(-1)
-            head[:] = 0
-        pos = row_base + head
-        if c == 1:
-            slot, ready_at = free_base, free
-        else:
-            slot = free_base + np.argmin(free, axis=1)
-            ready_at = free.reshape(-1)[slot]
-        ready = np.minimum(flat[pos] + delay, flat[pos + (big_b - 1)])
-        start = np.maximum(ready_at, ready)
-        window = flat[pos[:, None] + slots]
-        member = window <= start[:, None]
-        size = member.sum(axis=1)
-        service = base + item * size
-        if noise_all is not None:
-            service *= noise_all[step % n_steps]
-        free.reshape(-1)[slot] = start + service
-        head += size
-        on = rec_from[active] <= step
-        if not on.any():
-            continue
-        begin = rec_from[active] == step
-        if begin.any():
-            t_from_all[active[begin]] = start[begin]
-        busy_all[active] += np.where(on, service, 0.0)
-        served_all[active] += np.where(on, size, 0)
-        count_all[active] += on
-        if step % _RECORD_EVERY:
-            continue
-        size_on = np.where(on, size, 0)
-        member_on = member & on[:, None]
-        waited = start[:, None] - window
-        pending.append((waited[member_on], np.repeat(service, size_on), np.repeat(offset, size_on)))
-        forming = np.minimum(np.maximum(ready[:, None] - window, 0.0), waited)[member_on]
-        sums[2] += np.bincount(np.repeat(load_of, size_on), forming, n_load)
-        sums[0] += np.bincount(load_of, size_on, n_load)
-        sums[3] += np.bincount(load_of, service * size_on, n_load)
-        if len(pending) >= 64:
-            flush()
-    if pending:
-        flush()
-    t_end_all[active] = start
-    # every measured dispatch counts for the batch size and the busy time (the same runs)
-    group = np.repeat(np.arange(n_load), reps_per)
-    span = np.bincount(group, np.maximum(t_end_all - t_from_all, 1e-300), n_load)
-    mean_b = np.bincount(group, served_all, n_load) / np.maximum(np.bincount(group, count_all, n_load), 1.0)
-    util = np.bincount(group, busy_all, n_load) / (c * span)
-    # each grid point is labelled with the load its runs actually carried (requests dispatched per
-    # second): the sampling error of the arrival rate then moves the point along the curve instead
-    # of off it (with common random numbers it would otherwise shift every load the same way)
-    loads = np.bincount(group, served_all, n_load) / span / cap
-    loads[0] = 0.0
-    loads = np.maximum.accumulate(np.minimum(loads, 1.0 - 1e-6))
-    edges = np.exp(lo + np.arange(_BINS + 1) / scale)
-    soj_q = np.empty((n_load, PROBS.size))
-    wait_q = np.empty((n_load, PROBS.size))
-    for k in range(n_load):
-        soj_q[k] = _hist_quantiles(soj_hist[k * _BINS:(k + 1) * _BINS], 0.0, edges)
-        wait_q[k] = _hist_quantiles(wait_hist[k * _BINS:(k + 1) * _BINS], zero_wait[k], edges)
-    requests = np.maximum(sums[0], 1.0)
-    table = BatchTable(cap, loads, mean_b, util, sums[4] / requests, sums[2] / requests, sums[3] / requests,
-                   1.0 - zero_wait / requests, soj_q, wait_q)
+    plan = _Plan.of(servers, p, cap)
+    draws = _Draws(np.random.default_rng(_SEED), int(plan.reps_per.max()),
+                   p.arrival_scv if p.arrival_scv > 1e-9 else 0.0,
+                   1.0 / p.service_scv if p.service_scv > 1e-9 else 0.0)
+    rows = _Rows.start(plan, draws)
+    noise = draws.noise(plan.n_steps, rows.rep_of)
+    totals, tally = _RowTotals.zeros(plan.load_of.size), _Tally.empty(p, plan.big_b)
+    start = np.zeros(plan.load_of.size)
+    for step in range(plan.total_steps):
+        if step == plan.n_steps and rows.active.size > int(plan.long_rows.sum()):  # the light loads are done
+            totals.t_end[rows.active] = start
+            rows.keep(np.flatnonzero(plan.long_rows[rows.active]))
+        if step % plan.n_steps == 0 and step:
+            noise = draws.noise(plan.n_steps, rows.rep_of)
+        rows.slide(draws)
+        dispatch = _dispatch(rows, p, noise, step)
+        start = dispatch.start
+        _measure(rows, dispatch, step, totals, tally)
+    if tally.pending:
+        tally.flush()
+    totals.t_end[rows.active] = start
+    table = _table(plan, totals, tally, cap)
     _no_traffic_row(table, p)
     return table
 

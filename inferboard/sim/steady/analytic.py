@@ -22,6 +22,8 @@ by ``latency_dist`` (convolution along paths, never sums of per-hop percentiles)
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -82,8 +84,10 @@ def solve(network: Network) -> NetworkResult:
     return _assemble(network, plan, calcs, rates, flow, offered, lost)
 
 
-def _assemble(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], rates: dict[str, float], flow: list[float],
-              offered: list[float], lost: dict[str, float]) -> NetworkResult:
+def _station_results(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc],
+                     rates: dict[str, float]) -> dict[str, StationResult]:
+    """Each station's result from its calc at its arrival rate (the calc's working values become the
+    result's explanation)."""
     stations: dict[str, StationResult] = {}
     make = StationResult.adopt
     inf = math.inf
@@ -113,7 +117,13 @@ def _assemble(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], rate
             "backlog_growth_rps": lam * calc.backlog_f, "arrival_scv": info.get("ca2", 1.0),
             "departure_scv": calc.cd2, "saturated": calc.saturated, "latency_capped": calc.capped,
             "_info": info})
-    lam0, path_results, served_paths = net.arrival_rate, [], []
+    return stations
+
+
+def _path_results(net: Network, stations: dict[str, StationResult], flow: list[float],
+                  offered: list[float]) -> tuple[list[PathResult], list[int]]:
+    """Each path's result (mean latency the sum of its stations' sojourns), and the paths that serve."""
+    path_results, served_paths = [], []
     make_path = PathResult.adopt
     sojourn = {sid: r.mean_sojourn_s for sid, r in stations.items()}
     for k, path in enumerate(net.paths):
@@ -122,51 +132,81 @@ def _assemble(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], rate
                                        "offered_rps": offered[k], "served_rps": flow[k], "mean_s": mean}))
         if flow[k] > 0:
             served_paths.append(k)
+    return path_results, served_paths
+
+
+@dataclass
+class _Mixture:
+    """The end-to-end latency distribution: the served paths' mixture on one grid, its percentiles
+    (p50, p95, p99, p99.9), and what a later reading of the distribution needs."""
+
+    grid: Any = None
+    rows: Any = None
+    row_of: dict = field(default_factory=dict)
+    shift_of: list = field(default_factory=list)
+    row_index: Any = None
+    pcts: list = field(default_factory=lambda: [0.0, 0.0, 0.0, 0.0])
+    station_max: list = field(default_factory=list)
+
+
+def _mixture(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], flow: list[float],
+             served_paths: list[int]) -> _Mixture:
+    """The mixture of the served paths' latency distributions, weighted by their flows."""
+    if sum(flow[k] for k in served_paths) <= 0:
+        return _Mixture()
+    on_path, row_of, pad = plan.layout(net, tuple(served_paths))
+    specs = [calcs[s].spec for s in on_path]
+    keys, inverse = sj.dedupe(specs)
+    table = sj.key_table(keys)
+    moments = sj.row_moments(keys, table)
+    shift_of = [sp.shift for sp in specs]
+    # per station (plus a padding entry): mean, variance, spread of the rough 99.9th percentile
+    station_mean = np.append(np.array(shift_of) + moments[inverse, 0], 0.0)
+    station_var = np.append(moments[inverse, 1], 0.0)
+    station_spread = np.append(moments[inverse, 2], -np.inf)
+    mu_p = station_mean[pad].sum(axis=1)  # generous estimate of the slowest path's 99.9th percentile
+    horizon = max(0.0, float(np.max(mu_p + 6.0 * np.sqrt(station_var[pad].sum(axis=1)))),
+                  float(np.max(mu_p + station_spread[pad].max(axis=1))))
+    n_random = int(moments[inverse, 3].sum())
+    grid = ld.choose_grid(horizon * 1.05, n_random)
+    rows, random, row_index = sj.unique_transforms(grid, specs, keys, inverse, table)
+    # Paths whose random rows (as a multiset) and total shift agree have the same latency
+    # distribution: they are mixed once, with their flows added.
+    unique_row = np.append(np.where(random[inverse], inverse, -1), -1)[pad]
+    unique_row.sort(axis=1)
+    path_shift = np.append(np.array(shift_of), 0.0)[pad].sum(axis=1)
+    merged: dict[tuple, int] = {}
+    idx, weights, shifts = [], [], []
+    for k, members, shift in zip(served_paths, unique_row.tolist(), path_shift.tolist()):
+        key = (tuple(members), shift)
+        at = merged.get(key)
+        if at is None:
+            merged[key] = len(idx)
+            idx.append(np.array([r for r in members if r >= 0], dtype=np.int64))
+            weights.append(flow[k])
+            shifts.append(shift)
+        else:
+            weights[at] += flow[k]
+    pmf = sj.mixture_pmf(grid, rows, idx, weights, shifts)
+    pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
+    # no percentile beyond the slowest path's physical maximum (finite rooms with constant
+    # service): the grid's rounding may otherwise put it up to a bin further
+    station_max = [sj.max_sojourn(sp) for sp in specs]
+    longest = max(sum(station_max[row_of[s]] for s in net.paths[k].stations) for k in served_paths)
+    pcts = [min(x, longest) for x in pcts]
+    return _Mixture(grid, rows, row_of, shift_of, row_index, pcts, station_max)
+
+
+def _assemble(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], rates: dict[str, float], flow: list[float],
+              offered: list[float], lost: dict[str, float]) -> NetworkResult:
+    """The network's result: stations, paths, end-to-end figures and the latency mixture."""
+    stations = _station_results(net, plan, calcs, rates)
+    path_results, served_paths = _path_results(net, stations, flow, offered)
+    lam0 = net.arrival_rate
     served = sum(flow[k] for k in served_paths)
     mean = sum(flow[k] * path_results[k].mean_s for k in served_paths) / served if served > 0 else 0.0
-    grid, rows, row_of, shift_of, row_index, pcts = None, None, {}, [], None, [0.0, 0.0, 0.0, 0.0]
-    station_max: list[float] = []
-    if served > 0:
-        on_path, row_of, pad = plan.layout(net, tuple(served_paths))
-        specs = [calcs[s].spec for s in on_path]
-        keys, inverse = sj.dedupe(specs)
-        table = sj.key_table(keys)
-        moments = sj.row_moments(keys, table)
-        shift_of = [sp.shift for sp in specs]
-        # per station (plus a padding entry): mean, variance, spread of the rough 99.9th percentile
-        station_mean = np.append(np.array(shift_of) + moments[inverse, 0], 0.0)
-        station_var = np.append(moments[inverse, 1], 0.0)
-        station_spread = np.append(moments[inverse, 2], -np.inf)
-        mu_p = station_mean[pad].sum(axis=1)  # generous estimate of the slowest path's 99.9th percentile
-        horizon = max(0.0, float(np.max(mu_p + 6.0 * np.sqrt(station_var[pad].sum(axis=1)))),
-                      float(np.max(mu_p + station_spread[pad].max(axis=1))))
-        n_random = int(moments[inverse, 3].sum())
-        grid = ld.choose_grid(horizon * 1.05, n_random)
-        rows, random, row_index = sj.unique_transforms(grid, specs, keys, inverse, table)
-        # Paths whose random rows (as a multiset) and total shift agree have the same latency
-        # distribution: they are mixed once, with their flows added.
-        unique_row = np.append(np.where(random[inverse], inverse, -1), -1)[pad]
-        unique_row.sort(axis=1)
-        path_shift = np.append(np.array(shift_of), 0.0)[pad].sum(axis=1)
-        merged: dict[tuple, int] = {}
-        idx, weights, shifts = [], [], []
-        for k, members, shift in zip(served_paths, unique_row.tolist(), path_shift.tolist()):
-            key = (tuple(members), shift)
-            at = merged.get(key)
-            if at is None:
-                merged[key] = len(idx)
-                idx.append(np.array([r for r in members if r >= 0], dtype=np.int64))
-                weights.append(flow[k])
-                shifts.append(shift)
-            else:
-                weights[at] += flow[k]
-        pmf = sj.mixture_pmf(grid, rows, idx, weights, shifts)
-        pcts = ld.percentiles(grid, pmf, (0.5, 0.95, 0.99, 0.999))
-        # no percentile beyond the slowest path's physical maximum (finite rooms with constant
-        # service): the grid's rounding may otherwise put it up to a bin further
-        station_max = [sj.max_sojourn(sp) for sp in specs]
-        longest = max(sum(station_max[row_of[s]] for s in net.paths[k].stations) for k in served_paths)
-        pcts = [min(x, longest) for x in pcts]
+    mix = _mixture(net, plan, calcs, flow, served_paths)
+    grid, pcts = mix.grid, mix.pcts
     shed, timed_out = lost["shed"] + net.unrouted_share * lam0, lost["timeout"] + lost["backlog"]
     # fractions of the offered rate, kept in [0, 1]: with a subnormal arrival rate the absolute
     # rates lose precision and their ratio could come out a hair above 1
@@ -181,5 +221,5 @@ def _assemble(net: Network, plan: SolvePlan, calcs: dict[str, StationCalc], rate
         latency_capped=any(stations[s].latency_capped for k in served_paths for s in net.paths[k].stations),
         bottleneck=busiest.id if busiest is not None and busiest.offered_load > 0 else "",
         bin_width_s=grid.dt if grid else 0.0, bins=grid.n_cover if grid else 0,
-        stations=stations, paths=tuple(path_results), _grid=grid, _rows=rows, _row_of=row_of,
-        _shifts=shift_of, _row_index=row_index, _max_sojourn=station_max)
+        stations=stations, paths=tuple(path_results), _grid=grid, _rows=mix.rows, _row_of=mix.row_of,
+        _shifts=mix.shift_of, _row_index=mix.row_index, _max_sojourn=mix.station_max)

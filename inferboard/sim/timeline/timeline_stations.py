@@ -4,7 +4,9 @@ their carried backlogs, end-to-end percentiles, cost and events (timeline.py has
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 
@@ -127,99 +129,137 @@ class PoolLoops:
             metric.advance_to(self.state.controllers[pid].limit)
 
 
-def simulate_stretch(state, k0: int, k1: int) -> None:
-    """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`)."""
-    times, count, dt = state.times[k0:k1], state.count, state.tick_s
-    n = k1 - k0
+@dataclass
+class _Put:
+    """Writes the stretch's values of a named series (zeros first, over the whole horizon)."""
 
-    def put(name: str, values, store: dict | None = None) -> None:
-        store = state.series if store is None else store
+    state: Any
+    k0: int
+    k1: int
+
+    def __call__(self, name: str, values, store: dict | None = None) -> None:
+        store = self.state.series if store is None else store
         found = store.get(name)
         if found is None:
-            found = store[name] = np.zeros(count)
-        found[k0:k1] = values
+            found = store[name] = np.zeros(self.state.count)
+        found[self.k0:self.k1] = values
 
-    compiled, key_of, lo, hi, alpha, ratio, regime, keys = _routing(state, times, state.base[k0:k1])
-    tables = state.tables_for(compiled)
-    offered_all = finite(state.base[k0:k1] * ratio[lo])
-    entry_shed = min(max(state.entry_shed, 0.0), 1.0)
-    offered = offered_all * (1.0 - entry_shed)
-    routing = StretchRouting(state, k0, k1, compiled, lo, hi, alpha, regime, keys,
-                             state.base[k0:k1] * (1.0 - entry_shed))
-    commands = {p.id: tuple(state.pending_commands.pop(p.id, ())) for p in state.pools}
-    drive_pools(state, routing, PoolLoops(state, tables, lo, k0, commands, routing),
-                {pid for pid, c in commands.items() if c})
-    weights, lost, shed_by_router = routing.paths(tables, state.notes)
-    paths = weights.shape[0]
-    alive, shed_mass, err_mass = np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n))
-    # ``alive``: the share of a path's arrivals in the tick that is served (losses, errors), which the
-    # tick's percentiles and rates are about; ``flow``: what each station passes on in the tick, which
-    # the next station sees (a backlog holds a surge back and releases it as it drains)
-    flow = np.ones((paths, n))
-    path_mean = np.array(tables.path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, n))
-    path_var = np.zeros((paths, n))
-    station_loss: dict[str, np.ndarray] = {}
-    for j, sid in enumerate(tables.stations):
-        rows = tables.members[j]
-        lam = offered * (weights[rows] * flow[rows]).sum(axis=0) if rows else np.zeros(n)
-        put(f"arrival_rps:{sid}", lam)
-        carried = state.backlog.get(sid, 0.0)
-        if not lam.any() and carried <= 0:  # idle all stretch: its figures stay 0 (as idle ticks do below)
-            continue
-        track = state.tracks[sid]
-        first = track.first_ready_s[k0:k1]
-        cold = np.where(np.isfinite(first), first - times, np.inf)
-        params = tables.station_params(j, lo)
-        history = state.lost.setdefault(sid, np.zeros(count))
-        accepted = state.accepted.setdefault(sid, np.zeros(count + 1))
-        generation = state.design.nodes[sid].kind == "generation_pool"  # capacity from the FLOPs/HBM model
-        st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, dt, history[:k0], accepted[:k0 + 1],
-                             routing.per_replica[sid] * track.ready[k0:k1] if generation else None)
-        state.backlog[sid] = st.carry
-        history[k0:k1] = st.lost
-        accepted[k0 + 1:k1 + 1] = st.accepted
-        err = tables.params[j]["err"][lo]
-        passed = _passed_on(st, lam, accepted, k0, dt)
+
+@dataclass
+class _PathTally:
+    """Per request path and tick of a stretch: ``alive``, the share of its arrivals that is served
+    (losses, errors), which the tick's percentiles and rates are about; ``flow``, what each station
+    passes on in the tick, which the next station sees (a backlog holds a surge back and releases it
+    as it drains); the shares shed and failed on the way; and the moments of its latency shape."""
+
+    alive: np.ndarray
+    shed: np.ndarray
+    failed: np.ndarray
+    flow: np.ndarray
+    mean: np.ndarray
+    var: np.ndarray
+
+    @classmethod
+    def start(cls, path_delay, paths: int, n: int) -> _PathTally:
+        """Every arrival alive, nothing lost, each path's latency its fixed delays."""
+        return cls(np.ones((paths, n)), np.zeros((paths, n)), np.zeros((paths, n)), np.ones((paths, n)),
+                   np.array(path_delay, dtype=float).reshape(paths, 1) + np.zeros((paths, n)), np.zeros((paths, n)))
+
+    def through(self, rows, st, err, passed) -> None:
+        """The paths ``rows`` pass a station with losses ``st.loss``, error rate ``err`` and the share
+        ``passed`` on in the tick."""
         for p in rows:
-            shed_mass[p] += alive[p] * st.loss
-            err_mass[p] += alive[p] * (1 - st.loss) * err
-            alive[p] *= (1 - st.loss) * (1 - err)
-            flow[p] *= passed * (1 - err)
-            path_mean[p] += st.shape_mean
-            path_var[p] += st.shape_var
-        station_loss[sid] = st.loss
-        put(f"loss:{sid}", st.loss, state.aux)
-        put(f"capacity:{sid}", st.capacity, state.aux)
-        busy = st.busy
-        if generation:
-            busy = _generation_pool(put, sid, compiled, lo, lam * (1 - st.loss), track.ready[k0:k1], st)
-        put(f"utilisation:{sid}", busy)
-        put(f"queue:{sid}", st.queue)
-        put(f"backlog:{sid}", st.backlog)
-        idle = (lam <= 0) & (st.backlog <= 0)  # no request there: no wait, no time spent (a stretch
-        # without traffic there is skipped above, and reads the same)
-        put(f"wait_ms:{sid}", np.where(idle, 0.0, np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS)))
-        put(f"sojourn_ms:{sid}", np.where(idle, 0.0, np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS)))
+            self.shed[p] += self.alive[p] * st.loss
+            self.failed[p] += self.alive[p] * (1 - st.loss) * err
+            self.alive[p] *= (1 - st.loss) * (1 - err)
+            self.flow[p] *= passed * (1 - err)
+            self.mean[p] += st.shape_mean
+            self.var[p] += st.shape_var
 
+
+@dataclass
+class _Stretch:
+    """One stretch's shared inputs: its ticks, the compiles routing it, each tick's compile, the
+    station tables and the routing, and the rate offered past the entry."""
+
+    state: Any
+    k0: int
+    k1: int
+    put: _Put
+    compiled: list
+    key_of: list
+    lo: np.ndarray
+    tables: Any
+    routing: StretchRouting
+    offered: np.ndarray
+
+    @property
+    def times(self) -> np.ndarray:
+        """The stretch's tick times."""
+        return self.state.times[self.k0:self.k1]
+
+
+def _station(s: _Stretch, j: int, sid: str, weights: np.ndarray, tally: _PathTally) -> None:
+    """One station over the stretch: its arrivals from the paths through it, its fluid stretch with
+    the backlog carried in, and its series; the paths through it take its losses."""
+    state, put, k0, k1, tables, n = s.state, s.put, s.k0, s.k1, s.tables, s.k1 - s.k0
+    rows = tables.members[j]
+    lam = s.offered * (weights[rows] * tally.flow[rows]).sum(axis=0) if rows else np.zeros(n)
+    put(f"arrival_rps:{sid}", lam)
+    carried = state.backlog.get(sid, 0.0)
+    if not lam.any() and carried <= 0:  # idle all stretch: its figures stay 0 (as idle ticks do below)
+        return
+    track = state.tracks[sid]
+    first = track.first_ready_s[k0:k1]
+    cold = np.where(np.isfinite(first), first - s.times, np.inf)
+    params = tables.station_params(j, s.lo)
+    history = state.lost.setdefault(sid, np.zeros(state.count))
+    accepted = state.accepted.setdefault(sid, np.zeros(state.count + 1))
+    generation = state.design.nodes[sid].kind == "generation_pool"  # capacity from the FLOPs/HBM model
+    st = station_stretch(lam, track.ready[k0:k1], params, cold, carried, state.tick_s, history[:k0],
+                         accepted[:k0 + 1], s.routing.per_replica[sid] * track.ready[k0:k1] if generation else None)
+    state.backlog[sid] = st.carry
+    history[k0:k1] = st.lost
+    accepted[k0 + 1:k1 + 1] = st.accepted
+    tally.through(rows, st, tables.params[j]["err"][s.lo], _passed_on(st, lam, accepted, k0, state.tick_s))
+    put(f"loss:{sid}", st.loss, state.aux)
+    put(f"capacity:{sid}", st.capacity, state.aux)
+    busy = st.busy
+    if generation:
+        busy = _generation_pool(put, sid, s.compiled, s.lo, lam * (1 - st.loss), track.ready[k0:k1], st)
+    put(f"utilisation:{sid}", busy)
+    put(f"queue:{sid}", st.queue)
+    put(f"backlog:{sid}", st.backlog)
+    idle = (lam <= 0) & (st.backlog <= 0)  # no request there: no wait, no time spent (a stretch
+    # without traffic there is skipped above, and reads the same)
+    put(f"wait_ms:{sid}", np.where(idle, 0.0, np.minimum(st.wait_s * 1000.0, MAX_LATENCY_MS)))
+    put(f"sojourn_ms:{sid}", np.where(idle, 0.0, np.minimum(st.sojourn_s * 1000.0, MAX_LATENCY_MS)))
+
+
+def _end_to_end(s: _Stretch, offered_all: np.ndarray, entry_shed: float, weights: np.ndarray, lost: np.ndarray,
+                shed_by_router: dict, tally: _PathTally) -> None:
+    """The stretch's end-to-end series: offered, throughput, shed and error rates, percentiles of the
+    paths' lognormal mixture, and the error budget's burn rate (latency over the SLO counts beyond
+    the allowance)."""
+    put, n, req = s.put, s.k1 - s.k0, s.state.design.requirements
     router_shed = sum(shed_by_router.values()) if shed_by_router else np.zeros(n)
     unrouted = np.maximum(0.0, 1.0 - weights.sum(axis=0) - lost - router_shed)
-    served_weights = weights * alive
+    served_weights = weights * tally.alive
     served = np.clip(served_weights.sum(axis=0), 0.0, 1.0)
     idle = offered_all <= 0
     keep = 1.0 - entry_shed
     put("offered_rps", offered_all)
-    put("throughput_rps", offered * (weights * flow).sum(axis=0))  # what completes in the tick
-    shed_rate = np.where(idle, 0.0, entry_shed + keep * (router_shed + (weights * shed_mass).sum(axis=0)))
-    error_rate = np.where(idle, 0.0, keep * (lost + unrouted + (weights * err_mass).sum(axis=0)))
+    put("throughput_rps", s.offered * (weights * tally.flow).sum(axis=0))  # what completes in the tick
+    shed_rate = np.where(idle, 0.0, entry_shed + keep * (router_shed + (weights * tally.shed).sum(axis=0)))
+    error_rate = np.where(idle, 0.0, keep * (lost + unrouted + (weights * tally.failed).sum(axis=0)))
     put("shed_rate", shed_rate)
     put("error_rate", error_rate)
     used = np.flatnonzero(served_weights.any(axis=1))
-    w, mu, sigma, has = mixture_lognormal(served_weights[used], path_mean[used], path_var[used])
+    w, mu, sigma, has = mixture_lognormal(served_weights[used], tally.mean[used], tally.var[used])
     probs = [p for p, _ in PERCENTILES]
     values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), n))
     for row, (_, key) in zip(values, PERCENTILES):
         put(key, np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0))
-    req = state.design.requirements
     slow = np.zeros(n)
     if req.slo_p99_ms is not None and used.size:
         at = np.full((1, n), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
@@ -227,12 +267,34 @@ def simulate_stretch(state, k0: int, k1: int) -> None:
     bad = np.clip(error_rate + shed_rate + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served * keep, 0, 1)
     availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
     put("burn_rate", bad / (1.0 - availability / 100.0))
+
+
+def simulate_stretch(state, k0: int, k1: int) -> None:
+    """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`): routing, the pools'
+    control loops, every station, the end-to-end series, routers' shedding, cost and events."""
+    times, n, put = state.times[k0:k1], k1 - k0, _Put(state, k0, k1)
+    compiled, key_of, lo, hi, alpha, ratio, regime, keys = _routing(state, times, state.base[k0:k1])
+    tables = state.tables_for(compiled)
+    offered_all = finite(state.base[k0:k1] * ratio[lo])
+    entry_shed = min(max(state.entry_shed, 0.0), 1.0)
+    routing = StretchRouting(state, k0, k1, compiled, lo, hi, alpha, regime, keys,
+                             state.base[k0:k1] * (1.0 - entry_shed))
+    commands = {p.id: tuple(state.pending_commands.pop(p.id, ())) for p in state.pools}
+    drive_pools(state, routing, PoolLoops(state, tables, lo, k0, commands, routing),
+                {pid for pid, c in commands.items() if c})
+    weights, lost, shed_by_router = routing.paths(tables, state.notes)
+    stretch = _Stretch(state, k0, k1, put, compiled, key_of, lo, tables, routing, offered_all * (1.0 - entry_shed))
+    tally = _PathTally.start(tables.path_delay, weights.shape[0], n)
+    for j, sid in enumerate(tables.stations):
+        _station(stretch, j, sid, weights, tally)
+    _end_to_end(stretch, offered_all, entry_shed, weights, lost, shed_by_router, tally)
+    keep = 1.0 - entry_shed
     for node_id in sorted(set(shed_by_router) | {k.split(":", 1)[1] for k in state.aux if k.startswith("router_shed:")}):
         share = shed_by_router.get(node_id, np.zeros(n))
         put(f"router_shed:{node_id}", share * keep * (offered_all > 0), state.aux)
     tracks = {p.id: SimpleNamespace(replicas=state.tracks[p.id].replicas[k0:k1]) for p in state.pools}
-    put("cost_per_hour", cost_series(state.design, state.pools, compiled, key_of, lo, offered, tracks,
-                                        state.timed, times, state.cost_memo))
+    put("cost_per_hour", cost_series(state.design, state.pools, compiled, key_of, lo, stretch.offered, tracks,
+                                     state.timed, times, state.cost_memo))
     for c in compiled:
         state.notes.update(c.notes)
     stretch_events(state, k0, k1)
