@@ -70,6 +70,8 @@ def check_script(steps: list[dict[str, Any]], horizon_min: float, source: str) -
 
 
 def read_script(path: Path) -> list[dict[str, Any]]:
+    """The steps of a drill script file (YAML: a list of verbs with their arguments), checked against the
+    verbs."""
     from inferboard.drills.engine import VERBS
     from inferboard.safe_yaml import YamlFileError, load_yaml_file
 
@@ -103,6 +105,7 @@ def read_script(path: Path) -> list[dict[str, Any]]:
 
 
 def run_script(session, steps: list[dict[str, Any]], source: str = "script") -> None:
+    """Perform each step of ``steps`` on ``session`` in order; a refused step names its place in ``source``."""
     from inferboard.drills.engine import DrillError
 
     for i, step in enumerate(steps, start=1):
@@ -127,6 +130,7 @@ def folder_problem(folder: str | None) -> str:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    """Run ``inferboard drill list``: every drill with its title; returns the exit status."""
     from inferboard.drills.library import load_drills
 
     problem = folder_problem(args.folder)
@@ -145,6 +149,8 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    """Run ``inferboard drill run``: a drill played headless with a script, its report printed or saved;
+    returns the exit status."""
     from dataclasses import asdict
 
     from inferboard.drills.engine import DrillError, DrillSession
@@ -198,6 +204,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    """Add the ``drill`` command and its subcommands to the command line."""
     p = sub.add_parser("drill", help="incident drills: list them, or run one headless with a script")
     drill_sub = p.add_subparsers(dest="drill_command", metavar="SUBCOMMAND")
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])

@@ -61,10 +61,12 @@ class RecordedAction:
     outcome: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The action as plain values for JSON."""
         return {"t_s": self.t_s, "verb": self.verb, "args": dict(self.args), "outcome": self.outcome}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "RecordedAction":
+        """The action from its plain values."""
         return cls(float(data["t_s"]), str(data["verb"]), dict(data.get("args") or {}), str(data.get("outcome", "")))
 
 
@@ -168,6 +170,7 @@ class DrillSession:
     # ------------------------------------------------------------------ the clock
     @property
     def now_s(self) -> float:
+        """The simulated time reached, in seconds."""
         return self.timeline.now_s
 
     @property
@@ -178,6 +181,7 @@ class DrillSession:
 
     @property
     def finished(self) -> bool:
+        """Whether the drill is over (finished, or the horizon reached)."""
         return self.finished_at is not None or self.timeline.finished
 
     @property
@@ -192,6 +196,7 @@ class DrillSession:
         return self.paused
 
     def resume(self) -> None:
+        """Let the clock run again."""
         self.paused = False
 
     def tick(self, wall_seconds: float) -> float:
@@ -227,6 +232,7 @@ class DrillSession:
         return action
 
     def state_symptom(self, text: str, scope: str = "") -> RecordedAction:
+        """Record the symptom the candidate states, and its scope."""
         return self._record("state_symptom", text=text, scope=scope)
 
     def open_dashboard(self, name: str):
@@ -237,21 +243,27 @@ class DrillSession:
         return shown
 
     def slice_by_segment(self, name: str = "model"):
+        """Record the look and return the dashboard ``name`` split by traffic segment, or why it does not
+        exist."""
         shown = views.segment_slice(self, name)
         self._record("slice_by_segment", "shown" if isinstance(shown, views.Dashboard) else "missing", name=name)
         return shown
 
     def check_changes(self):
+        """Record the look and return the recent-changes log."""
         self._record("check_changes")
         return views.change_log(self)
 
     def record_hypothesis(self, text: str) -> RecordedAction:
+        """Record a hypothesis the candidate states."""
         return self._record("record_hypothesis", text=text)
 
     def name_root_cause(self, text: str) -> RecordedAction:
+        """Record the root cause the candidate names."""
         return self._record("name_root_cause", text=text)
 
     def write_follow_up(self, fix: str, monitoring: str) -> RecordedAction:
+        """Record the long-term fix and the monitoring the candidate writes."""
         return self._record("write_follow_up", fix=fix, monitoring=monitoring)
 
     def wait(self, minutes: float) -> RecordedAction:
@@ -340,6 +352,7 @@ class DrillSession:
         return replay(self.drill, self.source_design, self.seed, self.actions, self.mode)
 
     def fill(self, text: str) -> str:
+        """``text`` with its ``{role}`` placeholders filled with this design's node ids."""
         return fill(text, self.roles)
 
 

@@ -15,6 +15,7 @@ ROLES = ("pool", "canary", "canary_pool", "batcher", "cache", "features", "regio
 
 
 def drills_folder() -> Path:
+    """The folder of the shipped drills."""
     return data_dir("assets") / "drills"
 
 
@@ -35,6 +36,7 @@ def load_drills(folder: Path | str | None = None) -> dict[str, Drill]:
 
 
 def get_drill(drill_id: str, folder: Path | str | None = None) -> Drill:
+    """The drill ``drill_id`` from ``folder`` (the shipped drills by default)."""
     drills = load_drills(folder)
     if drill_id not in drills:
         raise KeyError(f"unknown drill '{drill_id}'; known: {', '.join(sorted(drills))}")

@@ -20,6 +20,7 @@ class SetParams:
     params: tuple[tuple[str, object], ...]
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the parameter change to ``state`` from its current tick (a new design revision)."""
         if self.target not in state.design.nodes:
             raise ValueError(f"'{self.target}' is not a node of this design")
         copy = parse_design(design_to_bytes(state.design), "<drill>", state.design.catalog)
@@ -27,6 +28,7 @@ class SetParams:
         state.reconfigure(copy)
 
     def describe(self) -> str:
+        """The change in words, for the timeline's log."""
         return f"{self.target}: " + ", ".join(f"{k} = {v}" for k, v in self.params)
 
 
@@ -38,6 +40,7 @@ class ClearFaults:
     kinds: tuple[str, ...]
 
     def apply_to(self, state: TimelineState) -> None:
+        """End the target's faults of the given kinds now."""
         now = state.now_s
         kept = []
         for f in state.timed:
@@ -49,4 +52,5 @@ class ClearFaults:
         state.timed[:] = kept
 
     def describe(self) -> str:
+        """The operation in words, for the timeline's log."""
         return f"{self.target}: {', '.join(k.replace('_', ' ') for k in self.kinds)} cleared"

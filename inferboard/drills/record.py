@@ -31,6 +31,7 @@ class DrillRecord:
 
     @property
     def id(self) -> int:
+        """The run's id in the history database."""
         return int(self.row["id"])
 
 
@@ -68,6 +69,7 @@ def drill_runs(history: History, drill_id: str | None = None) -> list[dict[str, 
 
 
 def load_drill_run(history: History, run_id: int) -> DrillRecord:
+    """The drill run ``run_id`` from ``history``."""
     with history.lock:
         rows = list(history.db["drills"].rows_where("id = ?", [run_id]))
     if not rows:
@@ -185,6 +187,8 @@ def result_dict(session: DrillSession) -> dict[str, Any]:
 
 
 def session_report_html(session: DrillSession, with_truth: bool = True) -> str:
+    """The session's report as a standalone HTML page (with the hidden truth unless ``with_truth`` is
+    False)."""
     from dataclasses import asdict
 
     return drill_report_html(result_dict(session), session.series(),

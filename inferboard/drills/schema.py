@@ -86,6 +86,7 @@ class PlantEdit(StrictModel):
 
 
 class PlantDrift(StrictModel):
+    """Drift a drill plants: input or concept, in which segment, when, how fast and how much."""
     kind: Literal["input", "concept"]
     segment: str = Field(default="*", pattern=r"^(\*|[a-z][a-z0-9-]{0,31})$")
     at_min: float = Field(default=0.0, ge=0)
@@ -106,6 +107,7 @@ class PlantVersion(StrictModel):
 
 
 class Plant(StrictModel):
+    """What a drill plants as its cause: faults, configuration edits, drift and model versions."""
     faults: list[PlantFault] = Field(default_factory=list, max_length=10)
     edits: list[PlantEdit] = Field(default_factory=list, max_length=10)
     drift: list[PlantDrift] = Field(default_factory=list, max_length=10)
@@ -161,6 +163,8 @@ class Symptom(StrictModel):
 
 
 class Drill(StrictModel):
+    """An incident drill: its story, the design it needs, the planted cause, the evidence, the mitigations
+    and how they are judged, and the keywords a good diagnosis names."""
     schema_version: Literal[1] = 1
     id: str = Field(pattern=ID)
     title: str = Field(min_length=5, max_length=90)
@@ -218,6 +222,7 @@ class Drill(StrictModel):
 
     @property
     def cause_start_min(self) -> float:
+        """When the earliest planted cause starts, in minutes."""
         starts = [x.at_min for group in (self.plant.faults, self.plant.edits, self.plant.drift, self.plant.versions)
                   for x in group]
         return min(starts)
@@ -228,6 +233,7 @@ class DrillError(ValidationFailed):
 
 
 def drill_from_data(raw: Any, source: str) -> Drill:
+    """The drill from parsed data; bad data raises one error naming the file, item and field."""
     name = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else "?"
     item = f"drill '{name[:64]}'"
     if not isinstance(raw, dict):
@@ -240,6 +246,7 @@ def drill_from_data(raw: Any, source: str) -> Drill:
 
 
 def load_drill(path: Path | str) -> Drill:
+    """The drill in a YAML file."""
     path = Path(path)
     try:
         raw = load_yaml_file(path)

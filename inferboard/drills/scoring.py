@@ -40,6 +40,7 @@ WORSE_PENALTY, WORSE_CAP = 5.0, 10.0
 
 @dataclass
 class ScoreLine:
+    """One scored criterion: points earned of its maximum, why, and the action and minute it refers to."""
     criterion: str
     points: float
     max_points: float
@@ -50,6 +51,7 @@ class ScoreLine:
 
 @dataclass
 class MissingObservability:
+    """A view or alert the design lacked, and the minutes it cost."""
     what: str
     cost_min: float
     why: str
@@ -57,6 +59,8 @@ class MissingObservability:
 
 @dataclass
 class DrillResult:
+    """A drill's score: its lines, percentage and grade, time to mitigate, budget burned, customer impact,
+    missing observability and the actions taken."""
     drill_id: str
     title: str
     percent: float
@@ -72,6 +76,7 @@ class DrillResult:
     actions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain values for JSON."""
         return asdict(self)
 
 
@@ -343,6 +348,7 @@ def _do_nothing(session, until: float) -> dict:
 
 
 def missing_observability(session, series: dict, ttm: float | None) -> list[MissingObservability]:
+    """The views and alerts the design lacked, each with the minutes it cost the candidate."""
     obs, out = session.observability, []
     if obs.alerting is None or not obs.system:
         alert = default_alert_s(session, _do_nothing(session, session.notice_s))

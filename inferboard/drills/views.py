@@ -54,6 +54,8 @@ class Observability:
 
     @classmethod
     def of(cls, design) -> "Observability":
+        """What the design lets the candidate observe: collectors, the components they instrument, alerting
+        and drift alerts."""
         collectors = [n for n in design.nodes_of_kind("metrics_collector")]
         ids = {c.id for c in collectors}
 
@@ -103,6 +105,7 @@ class Observability:
 
 @dataclass
 class Dashboard:
+    """A dashboard as the candidate sees it: its panels of series over time (minutes), up to now, with notes."""
     name: str
     title: str
     times_min: np.ndarray
@@ -113,12 +116,14 @@ class Dashboard:
 
 @dataclass(frozen=True)
 class Unavailable:
+    """A view the design does not have, and why."""
     name: str
     reason: str
 
 
 @dataclass(frozen=True)
 class Alert:
+    """An alert that fired: when, by which rule, how severe, and its message."""
     t_s: float
     rule: str
     severity: str  #: page or ticket
@@ -127,6 +132,7 @@ class Alert:
 
 @dataclass(frozen=True)
 class Notification:
+    """What reached the candidate at a time: a page or a ticket, its title, and the alerts behind it."""
     t_s: float
     severity: str
     title: str
@@ -135,6 +141,8 @@ class Notification:
 
 @dataclass
 class CandidateView:
+    """Everything the candidate sees now: the page, how they learnt of the incident, the dashboards (or
+    why one is unavailable), notifications, the change log and the views the design lacks."""
     now_s: float
     page: str
     notice_s: float
@@ -147,6 +155,8 @@ class CandidateView:
 
 @dataclass
 class HiddenTruth:
+    """The truth behind the drill, for the interviewer: the root cause, the roles filled, the planted changes
+    and decoys, the mitigations, the faults, whether the SLO and accuracy hold now, and the events."""
     drill_id: str
     root_cause: str
     roles: dict[str, str]
@@ -280,6 +290,7 @@ def _known_until(values: np.ndarray, times: np.ndarray, until: float) -> np.ndar
 
 
 def dashboard(session, name: str, series: dict | None = None) -> Dashboard | Unavailable:
+    """The dashboard ``name`` from the session's series (or ``series``), or why the design does not have it."""
     if name not in DASHBOARDS:
         return Unavailable(name, f"no dashboard called '{name}'; there are {', '.join(DASHBOARDS)}")
     obs = session.observability
@@ -377,6 +388,7 @@ def change_log(session) -> list[dict[str, Any]]:
 
 
 def candidate_view(session, names=None) -> CandidateView:
+    """What the candidate sees now (only the dashboards ``names`` computed, when given)."""
     s = session.series()
     obs = session.observability
     wanted = set(DASHBOARDS if names is None else names)
@@ -389,6 +401,7 @@ def candidate_view(session, names=None) -> CandidateView:
 
 
 def hidden_truth(session) -> HiddenTruth:
+    """The hidden truth of the session now."""
     s = session.series()
     k = max(0, session.timeline.ticks_done - 1)
     req = session.design.requirements

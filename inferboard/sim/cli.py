@@ -19,6 +19,7 @@ TIMELINE_ONLY = ("pattern", "hours", "tick")
 
 
 def register(subparsers) -> None:
+    """Add the ``simulate`` command and its options to the command line."""
     p = subparsers.add_parser("simulate", help="simulate a design: latency, throughput, utilisation, cost")
     p.add_argument("file", metavar="FILE")
     load = p.add_mutually_exclusive_group()
@@ -125,6 +126,8 @@ def finite_json(value: Any) -> Any:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    """Run ``inferboard simulate``: the steady state, a timeline or a load test of a design file; returns
+    the exit status."""
     from inferboard.sim.steady.design_sim import evaluate
     from inferboard.sim.design.faults import timed_faults
     from inferboard.sim.explain.trust import steady_trust, timeline_trust

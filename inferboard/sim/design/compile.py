@@ -49,6 +49,8 @@ def default_load(req) -> tuple[float, str]:
 
 @dataclass
 class Compiled:
+    """A design compiled at one offered rate under its faults: the queueing network, each node's rate, pool
+    plans and costs, and what was shed or lost on the way."""
     network: Network
     offered_rps: float
     node_rates: dict[str, float]
@@ -69,6 +71,7 @@ class Compiled:
 
 
 def rtt_between(a: str | None, b: str | None) -> float:
+    """Round-trip network time in seconds between two locations (0 within one, more across continents)."""
     if not a or not b or a == b:
         return 0.0
     ca, cb = a.split("-")[0], b.split("-")[0]

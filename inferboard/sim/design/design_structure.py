@@ -15,6 +15,7 @@ from inferboard.sim.design.network import Station
 
 
 def location_of(design: Design, node_id: str) -> str | None:
+    """Where a node runs: a traffic source's origin, else its region's location (None when unplaced)."""
     node = design.nodes[node_id]
     if node.kind == "traffic_source":
         return node.params.get("origin")
@@ -100,6 +101,7 @@ class DesignStructure:
                 and all(a is b for a, b in zip(now[1], mine[1])))
 
     def descendants(self, node_id: str) -> set[str]:
+        """Every node requests can reach from ``node_id`` (remembered)."""
         found = self._descendants.get(node_id)
         if found is None:
             found = self._descendants[node_id] = nx.descendants(self.graph, node_id)

@@ -27,12 +27,15 @@ class Fault:
 
     @property
     def amount(self) -> float:
+        """The fault's magnitude, or its kind's default when none was given."""
         return DEFAULT_MAGNITUDE.get(self.kind, 1.0) if self.magnitude is None else self.magnitude
 
     def hits(self, node_id: str) -> bool:
+        """Whether the fault applies to ``node_id`` (its target, or everywhere)."""
         return self.target in ("*", node_id)
 
     def title(self) -> str:
+        """The fault kind's title."""
         return FAULT_KINDS[self.kind][0]
 
 
@@ -44,6 +47,7 @@ class TimedFault(Fault):
     duration_s: float = 3600.0
 
     def active(self, t: float) -> bool:
+        """Whether the fault is in force at time ``t`` (seconds)."""
         return self.start_s <= t < self.start_s + self.duration_s
 
 

@@ -65,12 +65,14 @@ class PoolPlan:
 
     @property
     def memory_fit(self) -> bool | None:
+        """Whether the model fits in a server's memory (None when the memory is not known)."""
         if self.memory_needed_gb is None or self.memory_available_gb is None:
             return None
         return self.memory_needed_gb <= self.memory_available_gb
 
     @property
     def live(self) -> bool:
+        """Whether the pool serves at all: it has servers and the model fits."""
         return self.servers > 0 and self.memory_fit is not False
 
 
@@ -102,6 +104,9 @@ def effective_replicas(node: Node, faults, replicas_override: Mapping[str, int] 
 
 def plan_pool(node: Node, catalog: Catalog, req: Requirements, faults, replicas_override=None,
               arrival_rps: float = 0.0, degraded_tokens: int | None = None, prefix_hit: float = 0.0) -> PoolPlan:
+    """A pool's plan under ``faults``: replicas in service, servers, service times, memory fit, error rate
+    and price (``replicas_override`` replaces the configured count; ``arrival_rps``, ``degraded_tokens`` and
+    ``prefix_hit`` shape an LLM pool's replica model)."""
     replicas, spot, notes = effective_replicas(node, faults, replicas_override, catalog.kinds_with_role("gpu_pool"))
     p = node.params
     error_rate = float(p.get("error_rate", 0.0))

@@ -62,6 +62,7 @@ class Station:
 
     @property
     def is_batching(self) -> bool:
+        """Whether the station serves in batches (a batch size over 1, not a pure delay)."""
         return self.batch_max > 1 and not self.delay_only
 
     def batch_time(self, b: float) -> float:
@@ -97,6 +98,8 @@ class Path:
 
 @dataclass(frozen=True)
 class Network:
+    """The compiled queueing network: its stations, the request paths through them with their shares, and
+    the arrival stream."""
     stations: dict[str, Station]
     paths: tuple[Path, ...]
     arrival_rate: float

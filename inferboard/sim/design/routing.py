@@ -68,9 +68,11 @@ class Routing:
 
     # -- node properties -------------------------------------------------------------------
     def kind(self, node_id: str) -> str:
+        """The kind of ``node_id``."""
         return self._kind[node_id]
 
     def is_down(self, node_id: str) -> bool:
+        """Whether ``node_id`` serves nothing: its region is out, or its pool has no live server."""
         down = self.down_regions
         if down and (self._region[node_id] in down or node_id in down):
             return True
@@ -78,18 +80,22 @@ class Routing:
         return plan is not None and not plan.live
 
     def is_undetected(self, node_id: str) -> bool:
+        """Whether ``node_id`` is down in a region the load balancers have not yet marked dead."""
         return bool(self.undetected) and (self._region[node_id] in self.undetected or node_id in self.undetected)
 
     def feeder(self, pool_id: str, kind: str) -> str | None:
+        """The node of ``kind`` (a batcher or a queue) feeding ``pool_id``, if any."""
         return self.s.feeders.get((pool_id, kind))
 
     def plan(self, node_id: str, rate: float = 0.0, degraded: int | None = None) -> PoolPlan:
+        """Plan the pool ``node_id`` at ``rate`` (and a degraded token budget) and remember the plan."""
         prefix = self.prefix_hit(node_id) if self._kind[node_id] == "generation_pool" else 0.0
         plan = self.s.plan(self.d, node_id, self.faults, self.replicas, rate, degraded, prefix)
         self.plans[node_id] = plan
         return plan
 
     def station_capacity(self, node_id: str) -> float:
+        """Requests per second the pool's station completes, from its remembered plan."""
         return pool_station_capacity(self.s, self.plans[node_id])
 
     def capacity(self, node_id: str) -> float:
@@ -150,6 +156,7 @@ class Routing:
         return best
 
     def split_children(self, node_id: str) -> tuple[list[str], list[str]]:
+        """The node's children split into primaries and fallbacks."""
         return self.s.split[node_id]
 
     # -- routing ----------------------------------------------------------------------------
@@ -231,6 +238,8 @@ class Routing:
             self.down_regions, self._capacity = saved, cache
 
     def geo_weights(self, kids: list[str], origin: str | None, policy: str) -> dict[str, float]:
+        """A global load balancer's split over ``kids`` by its policy: even, by capacity, or nearest the
+        traffic's ``origin``."""
         if policy == "round_robin" or not kids:
             return self._even(kids)
         if policy == "weighted":
@@ -315,6 +324,8 @@ def propagate_rates(c: Routing, order: list[str], source_rates: dict[str, float]
 
 
 def degraded_pools(c: Routing, rates: dict[str, float]) -> dict[str, int]:
+    """The generation pools below an admission control that shortens answers under load, each with
+    the shorter token budget, where that control's rate in ``rates`` is past its threshold."""
     degraded: dict[str, int] = {}
     for node_id, kind in c.s.kind.items():
         if kind != "admission_control":

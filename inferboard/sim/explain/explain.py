@@ -85,6 +85,7 @@ class Figure:
             object.__setattr__(self, "note", (self.note + " " + extra).strip())
 
     def text(self) -> str:
+        """The figure in one line: its model, formula, inputs with their units, and the value."""
         parts = []
         for key, v in self.inputs.items():
             name, _, unit = key.partition(" [")
@@ -100,6 +101,7 @@ class Figure:
         return out
 
     def to_dict(self) -> dict:
+        """The figure as plain values for JSON, with its one-line text."""
         return {"value": self.value, "unit": self.unit, "formula": self.formula, "inputs": dict(self.inputs),
                 "assumption": self.assumption, "model": self.model, "note": self.note, "text": self.text()}
 

@@ -30,6 +30,7 @@ class Trust:
 
     @property
     def title(self) -> str:
+        """The method's title, as the readouts show it."""
         return TITLES[self.method]
 
     def text(self) -> str:
@@ -37,6 +38,7 @@ class Trust:
         return f"{self.title[0].upper()}{self.title[1:]}: {self.error}"
 
     def to_dict(self) -> dict[str, str]:
+        """The trust record as plain strings for JSON, with the method's title."""
         return {**asdict(self), "title": self.title}
 
 
@@ -63,6 +65,7 @@ def station_method(model: str) -> str:
 
 
 def worst(methods: Iterable[str]) -> str:
+    """The least trusted of ``methods`` (exact when there is none)."""
     return max(methods, key=ORDER.index, default=EXACT)
 
 

@@ -49,6 +49,8 @@ class DesignLoadTest:
     load_note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        """The load test as plain values for JSON: counts, percentiles with their intervals, histogram and
+        per-node figures."""
         return {
             "n_requests": self.n_requests, "offered_rps": self.offered_rps, "p50_ms": self.p50_ms,
             "p95_ms": self.p95_ms, "p99_ms": self.p99_ms, "mean_ms": self.mean_ms,
@@ -62,6 +64,7 @@ class DesignLoadTest:
         }
 
     def table(self) -> str:
+        """The load test as a text table for the command line."""
         def num(v):
             return "-" if v is None else f"{v:,.2f}"
 

@@ -106,6 +106,8 @@ def batch_variance(x: np.ndarray) -> BatchVariance:
 
 @dataclass(frozen=True)
 class Interval:
+    """An estimate with its 95% interval, whether the interval can be relied on, and the batches it came
+    from."""
     value: float
     low: float
     high: float

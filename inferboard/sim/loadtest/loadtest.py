@@ -73,6 +73,8 @@ class Estimate:
 
 @dataclass(frozen=True)
 class StationStats:
+    """One station's load-test figures: requests by outcome, utilisation, queue length and mean wait,
+    batches."""
     id: str
     node_id: str
     arrivals: int
@@ -100,6 +102,8 @@ class LoadTrace:
 
 @dataclass(frozen=True, eq=False)
 class LoadTestResult:
+    """A load test's outcome: requests by status, latency estimates with intervals, a histogram, per-station
+    figures, run length and throughput, warnings."""
     n_requests: int
     offered: int
     served: int

@@ -144,6 +144,7 @@ class Shift:
         return ramp_level(t, self.start_s, self.ramp_s, self.end_s)
 
     def mean_at(self, t: np.ndarray) -> np.ndarray:
+        """The monitored feature's mean at times ``t``, in standard deviations of its reference."""
         return self.level_at(t) * self.shift_sd
 
     def move(self, t: np.ndarray, uniform: np.ndarray) -> np.ndarray:
@@ -166,6 +167,7 @@ class FeatureStream:
         self._bins: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def set_shifts(self, shifts: Iterable[Shift]) -> None:
+        """Keep the shifts that move this stream in this segment."""
         self.shifts = [s for s in shifts if s.stream == self.stream and s.segment in ("*", self.segment)]
 
     def _hour(self, hour: int) -> tuple[np.ndarray, np.ndarray]:
@@ -222,6 +224,8 @@ class FeatureStream:
 
 @dataclass(frozen=True)
 class DetectorReading:
+    """One evaluation of a drift detector: when, on which segment and stream, its statistic, and whether it
+    fired."""
     t_s: float
     segment: str
     stream: str
@@ -249,6 +253,8 @@ class DriftDetector:
         self.fired_at: float | None = None
 
     def reading(self, stream: FeatureStream, t: float) -> DetectorReading:
+        """The detector's statistic on ``stream`` over its window ending at ``t`` (residuals lag by the
+        label delay), and whether it passes the threshold."""
         lag = self.label_delay_s if stream.stream == "residual" else 0.0
         recent = stream.window(t - lag - self.window_s, t - lag)
         if recent.size < 2:

@@ -45,6 +45,7 @@ LABEL_DELAY_S = 1800.0  #: labels (clicks, chargebacks, reviews) arrive this lat
 
 @dataclass(frozen=True)
 class Segment:
+    """A traffic segment: its share of all traffic and the stable version's accuracy on it."""
     id: str
     share: float  #: share of all traffic
     accuracy_pct: float  #: the stable version's accuracy on it while nothing drifts
@@ -53,17 +54,21 @@ class Segment:
 
 @dataclass(frozen=True)
 class ModelVersion:
+    """A model version: its accuracy offset per segment (percentage points) and when it was trained."""
     name: str
     delta_pp: Mapping[str, float] = field(default_factory=dict)  #: per segment id, or ``*``: offset in pp
     trained_at_s: float = -math.inf  #: drift that began a label delay before this is learnt
     note: str = ""
 
     def offset(self, segment: str) -> float:
+        """The version's accuracy offset on ``segment`` (its own, else the ``*`` one, else 0)."""
         return float(self.delta_pp.get(segment, self.delta_pp.get("*", 0.0)))
 
 
 @dataclass(frozen=True)
 class DriftEvent:
+    """Drift in one segment (or all): input or concept, when it starts, how it ramps and ends, the accuracy
+    it costs and how far the monitored distribution moves."""
     kind: str  #: ``input`` (features move) or ``concept`` (the input-to-outcome link moves)
     segment: str  #: segment id or ``*``
     start_s: float
@@ -80,6 +85,8 @@ class DriftEvent:
 
 @dataclass(frozen=True)
 class BusinessRelation:
+    """How the business metric follows quality and latency: its base, its change per accuracy point, and its
+    loss as p95 passes the reference latency."""
     metric: str = "conversion"
     base_pct: float = 4.0
     per_accuracy_pp: float = 0.03  #: relative change of the metric per accuracy point
@@ -129,6 +136,8 @@ def model_pools(design: Design) -> dict[str, str]:
 
 
 def pool_cost_pp(design: Design, pool_id: str) -> float:
+    """The accuracy a pool gives up against the full model, in percentage points (a fallback's stated drop,
+    an INT8 copy's cost)."""
     node = design.nodes[pool_id]
     if node.kind == "fallback_model":
         return float(node.params.get("accuracy_drop_pct", 0.0))
@@ -183,17 +192,20 @@ class QualityLayer:
         return out
 
     def detector_retrains(self, detector_id: str) -> bool:
+        """Whether the drift detector ``detector_id`` triggers a retraining pipeline it is wired to."""
         node = self.design.nodes[detector_id]
         return (str(node.params.get("action", "alert")) in ("retrain", "alert_and_retrain")
                 and any(self.design.nodes[e.target].kind == "retraining_pipeline"
                         for e in self.design.edges.values() if e.source == detector_id))
 
     def pipeline(self):
+        """The design's retraining pipeline, if it has one."""
         found = self.design.nodes_of_kind("retraining_pipeline")
         return found[0] if found else None
 
     # ------------------------------------------------------------------ what happens
     def version_of(self, pool_id: str, t: float) -> ModelVersion:
+        """The model version the pool ``pool_id`` runs at time ``t``."""
         found = None
         for start, pid, version in self.assignments:
             if pid == pool_id and start <= t:
@@ -224,6 +236,7 @@ class QualityLayer:
         return seen[-1] if seen else None
 
     def add_drift(self, event: DriftEvent) -> None:
+        """Add a drift event from now on."""
         self.drift.append(event)
         self._shifts_changed()
 
@@ -343,6 +356,7 @@ class QualityLayer:
         return out
 
     def business_metric(self, accuracy: np.ndarray, timeline_series: Mapping[str, np.ndarray], n: int) -> np.ndarray:
+        """The business metric per tick from the accuracy and the timeline's p95 and error and shed rates."""
         b, req = self.business, self.design.requirements
         ref = b.reference_latency_ms or req.slo_p95_ms or req.slo_p99_ms or 100.0
         p95 = np.asarray(timeline_series.get("p95_ms", np.zeros(n)))[:n]

@@ -58,6 +58,7 @@ class NodeResult:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
+        """The node's figures as plain values for JSON (infinities made finite)."""
         out = {}
         for key, value in self.__dict__.items():
             out[key] = list(value) if isinstance(value, tuple) else (
@@ -67,6 +68,8 @@ class NodeResult:
 
 @dataclass
 class DesignResult:
+    """The steady state of a design: end-to-end latency, throughput, shed, error and timeout rates, cost,
+    per-node figures and how each was computed."""
     offered_rps: float
     throughput_rps: float
     p50_ms: float
@@ -102,12 +105,14 @@ class DesignResult:
         return self.network.figures.get(key) if self.network is not None else None
 
     def explain(self, key: str) -> str:
+        """How the figure ``key`` was computed, in one line."""
         figure = self.figure(key)
         if figure is None:
             return f"{key}: no explanation recorded"
         return figure.text()
 
     def explanations(self) -> dict[str, str]:
+        """Every headline and per-node figure's explanation, keyed by figure."""
         keys = ["p50_ms", "p95_ms", "p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour",
                 "cost_per_1k"]
         for node_id, node in self.nodes.items():
@@ -173,6 +178,7 @@ class DesignResult:
                       f"timeout. {fmt(shed)} rps in all.", model="network")
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain values for JSON (infinities made finite)."""
         return {
             "offered_rps": _finite(self.offered_rps), "throughput_rps": _finite(self.throughput_rps),
             "p50_ms": _finite(self.p50_ms), "p95_ms": _finite(self.p95_ms), "p99_ms": _finite(self.p99_ms),
@@ -186,6 +192,7 @@ class DesignResult:
         }
 
     def table(self) -> str:
+        """The result as a text table for the command line."""
         lines = [f"offered {self.offered_rps:,.1f} rps -> served {self.throughput_rps:,.1f} rps",
                  f"latency  p50 {self.p50_ms:,.1f} ms   p95 {self.p95_ms:,.1f} ms   p99 {self.p99_ms:,.1f} ms",
                  f"shed {self.shed_rate:.2%}   errors {self.error_rate:.2%}   timed out {self.timeout_rate:.2%}",
@@ -272,6 +279,8 @@ def _generation_figures(plan: PoolPlan, station) -> dict[str, float]:
 
 
 def result_from(design: Design, compiled: Compiled, net: NetworkResult, faults: tuple = ()) -> DesignResult:
+    """The design's result from its compile and the solved network: end-to-end rates (losses before any
+    station count as errors), cost and per-node figures."""
     offered = compiled.offered_rps
     lost = min(compiled.lost_rps, net.shed_rps)
     error_rate = (net.error_rps + lost) / offered if offered > 0 else 0.0

@@ -65,6 +65,8 @@ class SolvePlan:
         self.layouts: dict[tuple[int, ...], tuple[list[str], dict[str, int], np.ndarray]] = {}
 
     def layout(self, net: Network, served: tuple[int, ...]) -> tuple[list[str], dict[str, int], np.ndarray]:
+        """For the served paths ``served``: the stations on them in solve order, each one's row, and per
+        path its rows padded to the longest path (remembered)."""
         found = self.layouts.get(served)
         if found is None:
             on_path = sorted({s for k in served for s in net.paths[k].stations}, key=self.position.__getitem__)
@@ -85,6 +87,7 @@ _PLANS: dict[int, tuple[weakref.ref, SolvePlan]] = {}
 
 
 def plan_for(net: Network) -> SolvePlan:
+    """The solve plan of ``net``, remembered per network object while it lives."""
     hit = _PLANS.get(id(net))
     if hit is not None and hit[0]() is net:
         return hit[1]

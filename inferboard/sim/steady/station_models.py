@@ -67,6 +67,8 @@ def overload_wait(calc: StationCalc, st: Station, lam: float, served_cap: float)
 
 
 def queue_station(st: Station, lam: float, ca2: float) -> StationCalc:
+    """A G/G/c station (finite room, timeouts, errors) at arrival rate ``lam`` with arrival squared CV
+    ``ca2``."""
     c, s, cv = st.servers, st.service_mean_s, st.service_cv
     mu, cs2 = 1.0 / s, cv * cv
     g = 0.5 * (ca2 + cs2)
@@ -155,6 +157,8 @@ def batch_params(st: Station, ca2: float = 1.0) -> bt.BatchParams:
 
 
 def batch_station(st: Station, lam: float, ca2: float) -> StationCalc:
+    """A batching station at arrival rate ``lam`` with arrival squared CV ``ca2``, from the shared-queue
+    batch model's tables."""
     c, bmax, t = st.servers, st.batch_max, st.timeout_s
     params = batch_params(st, ca2)
     cap = bt.batch_capacity(c, params)
@@ -204,6 +208,7 @@ def station_category(st: Station) -> str:
 
 
 def solve_station(st: Station, lam: float, ca2: float, category: str | None = None) -> StationCalc:
+    """The station's steady state by its category (queue, batch or delay), at ``lam`` and ``ca2``."""
     category = category or station_category(st)
     if category == "ggc":
         return queue_station(st, lam, ca2)

@@ -76,6 +76,7 @@ class StationResult(_Result):
 
     @cached_property
     def figures(self) -> dict[str, explain.Figure]:
+        """The station's figures with how each was computed."""
         return explain.station_figures(self, self._info)
 
     @property
@@ -86,6 +87,7 @@ class StationResult(_Result):
 
 @dataclass(frozen=True, eq=False)
 class PathResult(_Result):
+    """One request path's result: its stations, share, offered and served rates, and mean latency."""
     label: str
     stations: tuple[str, ...]
     share: float
@@ -128,9 +130,11 @@ class NetworkResult(_Result):
 
     @cached_property
     def figures(self) -> dict[str, explain.Figure]:
+        """The end-to-end figures with how each was computed."""
         return explain.network_figures(self)
 
     def to_dict(self) -> dict:
+        """The result as plain values for JSON, stations and paths included."""
         out = super().to_dict()
         out["stations"] = {k: s.to_dict() for k, s in self.stations.items()}
         out["paths"] = [p.to_dict() for p in self.paths]

@@ -51,6 +51,7 @@ class ScalePool:
     max_replicas: int | None = None
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         _require(state.design, self.target, state.design.catalog.kinds_with_role("model_pool"))
         scaler = state.scalers.get(self.target)
         if scaler is not None and (self.min_replicas is not None or self.max_replicas is not None):
@@ -62,6 +63,7 @@ class ScalePool:
             state.plan_with_replicas(self.target, int(self.replicas))
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         parts = [] if self.replicas is None else [f"{self.replicas} replicas"]
         if self.min_replicas is not None or self.max_replicas is not None:
             parts.append(f"autoscaler bounds {self.min_replicas if self.min_replicas is not None else '-'}"
@@ -77,9 +79,11 @@ class SetBatcherDelay:
     delay_ms: float
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         state.reconfigure(_edited(state.design, self.target, ("dynamic_batcher",), max_queue_delay_ms=self.delay_ms))
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target}: batching delay now {self.delay_ms:g} ms"
 
 
@@ -91,12 +95,14 @@ class MoveTraffic:
     share: float
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         node = state.design.nodes.get(self.target)
         name = "canary_share" if node is not None and node.kind == "canary_router" else "share"
         movers = state.design.catalog.kinds_with_role("traffic_entry", "canary")
         state.reconfigure(_edited(state.design, self.target, movers, **{name: float(self.share)}))
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target}: traffic share now {self.share:g}"
 
 
@@ -107,9 +113,11 @@ class RollbackCanary:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         state.reconfigure(_edited(state.design, self.target, ("canary_router",), canary_share=0.0))
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"canary of {self.target} rolled back"
 
 
@@ -120,10 +128,12 @@ class FailOverRegion:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         _require(state.design, self.target, ("region",))
         state.reconfigure(add_faults=[Fault("region_outage", self.target)])
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"traffic failed over away from {self.target}"
 
 
@@ -134,9 +144,11 @@ class RestoreRegion:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         state.reconfigure(remove_faults=[Fault("region_outage", self.target)])
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target} takes traffic again"
 
 
@@ -147,6 +159,7 @@ class SwitchToFallback:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         structure = state.structure()
         if self.target not in structure.kind:
             raise ValueError(f"'{self.target}' is not a node of this design")
@@ -156,6 +169,7 @@ class SwitchToFallback:
         state.reconfigure(add_faults=[Fault("region_outage", child) for child in primaries])
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target} serves from its fallback model"
 
 
@@ -167,11 +181,13 @@ class ShedPriority:
     target: str = ""
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         if not 0.0 <= self.share <= 1.0:
             raise ValueError("the shed share must be between 0 and 1")
         state.entry_shed = float(self.share)
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"shedding {self.share:.0%} of traffic (lowest priority)" if self.share else "no longer shedding"
 
 
@@ -182,10 +198,12 @@ class FlushCache:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         _require(state.design, self.target, ("cache",))
         state.reconfigure(add_faults=[Fault("cache_flush", self.target)])
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target} flushed"
 
 
@@ -196,8 +214,10 @@ class WarmCache:
     target: str
 
     def apply_to(self, state: TimelineState) -> None:
+        """Apply the action to ``state`` from its current tick."""
         _require(state.design, self.target, ("cache",))
         state.reconfigure(remove_faults=[Fault("cache_flush", self.target)])
 
     def describe(self) -> str:
+        """The action in words, for the timeline's log."""
         return f"{self.target} warmed: hit ratio back to its configured value"

@@ -30,6 +30,8 @@ SKIP_QUIET_STRETCHES = True
 # ----------------------------------------------------------------------------- the autoscaler
 @dataclass(frozen=True)
 class AutoscalerConfig:
+    """An autoscaler's settings: the metric and target it scales on, its tolerance, periods, windows, bounds
+    and scale-to-zero."""
     autoscaler_id: str
     metric: str
     target: float
@@ -126,6 +128,8 @@ class PoolPlanOverTime:
 
 @dataclass
 class PoolTrack:
+    """A pool's replicas per tick: configured, ready, and when the first starting replica is ready while
+    none is."""
     replicas: np.ndarray
     ready: np.ndarray
     first_ready_s: np.ndarray  #: when the first starting replica is ready while none is (inf otherwise)

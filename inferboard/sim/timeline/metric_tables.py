@@ -39,6 +39,8 @@ class MetricTable:
         return key if self.rows is None else self.rows[key]
 
     def table(self, r: int, key: int) -> tuple[np.ndarray, np.ndarray]:
+        """The metric table for ``r`` ready replicas under the regime ``key``: loads and metric values
+        (built a block of replica counts at a time, remembered)."""
         name = self._name(key)
         found = self.cache.get((r, name))
         if found is None:  # a block of R_BLOCK replica counts in one vectorised call

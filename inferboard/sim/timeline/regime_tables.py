@@ -71,6 +71,7 @@ class RegimeTables:
         return StationParams(*(p[k][index] for k in STATION_PARAMS[:7]), **batch)
 
     def capacity_per_replica(self, j: int, g: int) -> float:
+        """Requests per second one replica of station ``j`` completes under compile ``g``."""
         p = self.params[j]
         per_server = p["bmax"][g] / max(p["base"][g] + p["item"][g] * p["bmax"][g], 1e-9) if p["batching"] \
             else 1.0 / max(p["service"][g], 1e-9)

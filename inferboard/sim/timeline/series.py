@@ -21,6 +21,7 @@ class TimelineEvent:
     message: str
 
     def to_dict(self) -> dict:
+        """The event as plain values for JSON."""
         return {"time_s": float(self.time_s) if math.isfinite(self.time_s) else 0.0, "kind": self.kind,
                 "node_id": self.node_id, "message": self.message}
 

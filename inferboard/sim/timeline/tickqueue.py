@@ -107,6 +107,8 @@ class StationParams:
 
 @dataclass
 class StationState:
+    """A station's tick model over ticks: losses, mean wait and sojourn with its variance, busy fraction,
+    queue and more."""
     loss: np.ndarray  #: fraction of arrivals shed (timed out, queue full, no capacity)
     wait_s: np.ndarray  #: mean wait of served requests
     sojourn_s: np.ndarray  #: mean time in the station of served requests

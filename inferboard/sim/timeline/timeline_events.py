@@ -36,9 +36,11 @@ class EventSource(Protocol):
     timed: Sequence[Any]
     recovery: dict[int, list]
 
-    def tick_of(self, t: float) -> int: ...
+    def tick_of(self, t: float) -> int:
+        """The first tick at or after time ``t``."""
 
-    def emit(self, t: float, kind: str, node_id: str, message: str) -> None: ...
+    def emit(self, t: float, kind: str, node_id: str, message: str) -> None:
+        """Record an event at time ``t``."""
 
 
 def _edges(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

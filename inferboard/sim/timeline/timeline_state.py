@@ -73,6 +73,7 @@ class Timeline:
 
     @staticmethod
     def resume(snapshot: TimelineSnapshot) -> "TimelineState":
+        """A state rebuilt from ``snapshot``: its inputs replayed with each action at its tick."""
         state = TimelineState(snapshot.design, snapshot.pattern, snapshot.faults, snapshot.hours, snapshot.tick_s,
                               snapshot.seed, snapshot.replay_csv)
         for tick, action in snapshot.actions:
@@ -209,16 +210,18 @@ class TimelineState:
         return int(np.searchsorted(self.times, t, side="left"))
 
     def emit(self, t: float, kind: str, node_id: str, message: str) -> None:
-
+        """Record an event at time ``t``."""
         self.events.append((float(t), len(self.events), TimelineEvent(float(t), kind, node_id, message)))
 
     # ------------------------------------------------------------------ public API
     @property
     def now_s(self) -> float:
+        """The simulated time reached, in seconds."""
         return self.ticks_done * self.tick_s
 
     @property
     def finished(self) -> bool:
+        """Whether the whole horizon has been simulated."""
         return self.ticks_done >= self.count
 
     def advance(self, seconds: float) -> "TimelineState":
@@ -226,9 +229,9 @@ class TimelineState:
         return self.advance_ticks(int(math.ceil(max(0.0, seconds) / self.tick_s - 1e-9)))
 
     def advance_ticks(self, ticks: int) -> "TimelineState":
+        """Simulate the next ``ticks`` ticks (at most to the horizon); returns the state."""
         end = min(self.count, self.ticks_done + max(0, int(ticks)))
         if end > self.ticks_done:
-
             simulate_stretch(self, self.ticks_done, end)
             self.ticks_done = end
         return self
@@ -288,6 +291,7 @@ class TimelineState:
         self.pending_commands.setdefault(pool_id, []).append(command)
 
     def structure(self) -> DesignStructure:
+        """The current design revision's structure (remembered per revision)."""
         found = self._structure.get(self.configs)
         if found is None or not found.matches(self.design):
             found = self._structure[self.configs] = DesignStructure(self.design)
@@ -328,11 +332,13 @@ class TimelineState:
         return found
 
     def tables_for(self, compiled: list) -> RegimeTables:
+        """The station tables of a stretch's compiles (remembered per set of compiles)."""
         memo = tuple(id(c) for c in compiled)
         found = self._tables.get(memo)
         if found is None:
+            serving = self.design.catalog.kinds_with_role("serving_pool")
             base_spr = {p.id: float(plan_pool(p, self.design.catalog, self.design.requirements, (), {p.id: 1}).servers)
-                        for p in self.design.nodes.values() if p.kind in self.design.catalog.kinds_with_role("serving_pool")}
+                        for p in self.design.nodes.values() if p.kind in serving}
             found = self._tables[memo] = (RegimeTables(self.design, compiled, base_spr), compiled)
         return found[0]
 

@@ -97,6 +97,7 @@ class PoolLoops:
         self.metrics: dict[str, object] = {}
 
     def run(self, pid: str, a: int, b: int, lam: np.ndarray) -> None:
+        """Run the pool ``pid``'s control loop over ticks ``a:b`` at arrival rates ``lam``."""
         state, tables, k0 = self.state, self.tables, self.k0
         part = self.lo[a - k0:b - k0]
         j = tables.index.get(pid)
@@ -120,6 +121,7 @@ class PoolLoops:
         self._commit(pid)
 
     def resume(self, pid: str, b: int) -> None:
+        """Let the pool ``pid``'s control loop go on to tick ``b`` with its metric."""
         self.state.controls[pid].send((b, self.metrics[pid], (), ()))
         self._commit(pid)
 
