@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
-import math
 from typing import Any
 
 from inferboard.cli_args import EXIT_BAD_INPUT, number

@@ -17,6 +17,7 @@ truth, for the interviewer, is ``session.truth()``; the score is ``session.resul
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,10 +28,11 @@ from inferboard.drills.mitigate import mitigation_targets, operations_for
 from inferboard.drills.operations import ClearFaults, SetParams
 from inferboard.drills.schema import Drill
 from inferboard.model.design import Design
-from inferboard.sim.timeline import actions as sim_actions
 from inferboard.sim.design.faults import TimedFault
 from inferboard.sim.quality.quality import DriftEvent, ModelVersion, QualityLayer, default_segments
+from inferboard.sim.timeline import actions as sim_actions
 from inferboard.sim.timeline.timeline_state import Timeline
+from inferboard.store.design_files import design_to_bytes, parse_design
 
 DEFAULT_SPEED = 60.0  #: simulated seconds per wall-clock second while the clock runs
 #: The outcome is judged this many mitigation targets after the notice (where time-to-mitigate reaches 0).
@@ -79,9 +81,7 @@ def at_drill_traffic(design: Design, traffic: str) -> Design:
     req = design.requirements
     if traffic != "peak" or req.peak_rps is None:
         return design
-    import json
 
-    from inferboard.store.design_files import design_to_bytes, parse_design
 
     raw = json.loads(design_to_bytes(design))
     raw["requirements"]["mean_rps"] = float(req.peak_rps)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from inferboard.model.design import Design
-from inferboard.paths import data_dir
 from inferboard.drills.schema import Drill, DrillError, load_drill
 from inferboard.errors import Problem
+from inferboard.model.design import Design
+from inferboard.paths import data_dir
 
 ROLES = ("pool", "canary", "canary_pool", "batcher", "cache", "features", "region", "other_region",
          "fallback_router", "gateway", "global_lb", "source", "other_source")

@@ -22,7 +22,10 @@ import numpy as np
 from inferboard.drills import views
 from inferboard.drills.engine import DrillError, DrillSession
 from inferboard.drills.library import applicable, load_drills
+from inferboard.drills.library import get_drill
+from inferboard.paths import data_dir
 from inferboard.printable import shown
+from inferboard.store import read_design
 
 SPARKS = " ▁▂▃▄▅▆▇█"
 SPARK_WIDTH = 40
@@ -321,10 +324,6 @@ def surprise(design, seed: int, folder=None):
 
 def cmd_play(args: argparse.Namespace) -> int:
     """``inferboard drill play``: load the drill and the design, then run the prompt on stdin."""
-    from inferboard.drills.library import get_drill
-    from inferboard.paths import data_dir
-    from inferboard.store import read_design
-
     design_path = args.design or str(data_dir("assets") / "drills" / "designs" / "ranker-drill.json")
     design, _ = read_design(design_path)
     try:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from inferboard.catalog import default_catalog
 from inferboard.drills.engine import DrillSession, RecordedAction, replay
 from inferboard.drills.library import get_drill
 from inferboard.drills.schema import Drill
@@ -81,9 +82,6 @@ def load_drill_run(history: History, run_id: int) -> DrillRecord:
 
 def replay_record(record: DrillRecord, drill: Drill | None = None, catalog=None) -> DrillSession:
     """Run a kept drill's actions again (the drill from the library unless given)."""
-    from inferboard.catalog import default_catalog
-    from inferboard.store.design_files import parse_design
-
     design = parse_design(record.design_json.encode("utf-8"), f"<drill {record.id}>", catalog or default_catalog())
     drill = drill or get_drill(record.row["drill_id"])
     return replay(drill, design, int(record.row["seed"]), record.actions, record.row["mode"],
@@ -127,8 +125,6 @@ def drill_report_html(result: dict[str, Any], series: dict[str, np.ndarray] | No
                       truth: dict[str, Any] | None = None, slo_p99_ms: float | None = None) -> str:
     """A self-contained page: score lines traced to actions, the timeline of actions, what
     observability was missing, and (given) the p99 and accuracy over the drill and the hidden truth."""
-    from inferboard.practice.report import CSS
-
     actions = result.get("actions", [])
     notice = float(result.get("notice_min", 0.0))
     rows = []
@@ -189,14 +185,10 @@ def result_dict(session: DrillSession) -> dict[str, Any]:
 def session_report_html(session: DrillSession, with_truth: bool = True) -> str:
     """The session's report as a standalone HTML page (with the hidden truth unless ``with_truth`` is
     False)."""
-    from dataclasses import asdict
-
     return drill_report_html(result_dict(session), session.series(),
                              asdict(session.truth()) if with_truth else None, session.design.requirements.slo_p99_ms)
 
 
 def save_drill_report(path: Path | str, html: str) -> None:
     """Write a drill report atomically."""
-    from inferboard.store.atomic import atomic_write
-
     atomic_write(Path(path), html.encode("utf-8"), keep_backup=False)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from inferboard.sim.quality.drift import FeatureStream
 from inferboard.sim.timeline.timeline_events import rolling_mean
 
 COMPLAINT_DELAY_S = 20 * 60.0  #: customers notice a latency incident this late without alerting (assumption)
@@ -357,7 +358,6 @@ def segment_slice(session, name: str = "model", series: dict | None = None) -> D
     known = session.now_s - session.quality.label_delay_s
     panels = {"Accuracy by segment (%)": {seg.title: _known_until(s[f"accuracy_pct:{seg.id}"], times, known)
                                           for seg in session.quality.segments}}
-    from inferboard.sim.quality.drift import FeatureStream
 
     shifts = session.quality.shifts()
     shift_panel = {}

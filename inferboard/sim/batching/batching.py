@@ -23,15 +23,22 @@ is always solved on an estimate from the same batcher with a smaller batch limit
 
 from __future__ import annotations
 
+import hashlib
 import math
+import os
+import tempfile
 import threading
+import time
 import zipfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
+import platformdirs
 
+from inferboard.sim.batching import batch_replications
 from inferboard.sim.batching.batch_estimate import affordable_anchor, estimate_table, nearest_anchor
 from inferboard.sim.batching.batch_replications import PROBS, BatchParams, BatchTable, batch_capacity, simulate_table
 
@@ -103,33 +110,19 @@ CACHE_DIR_ENV = "INFERBOARD_CACHE_DIR"
 
 def table_cache_dir() -> str | None:
     """The folder batching tables are kept in between runs (None: none is kept)."""
-    import os
-
     chosen = os.environ.get(CACHE_DIR_ENV)
     if chosen is not None:
         return os.path.join(chosen, "batch-tables") if chosen.strip() else None
-    try:
-        import platformdirs
-    except ImportError:  # pragma: no cover - a dependency of the project
-        return None
     return os.path.join(platformdirs.user_cache_dir("inferboard", appauthor=False), "batch-tables")
 
 
 @lru_cache(maxsize=1)
 def _model_key() -> str:
     """Names the code that builds the tables: a table built by other code is never read back."""
-    import hashlib
-    from pathlib import Path
-
-    from inferboard.sim.batching import batch_replications
-
     return hashlib.sha256(Path(batch_replications.__file__).read_bytes()).hexdigest()[:16]
 
 
 def _table_path(folder: str, servers: int, p: BatchParams) -> str:
-    import hashlib
-    import os
-
     key = hashlib.sha256(repr((_model_key(), servers, p)).encode("utf-8")).hexdigest()[:32]
     return os.path.join(folder, f"{key}.npz")
 
@@ -155,9 +148,6 @@ def _read_shared(path: str) -> BatchTable | None:
 
 
 def _write_shared(path: str, table: BatchTable) -> None:
-    import os
-    import tempfile
-
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".npz")
@@ -231,8 +221,6 @@ def _estimate(servers: int, p: BatchParams, anchor: tuple[int, BatchParams]) -> 
 def table_ready(servers: int, p: BatchParams) -> bool:
     """Whether the table of ``servers`` replicas with ``p`` costs nothing to get: this process holds
     it, or it is kept on disk."""
-    import os
-
     if (int(servers), p) in _READY:
         return True
     servers, p = affordable_anchor(int(servers), p) or (int(servers), p)
@@ -308,9 +296,6 @@ SHARED_WAIT_S = 60.0
 def _shared_table(servers: int, p: BatchParams) -> BatchTable:
     """Read the table if another process built it; wait while one builds it (a lock file says
     so); otherwise build it and leave it for the others."""
-    import os
-    import time
-
     path = _table_path(_SHARED_TABLES[0], servers, p)
     lock = path + ".building"
     deadline = time.monotonic() + SHARED_WAIT_S

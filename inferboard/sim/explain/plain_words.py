@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from inferboard import humanize
+from inferboard.sim.design.faults import DEFAULT_MAGNITUDE, FAULT_KINDS
 
 LATENCY_KEYS = {"p50_ms": 50, "p95_ms": 95, "p99_ms": 99, "mean_ms": None}
 
@@ -218,8 +219,6 @@ def _target_words(target: str, design: Any = None) -> str:
 def fault_words(text: str, design: Any = None) -> str:
     """A fault spec such as ``dependency_errors*0.2:kind=feature_service`` in words:
     "Dependency error burst on every feature service: 20% of requests fail"."""
-    from inferboard.sim.design.faults import DEFAULT_MAGNITUDE, FAULT_KINDS
-
     head, _, timing = text.partition("@")
     kind_part, _, target = head.partition(":")
     kind, _, magnitude_text = kind_part.partition("*")

@@ -51,8 +51,8 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from inferboard.sim.loadtest import intervals as iv
 from inferboard.sim.design.network import Network, Station
+from inferboard.sim.loadtest import intervals as iv
 from inferboard.sim.loadtest.station_run import (ERROR, IN_FLIGHT, SERVED, SHED, TIMED_OUT, Work, draw_gaps,
                                                   queue_stats, run_station, station_weight)
 

@@ -118,8 +118,6 @@ def default_segments(design: Design, target: float | None = None) -> tuple[Segme
 
 def model_pools(design: Design) -> dict[str, str]:
     """pool id -> ``stable``, ``canary:<router id>`` or ``fallback``."""
-    from inferboard.sim.design.design_structure import DesignStructure
-
     structure = DesignStructure(design)
     model_kinds = design.catalog.kinds_with_role("model_pool")
     out: dict[str, str] = {}

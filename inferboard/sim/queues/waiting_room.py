@@ -32,6 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from inferboard.sim.queues.latency_dist import gamma_pmf
+
 #: Most separate position groups per row (more positions are merged in neighbouring runs).
 MAX_GROUPS = 256
 _LOG_CUT = 40.0
@@ -148,8 +150,6 @@ def room_wait_pmf(grid, ratio: float, places: int, c: int, service_mean: float, 
 @lru_cache(maxsize=256)
 def _room_wait_pmf(dt: float, m: int, ratio: float, places: int, c: int, service_mean: float, cs2: float,
                    trunc: float) -> np.ndarray:
-    from inferboard.sim.queues.latency_dist import gamma_pmf  # latency_dist builds rows from this module
-
     grid = _Window(dt, m)
     out = _mixture_pmf(grid, gamma_pmf, ratio, places, c, service_mean, cs2, trunc)
     out.setflags(write=False)

@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from inferboard.sim.queues import latency_dist as ld, sojourn as sj
 from inferboard.sim.design.network import Network
+from inferboard.sim.queues import latency_dist as ld, sojourn as sj
 from inferboard.sim.steady.solve_plan import SolvePlan, plan_for
 from inferboard.sim.steady.station_models import StationCalc, solve_station
 from inferboard.sim.steady.steady_results import NetworkResult, PathResult, StationResult

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from inferboard.model.design import Design
-from inferboard.sim.steady.analytic import solve
 from inferboard.sim.design.compile import Compiled, compile_design
 from inferboard.sim.design.design_structure import DesignStructure
-from inferboard.sim.explain.explain import Figure, fmt
 from inferboard.sim.design.faults import Fault
 from inferboard.sim.design.hardware import PoolPlan
+from inferboard.sim.explain.explain import Figure, fmt
 from inferboard.sim.llm.llm import ttft_quantiles
+from inferboard.sim.steady.analytic import solve
 from inferboard.sim.steady.steady_results import NetworkResult
 
 __all__ = ["DesignResult", "DesignStructure", "Fault", "NodeResult", "evaluate"]

@@ -30,9 +30,9 @@ from __future__ import annotations
 import math
 
 from inferboard.sim.batching import batching as bt
+from inferboard.sim.design.network import Station
 from inferboard.sim.queues import queueing as q, sojourn as sj
 from inferboard.sim.queues.gimc import gimc
-from inferboard.sim.design.network import Station
 from inferboard.sim.queues.waiting_room import room_wait_moments
 
 #: Latency given to requests served by an overloaded station with an unbounded queue and no time-out.

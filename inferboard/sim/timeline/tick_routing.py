@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from inferboard.sim.design.compile import rtt_between
 from inferboard.sim.design.routing import FALLBACK_THRESHOLD, Routing, place
 
 __all__ = ["RegimeRouter", "TickPaths"]
@@ -317,8 +318,6 @@ class RegimeRouter:
               notes: set | None = None, splits: dict | None = None) -> TickPaths:
         """The request paths' shares of the offered traffic per tick (see :class:`TickPaths`);
         ``station_index`` numbers the queueing stations as the path keys do."""
-        from inferboard.sim.design.compile import rtt_between
-
         s = self.s
         n = np.asarray(base).size
         if splits is None:

@@ -25,6 +25,7 @@ from statistics import NormalDist
 import numpy as np
 
 from inferboard.sim.timeline.erlang_tables import log_erlang_b
+from inferboard.sim.timeline.timeline_batching import batch_station
 
 __all__ = ["DEFAULT_PATIENCE_S", "Z95", "StationParams", "StationState", "log_erlang_b", "patience_queue",
            "station_state"]
@@ -153,7 +154,6 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
     cs2 = p.service_cv ** 2
     shape = None
     if p.batch_max is not None:  # the shared-queue batch model, from its tables
-        from inferboard.sim.timeline.timeline_batching import batch_station
 
         bmax = np.maximum(p.batch_max, 1.0)
         mu = bmax / np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)

@@ -27,17 +27,17 @@ import numpy as np
 
 from inferboard.model.design import Design
 from inferboard.model.faults import is_quality_fault
-from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
 from inferboard.sim.design.compile import compile_design, default_load
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.faults import Fault, TimedFault
-from inferboard.sim.timeline.fluid import station_capacity, station_patience
 from inferboard.sim.design.hardware import plan_pool
+from inferboard.sim.design.routing import Routing
+from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
+from inferboard.sim.timeline.fluid import station_capacity, station_patience
 from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable
 from inferboard.sim.timeline.regime_tables import RegimeTables
-from inferboard.sim.design.routing import Routing
-from inferboard.sim.timeline.tick_routing import RegimeRouter
 from inferboard.sim.timeline.series import MAX_VALUE, TimelineEvent, TimelineResult, finite
+from inferboard.sim.timeline.tick_routing import RegimeRouter
 from inferboard.sim.timeline.timeline_stations import simulate_stretch
 from inferboard.sim.timeline.traffic import traffic_series
 from inferboard.store.design_files import design_to_bytes, parse_design
