@@ -10,37 +10,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Protocol, Sequence
 
 import numpy as np
 
 from inferboard.sim.design.faults import FAULT_KINDS
 from inferboard.sim.timeline.fault_regimes import detection_delay
+from inferboard.sim.timeline.stepped import SteppedTimeline
 
 BURN_WINDOWS = ((3600.0, 300.0, 14.4, "fast burn"), (21600.0, 1800.0, 6.0, "slow burn"))
 SHED_ON, SHED_OFF = 1e-3, 5e-4
 QUEUE_ON_S = 1.0  #: a backlog this many seconds of wait deep is a queue building
 HEALTHY_BURN = 1.0  #: recovered: burning the error budget no faster than it is earned, no backlog
-
-
-class EventSource(Protocol):
-    """What the events read of a stepped timeline (:class:`timeline_state.TimelineState` is one): its
-    ticks and series, the timed faults, the design, and where events and recoveries are kept."""
-
-    design: Any
-    times: np.ndarray
-    tick_s: float
-    count: int
-    series: dict[str, np.ndarray]
-    aux: dict[str, np.ndarray]
-    timed: Sequence[Any]
-    recovery: dict[int, list]
-
-    def tick_of(self, t: float) -> int:
-        """The first tick at or after time ``t``."""
-
-    def emit(self, t: float, kind: str, node_id: str, message: str) -> None:
-        """Record an event at time ``t``."""
 
 
 def _edges(flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -89,7 +69,7 @@ class _Stretch:
     """Ticks ``k0:k1`` of a timeline being turned into events: its series known up to ``k1``, and how
     to emit an event that falls inside the stretch (events before it were emitted already)."""
 
-    state: EventSource
+    state: SteppedTimeline
     k0: int
     k1: int
     times: np.ndarray
@@ -97,7 +77,7 @@ class _Stretch:
     aux: dict[str, np.ndarray]
 
     @classmethod
-    def of(cls, state: EventSource, k0: int, k1: int) -> _Stretch:
+    def of(cls, state: SteppedTimeline, k0: int, k1: int) -> _Stretch:
         """The stretch ``k0:k1`` of ``state``."""
         return cls(state, k0, k1, state.times[:k1], {k: v[:k1] for k, v in state.series.items()},
                    {k: v[:k1] for k, v in state.aux.items()})
@@ -133,7 +113,7 @@ class _Stretch:
         return bool(not window.any() or self.k0 > 0 and window.all())
 
 
-def stretch_events(state: EventSource, k0: int, k1: int) -> None:
+def stretch_events(state: SteppedTimeline, k0: int, k1: int) -> None:
     """Emit the events of ticks ``k0:k1`` of ``state`` (series known up to ``k1``): faults with their
     failovers and recoveries, shedding, queues, SLO breaches and burn-rate alerts, in that order."""
     st = _Stretch.of(state, k0, k1)
@@ -268,7 +248,7 @@ def _burn_rate_events(st: _Stretch) -> None:
                      f"{_duration(times[i] - times[rise_before(r, i)])}"))
 
 
-def _healthy(state: EventSource, series: dict[str, np.ndarray], lo: int, hi: int) -> np.ndarray:
+def _healthy(state: SteppedTimeline, series: dict[str, np.ndarray], lo: int, hi: int) -> np.ndarray:
     """Ticks ``lo:hi`` where no station holds a backlog and the error budget burns at most 1×."""
     ok = series["burn_rate"][lo:hi] <= HEALTHY_BURN
     for name, backlog in series.items():

@@ -31,6 +31,7 @@ import numpy as np
 from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.routing import pool_station_capacity
 from inferboard.sim.timeline.tick_routing import TickPaths
+from inferboard.sim.timeline.stepped import SteppedTimeline
 
 __all__ = ["StretchRouting", "capacity_sensitive_pools", "coupling_groups", "drive_pools"]
 
@@ -98,7 +99,7 @@ class _Facts:
         return found
 
 
-def _facts(state, s: DesignStructure, pool_ids: list[str]) -> _Facts:
+def _facts(state: SteppedTimeline, s: DesignStructure, pool_ids: list[str]) -> _Facts:
     memo = state.routing_facts
     found = memo.get(id(s))
     if found is None or found[0] is not s:
@@ -111,7 +112,7 @@ class StretchRouting:
     :class:`tick_routing.RegimeRouter`, the base rate it sees and each pool's capacity per ready
     replica (between the two compiles around the tick's rate)."""
 
-    def __init__(self, state, k0: int, k1: int, compiled: list, lo: np.ndarray, hi: np.ndarray,
+    def __init__(self, state: SteppedTimeline, k0: int, k1: int, compiled: list, lo: np.ndarray, hi: np.ndarray,
                  alpha: np.ndarray, regime: np.ndarray, keys: list, base: np.ndarray):
         self.state, self.k0, self.k1 = state, k0, k1
         self.base = base
@@ -230,7 +231,7 @@ class StretchRouting:
         return weights, lost, shed
 
 
-def _varies(state, pid: str, k0: int, k1: int) -> bool:
+def _varies(state: SteppedTimeline, pid: str, k0: int, k1: int) -> bool:
     """Whether a pool's ready replicas may change during ticks ``k0:k1``."""
     if state.scalers[pid] is not None or state.pending_commands.get(pid):
         return True
@@ -289,7 +290,7 @@ def _differs(routing: StretchRouting, a: int, b: int, used: dict[str, np.ndarray
     return start + int(np.argmax(differ)) if differ.any() else b
 
 
-def drive_pools(state, routing: StretchRouting, loops, commanded: set[str]) -> None:
+def drive_pools(state: SteppedTimeline, routing: StretchRouting, loops, commanded: set[str]) -> None:
     """Run every pool's control loop over the stretch (see the module docstring). ``loops`` runs
     them (:class:`timeline_stations.PoolLoops`); ``commanded``: pools with a command at the first tick."""
     k0, k1 = routing.k0, routing.k1
@@ -310,7 +311,7 @@ def drive_pools(state, routing: StretchRouting, loops, commanded: set[str]) -> N
                      (first, start, basis))
 
 
-def _drive_group(state, routing: StretchRouting, pools: list[str], loops, commanded: set[str],
+def _drive_group(state: SteppedTimeline, routing: StretchRouting, pools: list[str], loops, commanded: set[str],
                  start: tuple[int, dict]) -> None:
     """One coupling group's control loops, chunk by chunk (module docstring). In a chunk the pools
     whose ready count can change and that routing reads run first, each stopping at every change
@@ -354,7 +355,7 @@ def _drive_group(state, routing: StretchRouting, pools: list[str], loops, comman
         a, size = end, (min(2 * size, LARGEST_CHUNK) if end == b else max(FIRST_CHUNK, size // 2))
 
 
-def _go_back(state, pools: list[str], saved: dict, events: int) -> None:
+def _go_back(state: SteppedTimeline, pools: list[str], saved: dict, events: int) -> None:
     """Put pools' control loops back to where ``saved`` found them (and drop the events since)."""
     for pid in pools:
         controller_state, carry = saved[pid]

@@ -19,6 +19,7 @@ from inferboard.sim.timeline.metric_tables import BacklogMetric
 from inferboard.sim.timeline.series import finite
 from inferboard.sim.timeline.timeline_events import stretch_events
 from inferboard.sim.timeline.timeline_routing import StretchRouting, drive_pools
+from inferboard.sim.timeline.stepped import SteppedTimeline
 
 LATENCY_ALLOWANCE = 0.01
 DEFAULT_AVAILABILITY = 99.9
@@ -26,7 +27,7 @@ MAX_LATENCY_MS = 3.6e6
 PERCENTILES = ((0.5, "p50_ms"), (0.95, "p95_ms"), (0.99, "p99_ms"))
 
 
-def _routing(state, times: np.ndarray, base: np.ndarray):
+def _routing(state: SteppedTimeline, times: np.ndarray, base: np.ndarray):
     """Compiles of the stretch, and per tick the two around its rate with the weight of the upper one."""
     regime, keys = fault_regimes(state.design, state.timed, times, state.extra_faults)
     compiled, rates_all, key_of = [], [], []
@@ -91,7 +92,7 @@ class PoolLoops:
     ``a:b`` given its arrival rate there (the autoscaler's metric read from it), :meth:`resume` it
     further within the same piece after it stopped (:mod:`timeline_routing`)."""
 
-    def __init__(self, state, tables, lo: np.ndarray, k0: int, commands: dict[str, tuple], routing):
+    def __init__(self, state: SteppedTimeline, tables, lo: np.ndarray, k0: int, commands: dict[str, tuple], routing):
         self.state, self.tables, self.lo, self.k0, self.commands = state, tables, lo, k0, commands
         self.routing = routing
         self.metrics: dict[str, object] = {}
@@ -135,7 +136,7 @@ class PoolLoops:
 class _Put:
     """Writes the stretch's values of a named series (zeros first, over the whole horizon)."""
 
-    state: Any
+    state: SteppedTimeline
     k0: int
     k1: int
 
@@ -184,7 +185,7 @@ class _Stretch:
     """One stretch's shared inputs: its ticks, the compiles routing it, each tick's compile, the
     station tables and the routing, and the rate offered past the entry."""
 
-    state: Any
+    state: SteppedTimeline
     k0: int
     k1: int
     put: _Put
@@ -271,7 +272,7 @@ def _end_to_end(s: _Stretch, offered_all: np.ndarray, entry_shed: float, weights
     put("burn_rate", bad / (1.0 - availability / 100.0))
 
 
-def simulate_stretch(state, k0: int, k1: int) -> None:
+def simulate_stretch(state: SteppedTimeline, k0: int, k1: int) -> None:
     """Ticks ``k0:k1`` of ``state`` (a :class:`timeline_state.TimelineState`): routing, the pools'
     control loops, every station, the end-to-end series, routers' shedding, cost and events."""
     times, n, put = state.times[k0:k1], k1 - k0, _Put(state, k0, k1)
