@@ -15,7 +15,7 @@
    capacity run their loops together with the routing (:mod:`timeline_routing`). The autoscaler
    reads its metric from the pool's own queue at the rate routed to it (before losses upstream),
    via per-replica-count tables over load (:class:`metric_tables.MetricTable`), with the pool's
-   carried backlog added (:class:`timeline_state.BacklogMetric`): queue depth counts the backlog,
+   carried backlog added (:class:`metric_tables.BacklogMetric`): queue depth counts the backlog,
    utilisation is 100% while one exists.
 4. Each pool carries a backlog from tick to tick (:mod:`fluid`): a fluid queue with abandonment,
    ``b[k+1] = min(max(0, b[k] + (arrivals - capacity) dt), capacity × time-out)``, the part cut off
