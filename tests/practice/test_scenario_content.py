@@ -3,17 +3,16 @@
 
 from __future__ import annotations
 
-
 import pytest
 
-from tools import reference_designs
+from inferboard.model.faults import FAULT_KINDS
 from inferboard.practice.grading import grade_design
 from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES, parse_fault_spec
 from inferboard.practice.whatif import resolve_targets
 from inferboard.rules import default_rules
-from inferboard.sim.design.faults import FAULT_KINDS
 from tests.practice.conftest import SHIPPED
+from tools import reference_designs
 
 IDS = sorted(p.name for p in SHIPPED.iterdir() if (p / "scenario.yaml").is_file())
 

@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 
 from inferboard.catalog import default_catalog
 from inferboard.model import Design
+from inferboard.model.faults import FAULT_KINDS
 from inferboard.model.requirements import Requirements
+from inferboard.sim.design.faults import TimedFault, parse_fault
+from inferboard.sim.design.hardware import CPU_SPOT_PRICE_FACTOR
 from inferboard.sim.timeline import autoscaling as autoscaling_module
 from inferboard.sim.timeline import timeline_state
-from inferboard.sim.design.faults import FAULT_KINDS, TimedFault, parse_fault
-from inferboard.sim.design.hardware import CPU_SPOT_PRICE_FACTOR
 from inferboard.sim.timeline.series import TimelineEvent
 from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.store import read_design

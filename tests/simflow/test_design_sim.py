@@ -11,8 +11,9 @@ from inferboard.catalog import default_catalog
 from inferboard.cli import main, templates
 from inferboard.model import Design, Requirements
 from inferboard.model.errors import ConnectionRefused
+from inferboard.model.faults import FAULT_KINDS
+from inferboard.sim.design.faults import Fault
 from inferboard.sim.steady.design_sim import evaluate
-from inferboard.sim.design.faults import FAULT_KINDS, Fault
 from inferboard.store import read_design
 from tests.sim.oracles import erlang_c
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-# kind -> (title, what target names, what magnitude means): defined beside the design's planned
-# faults so that design files are checked without the simulator; re-exported here.
+# FAULT_KINDS, kind -> (title, what target names, what magnitude means), is defined beside the
+# design's planned faults so that design files are checked without the simulator.
 from inferboard.model.faults import FAULT_KINDS, PlannedFault
 
 DEFAULT_MAGNITUDE = {"slow_canary": 3.0, "slow_replica": 2.0, "failing_replica": 0.2, "dependency_errors": 0.1,

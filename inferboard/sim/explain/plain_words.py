@@ -16,7 +16,8 @@ import math
 from typing import Any
 
 from inferboard import humanize
-from inferboard.sim.design.faults import DEFAULT_MAGNITUDE, FAULT_KINDS
+from inferboard.model.faults import FAULT_KINDS
+from inferboard.sim.design.faults import DEFAULT_MAGNITUDE
 
 LATENCY_KEYS = {"p50_ms": 50, "p95_ms": 95, "p99_ms": 99, "mean_ms": None}
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inferboard.sim.design.faults import FAULT_KINDS
+from inferboard.model.faults import FAULT_KINDS
 from inferboard.sim.timeline.fault_regimes import detection_delay
 from inferboard.sim.timeline.stepped import SteppedTimeline
 
