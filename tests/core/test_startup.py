@@ -87,5 +87,5 @@ def test_the_first_paint_comes_before_the_plots_and_the_simulator_load(tmp_path)
     loaded = _run(FIRST_PAINT, INFERBOARD_DATA_DIR=str(tmp_path))
     assert "desktop.shell.main_window" in loaded
     late = [m for m in loaded if m.split(".")[0] in ("pyqtgraph", "networkx")
-            or m.startswith(("inferboard.sim.design_sim", "inferboard.sim.timeline", "inferboard.rules.engine"))]
+            or m.startswith(("inferboard.sim.steady", "inferboard.sim.timeline", "inferboard.rules.engine"))]
     assert late == []
