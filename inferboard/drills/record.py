@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import asdict
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -18,6 +19,9 @@ from inferboard.drills.engine import DrillSession, RecordedAction, replay
 from inferboard.drills.library import get_drill
 from inferboard.drills.schema import Drill
 from inferboard.practice.history import History, utc_now
+from inferboard.practice.report import CSS
+from inferboard.store.atomic import atomic_write
+from inferboard.store.design_files import design_to_bytes, parse_design
 from inferboard.store.local_db import unavailable
 
 
@@ -39,8 +43,6 @@ class DrillRecord:
 def save_drill(history: History, session: DrillSession, started_at: str | None = None) -> int:
     """Keep a drill (finished or not) in the history; returns its row id. Raises DatabaseUnavailable
     (one line naming the file) when another program keeps the history locked past its busy timeout."""
-    from inferboard.store.design_files import design_to_bytes
-
     result = session.result()
     row = {"drill_id": session.drill.id, "title": session.drill.title, "mode": session.mode,
            "started_at": started_at or utc_now(), "ended_at": utc_now(), "seed": session.seed,

@@ -36,6 +36,7 @@ import numpy as np
 
 from inferboard.model.design import Design
 from inferboard.model.faults import FAULT_KINDS, is_quality_fault
+from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.quality.drift import EVALUATION_S, DriftDetector, Shift, expected_delay_s, ramp_level
 
 INT8_ACCURACY_COST_PP = 1.0  #: accuracy an INT8 copy of the model loses, percentage points (assumption)
