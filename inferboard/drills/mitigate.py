@@ -50,102 +50,145 @@ def _kind(session, target: str, *roles: str) -> None:
                          + " or ".join(k.replace("_", " ") for k in kinds))
 
 
-def operations_for(session, action: str, target: str, value: float | None) -> list[Callable[[], None]]:
+Steps = list[Callable[[], None]]
+
+
+def _on_timeline(session, op) -> Callable[[], None]:
+    """A step that applies the timeline action ``op``."""
+    state = session.timeline
+    return lambda: state.apply(op)
+
+
+def _rollback_canary(session, target: str, value: float | None) -> Steps:
+    """Send the canary's traffic back to the stable version, which then serves the canary's path too."""
+    quality = session.quality
+    stable = [p for p, r in quality.pools.items() if r == "stable"]
+
+    def back_to_stable() -> None:
+        if stable:
+            quality.set_version(session.now_s, quality.version_of(stable[0], session.now_s), f"canary:{target}")
+    return [_on_timeline(session, sim.RollbackCanary(target)), back_to_stable]
+
+
+def _scale_out(session, target: str, value: float | None) -> Steps:
+    """Multiply the pool's replicas now (``value``: the factor), raising its autoscaler's ceiling to match."""
+    state = session.timeline
+    factor = DEFAULT_SCALE if value is None else float(value)
+    if not 1.0 < factor <= 10.0:
+        raise ValueError("the scale factor must be above 1 and at most 10")
+    k = max(0, state.ticks_done - 1)
+    current = float(state.tracks[target].replicas[k]) if state.ticks_done else float(
+        state.design.nodes[target].params.get("replicas", 1))
+    replicas = max(1, int(math.ceil(current * factor)))
+    scaler = state.scalers.get(target)
+    high = max(scaler.max_replicas, replicas) if scaler else None
+    return [_on_timeline(session, sim.ScalePool(target, replicas=replicas, max_replicas=high))]
+
+
+def _switch_to_fallback(session, target: str, value: float | None) -> Steps:
+    """Serve from the fallback model below the router ``target``."""
+    structure = session.timeline.structure()
+    if target not in structure.kind or not structure.split[target][1]:
+        raise ValueError(f"'{target}' has no fallback model below it")
+    return [_on_timeline(session, sim.SwitchToFallback(target))]
+
+
+def _shed(session, target: str, value: float | None) -> Steps:
+    """Shed the lowest-priority share of traffic at the entry (``value``: the share)."""
+    share = DEFAULT_SHED if value is None else float(value)
+    if not 0.0 <= share <= 0.9:
+        raise ValueError("the shed share must be between 0 and 0.9")
+    return [_on_timeline(session, sim.ShedPriority(share))]
+
+
+def _revert_config(session, target: str, value: float | None) -> Steps:
+    """Put back the parameters the drill's planted edits changed on ``target`` (nothing if none did)."""
+    before = {}
+    for edit in session.drill.plant.edits:
+        if session.node_for(edit.target) == target and edit.at_min * 60.0 <= session.now_s:
+            for key in edit.params:
+                before.setdefault(key, session.design.nodes[target].params.get(key))
+    if not before:
+        return [lambda: None]  # nothing changed there: reverting does nothing
+    return [_on_timeline(session, SetParams(target, tuple(sorted(before.items()))))]
+
+
+def _move_to_dedicated_gpus(session, target: str, value: float | None) -> Steps:
+    """Stop sharing the pool's GPUs: no partitioning, and its slow replicas recover."""
+    node = session.timeline.design.nodes[target]
+    ops = [_on_timeline(session, ClearFaults(target, ("slow_replica",)))]
+    if node.params.get("partitioning", "none") != "none":
+        ops.insert(0, _on_timeline(session, SetParams(target, (("partitioning", "none"), ("partitions", 1)))))
+    return ops
+
+
+def _pin_previous_model(session, target: str, value: float | None) -> Steps:
+    """Serve the model version before the current one everywhere."""
+    previous = session.quality.previous_version(session.now_s)
+    if previous is None:
+        raise ValueError("no earlier model version to pin: the one serving is the first")
+    return [lambda: session.quality.set_version(session.now_s, previous, "all")]
+
+
+def _retrain(session, target: str, value: float | None) -> Steps:
+    """Start the design's retraining pipeline now."""
+    if session.quality.pipeline() is None:
+        raise ValueError("the design has no retraining pipeline")
+    return [lambda: session.quality.start_retraining(session.now_s, "started by the on-call engineer")]
+
+
+def _set_batcher_delay(session, target: str, value: float | None) -> Steps:
+    """Set the batcher's delay (``value``: milliseconds)."""
+    if value is None or value < 0:
+        raise ValueError("a delay in ms (value) is needed")
+    return [_on_timeline(session, sim.SetBatcherDelay(target, float(value)))]
+
+
+def _move_traffic(session, target: str, value: float | None) -> Steps:
+    """Set the traffic share of a source or a canary (``value``: the share)."""
+    if value is None or not 0.0 <= value <= 1.0:
+        raise ValueError("a share between 0 and 1 (value) is needed")
+    return [_on_timeline(session, sim.MoveTraffic(target, float(value)))]
+
+
+#: mitigation -> how its steps are made (its target already checked against :data:`TARGET_ROLES`)
+_STEPS: dict[str, Callable[..., Steps]] = {
+    "rollback_canary": _rollback_canary,
+    "scale_out": _scale_out,
+    "fail_over": lambda session, target, value: [_on_timeline(session, sim.FailOverRegion(target))],
+    "restore_region": lambda session, target, value: [_on_timeline(session, sim.RestoreRegion(target))],
+    "switch_to_fallback": _switch_to_fallback,
+    "shed": _shed,
+    "warm_cache": lambda session, target, value: [_on_timeline(session, sim.WarmCache(target)),
+                                                  _on_timeline(session, ClearFaults(target, ("cache_flush",)))],
+    "flush_cache": lambda session, target, value: [_on_timeline(session, sim.FlushCache(target))],
+    "revert_config": _revert_config,
+    "restart_replicas": lambda session, target, value: [
+        _on_timeline(session, ClearFaults(target, ("slow_replica", "failing_replica")))],
+    "move_to_dedicated_gpus": _move_to_dedicated_gpus,
+    "pin_previous_model": _pin_previous_model,
+    "retrain": _retrain,
+    "set_batcher_delay": _set_batcher_delay,
+    "move_traffic": _move_traffic,
+}
+
+
+def operations_for(session, action: str, target: str, value: float | None) -> Steps:
     """The steps of ``action`` (checked first: a ValueError means nothing is done)."""
-    state, quality = session.timeline, session.quality
     spec = VALUE_SPECS.get(action)
     if spec is not None and value is not None:
         if not (spec.low < value if spec.low_open else spec.low <= value) or value > spec.high:
             raise ValueError(f"the {spec.label} must be {'above' if spec.low_open else 'at least'} {spec.low:g} "
                              f"and at most {spec.high:g}")
-
-    def timeline(op) -> Callable[[], None]:
-        return lambda: state.apply(op)
-
-    if action == "rollback_canary":
-        _kind(session, target, *TARGET_ROLES["rollback_canary"])
-        stable = [p for p, r in quality.pools.items() if r == "stable"]
-
-        def back_to_stable() -> None:
-            if stable:
-                quality.set_version(session.now_s, quality.version_of(stable[0], session.now_s), f"canary:{target}")
-        return [timeline(sim.RollbackCanary(target)), back_to_stable]
-    if action == "scale_out":
-        _kind(session, target, *TARGET_ROLES["scale_out"])
-        factor = DEFAULT_SCALE if value is None else float(value)
-        if not 1.0 < factor <= 10.0:
-            raise ValueError("the scale factor must be above 1 and at most 10")
-        k = max(0, state.ticks_done - 1)
-        current = float(state.tracks[target].replicas[k]) if state.ticks_done else float(
-            state.design.nodes[target].params.get("replicas", 1))
-        replicas = max(1, int(math.ceil(current * factor)))
-        scaler = state.scalers.get(target)
-        high = max(scaler.max_replicas, replicas) if scaler else None
-        return [timeline(sim.ScalePool(target, replicas=replicas, max_replicas=high))]
-    if action == "fail_over":
-        _kind(session, target, *TARGET_ROLES["fail_over"])
-        return [timeline(sim.FailOverRegion(target))]
-    if action == "restore_region":
-        _kind(session, target, *TARGET_ROLES["restore_region"])
-        return [timeline(sim.RestoreRegion(target))]
-    if action == "switch_to_fallback":
-        op = sim.SwitchToFallback(target)
-        structure = state.structure()
-        if target not in structure.kind or not structure.split[target][1]:
-            raise ValueError(f"'{target}' has no fallback model below it")
-        return [timeline(op)]
-    if action == "shed":
-        share = DEFAULT_SHED if value is None else float(value)
-        if not 0.0 <= share <= 0.9:
-            raise ValueError("the shed share must be between 0 and 0.9")
-        return [timeline(sim.ShedPriority(share))]
-    if action == "warm_cache":
-        _kind(session, target, *TARGET_ROLES["warm_cache"])
-        return [timeline(sim.WarmCache(target)), timeline(ClearFaults(target, ("cache_flush",)))]
-    if action == "flush_cache":
-        _kind(session, target, *TARGET_ROLES["flush_cache"])
-        return [timeline(sim.FlushCache(target))]
-    if action == "revert_config":
+    steps = _STEPS.get(action)
+    if steps is None:
+        raise ValueError(f"unknown mitigation '{action}'")
+    roles = TARGET_ROLES[action]
+    if roles == ("*",):
         _kind(session, target)
-        before = {}
-        for edit in session.drill.plant.edits:
-            if session.node_for(edit.target) == target and edit.at_min * 60.0 <= session.now_s:
-                for key in edit.params:
-                    before.setdefault(key, session.design.nodes[target].params.get(key))
-        if not before:
-            return [lambda: None]  # nothing changed there: reverting does nothing
-        return [timeline(SetParams(target, tuple(sorted(before.items()))))]
-    if action == "restart_replicas":
-        _kind(session, target, *TARGET_ROLES["restart_replicas"])
-        return [timeline(ClearFaults(target, ("slow_replica", "failing_replica")))]
-    if action == "move_to_dedicated_gpus":
-        _kind(session, target, *TARGET_ROLES["move_to_dedicated_gpus"])
-        node = state.design.nodes[target]
-        ops = [timeline(ClearFaults(target, ("slow_replica",)))]
-        if node.params.get("partitioning", "none") != "none":
-            ops.insert(0, timeline(SetParams(target, (("partitioning", "none"), ("partitions", 1)))))
-        return ops
-    if action == "pin_previous_model":
-        previous = quality.previous_version(session.now_s)
-        if previous is None:
-            raise ValueError("no earlier model version to pin: the one serving is the first")
-        return [lambda: quality.set_version(session.now_s, previous, "all")]
-    if action == "retrain":
-        if quality.pipeline() is None:
-            raise ValueError("the design has no retraining pipeline")
-        return [lambda: quality.start_retraining(session.now_s, "started by the on-call engineer")]
-    if action == "set_batcher_delay":
-        _kind(session, target, *TARGET_ROLES["set_batcher_delay"])
-        if value is None or value < 0:
-            raise ValueError("a delay in ms (value) is needed")
-        return [timeline(sim.SetBatcherDelay(target, float(value)))]
-    if action == "move_traffic":
-        _kind(session, target, *TARGET_ROLES["move_traffic"])
-        if value is None or not 0.0 <= value <= 1.0:
-            raise ValueError("a share between 0 and 1 (value) is needed")
-        return [timeline(sim.MoveTraffic(target, float(value)))]
-    raise ValueError(f"unknown mitigation '{action}'")
-
+    elif roles and roles != ("router",):
+        _kind(session, target, *roles)
+    return steps(session, target, value)
 
 
 #: mitigation -> the catalog roles of the node kinds it can target (empty: it takes no target;
