@@ -3,7 +3,10 @@ incident drills without the window, for tests and for instructors checking a dri
 
 A script is a YAML list of steps: ``{at_min: M, do: VERB, ...arguments}`` (``at_min`` optional:
 minutes since the drill started; the clock runs to it first). Verbs and arguments are the
-engine's (:data:`inferboard.drills.engine.VERBS`)."""
+engine's (:data:`inferboard.drills.engine.VERBS`).
+
+Its imports of the drills, the simulator and the store sit inside the commands that use them:
+``inferboard --help`` must not load them (tests/core/test_startup.py)."""
 
 from __future__ import annotations
 

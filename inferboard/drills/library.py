@@ -45,6 +45,7 @@ def get_drill(drill_id: str, folder: Path | str | None = None) -> Drill:
 
 def roles(design: Design) -> dict[str, str]:
     """role -> node id for the roles this design has (see :mod:`inferboard.drills.schema`)."""
+    # here, not above: `inferboard drill list` reads the drills without loading the simulator
     from inferboard.sim.design.design_structure import DesignStructure
     from inferboard.sim.quality.quality import model_pools
 

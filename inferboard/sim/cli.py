@@ -1,4 +1,7 @@
-"""``inferboard simulate``: the simulator on the command line."""
+"""``inferboard simulate``: the simulator on the command line.
+
+Its imports of the simulator, the model and the store sit inside the functions that use them:
+``inferboard --help`` must not load them (tests/core/test_startup.py)."""
 
 from __future__ import annotations
 
