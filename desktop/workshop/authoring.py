@@ -23,6 +23,7 @@ from inferboard.practice import authoring
 from inferboard.practice.library import ScenarioLibrary
 from inferboard.practice.scenario import PHASE_TITLES
 
+from desktop.editor.requirements_editor import FIELDS as REQUIREMENT_FIELDS
 from desktop.practice.common import fresh_design
 from desktop.theme import LIGHT_INK
 from desktop.window_placement import fit_window
@@ -83,6 +84,18 @@ def fault_target(design: Design, node_id: str) -> str:
     if region is not None and region.params.get("location"):
         parts.append(f"location={region.params['location']}")
     return ",".join(parts)
+
+
+def requirement_words(name: str, value) -> str:
+    """One requirement as the Requirements panel names it: "p99 latency SLO 250 ms"."""
+    label, unit, _help = REQUIREMENT_FIELDS.get(name, (name.replace("_", " "), "", ""))
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, list):
+        value = ", ".join(str(v) for v in value)
+    if unit.startswith("$"):
+        return f"{label} ${value}{unit[1:]}"
+    return f"{label} {value}" + (f" {unit}" if unit and unit != "%" else unit)
 
 
 class ScenarioAuthoringDialog(QDialog):
@@ -300,7 +313,7 @@ class ScenarioAuthoringDialog(QDialog):
 
     def _requirements_text(self) -> str:
         declared = {k: v for k, v in self.reference.requirements.model_dump().items() if v not in (None, [], "")}
-        shown = ", ".join(f"{k} {v}" for k, v in declared.items())
+        shown = ", ".join(requirement_words(k, v) for k, v in declared.items())
         return (f"Taken from the design (its Requirements panel): {shown}. The hidden facts should tell the same "
                 "story; follow-ups change them.")
 

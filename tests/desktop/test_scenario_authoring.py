@@ -63,7 +63,8 @@ def test_the_menu_opens_the_form_with_the_design_as_reference(form):
     window, dialog = form
     assert dialog.isVisible() and not dialog.isModal()
     assert sorted(dialog.reference.nodes) == sorted(window.document.design.nodes)
-    assert "slo_p99_ms 50" in dialog.requirements_label.text()
+    assert "p99 latency SLO 50 ms" in dialog.requirements_label.text()
+    assert "slo_p99_ms" not in dialog.requirements_label.text()
     assert not dialog.save_button.isEnabled()  # an empty form is not a scenario
     assert {"id", "title", "prompt", "facts"} <= {p.field for p in dialog.problems}
 
