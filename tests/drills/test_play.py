@@ -72,7 +72,7 @@ def test_drill_play_reads_its_commands_from_stdin(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "drill> alerts" in out  # input that is not a terminal is echoed, so the transcript reads well
     assert "burn rate 6×" in out and "Applied rollback_canary on eu-west-canary" in out
-    assert "told at minute 27." in out and "NOT restored" not in out
+    assert "told at minute 20.25;" in out and "NOT restored" not in out
 
 
 def test_drill_play_names_an_unknown_drill_in_one_line(capsys):

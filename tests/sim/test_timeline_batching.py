@@ -44,11 +44,11 @@ def test_a_steady_tick_is_the_steady_state_and_the_load_test(rps):
     steady = solve(network)
     result = run_timeline(design, hours=0.25, tick_s=60)
     s = result.series
-    # the same station solution: utilisation exactly, p50 and p99 to the lognormal fit through them
+    # the same station solution: utilisation exactly, p50 and p99 to the gamma fit through them
     assert s["utilisation:gpus"][-1] == pytest.approx(steady.stations["gpus"].utilisation, abs=0.005)
     assert s["p50_ms"][-1] == pytest.approx(steady.p50_s * 1000, rel=0.01)
     assert s["p99_ms"][-1] == pytest.approx(steady.p99_s * 1000, rel=0.01)
-    assert s["p95_ms"][-1] == pytest.approx(steady.p95_s * 1000, rel=0.06)  # between them: lognormal shape
+    assert s["p95_ms"][-1] == pytest.approx(steady.p95_s * 1000, rel=0.06)  # between them: gamma shape
     lt = run_load_test(network, 300_000, seed=5)
     assert s["utilisation:gpus"][-1] == pytest.approx(lt.stations["gpus"].utilisation, abs=0.01)
     for key, est in (("p50_ms", lt.p50_s), ("p95_ms", lt.p95_s), ("p99_ms", lt.p99_s)):

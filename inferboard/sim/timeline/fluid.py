@@ -185,7 +185,7 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     doomed = doomed_waiting(history, ticks, offset, history.size) if lost.any() or offset else 0.0
     queue = np.where(quiet, steady.queue, under.queue + 0.5 * (start + end) + doomed)
     sojourn = wait + np.where(quiet, steady.sojourn_s - steady.wait_s, service)
-    # the station's own shape (a batcher's lognormal through p50/p99) with the backlog's wait on top
+    # the station's own shape (a batcher's gamma through p50/p99) with the backlog's wait on top
     shape_mean = np.where(quiet, steady.shape_mean, sojourn + under.shape_mean - under.sojourn_s)
     shape_var = np.where(quiet, steady.shape_var, np.maximum(var + under.shape_var - under.sojourn_var, 0.0))
     return StationStretch(loss, wait, sojourn, var, busy, queue, start, lost, capacity, patience, carry,

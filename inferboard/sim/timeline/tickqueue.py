@@ -25,6 +25,7 @@ from statistics import NormalDist
 import numpy as np
 
 from inferboard.sim.timeline.erlang_tables import log_erlang_b
+from inferboard.sim.timeline.gamma_mixture import gamma_quantile
 from inferboard.sim.timeline.timeline_batching import batch_station
 
 __all__ = ["DEFAULT_PATIENCE_S", "Z95", "StationParams", "StationState", "log_erlang_b", "patience_queue",
@@ -116,8 +117,8 @@ class StationState:
     sojourn_var: np.ndarray
     busy: np.ndarray  #: busy fraction of the ready servers
     queue: np.ndarray  #: mean requests waiting (Little)
-    #: mean and variance of the lognormal the end-to-end percentiles compose for this station: the
-    #: sojourn's own moments, or for a batching station the lognormal through its p50 and p99
+    #: mean and variance of the gamma the end-to-end percentiles compose for this station: the
+    #: sojourn's own moments, or for a batching station the gamma through its p50 and p99
     shape_mean: np.ndarray | None = None
     shape_var: np.ndarray | None = None
 
@@ -126,10 +127,8 @@ class StationState:
             self.shape_mean, self.shape_var = self.sojourn_s, self.sojourn_var
 
     def p95_s(self) -> np.ndarray:
-        """95th percentile of the station's sojourn, from its lognormal (see ``shape_mean``)."""
-        mean = np.maximum(self.shape_mean, 1e-9)
-        s2 = np.log1p(self.shape_var / (mean * mean))
-        return np.exp(np.log(mean) - s2 / 2 + Z95 * np.sqrt(s2))
+        """95th percentile of the station's sojourn, from its gamma (see ``shape_mean``)."""
+        return gamma_quantile(self.shape_mean, self.shape_var, Z95)
 
 
 def _patience(p: StationParams, capacity: np.ndarray) -> np.ndarray:
@@ -191,7 +190,7 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
     wait = np.fmin(np.fmax(wait, 0.0), 1e7)
     var = np.fmin(np.fmax(var, 0.0), 1e14)
     state = StationState(lost, wait, wait + service, var, np.fmin(np.fmax(busy, 0.0), 1.0), lam * (1 - lost) * wait)
-    if shape is not None:  # a batching station: the lognormal through its p50 and p99 where a server is ready
+    if shape is not None:  # a batching station: the gamma through its p50 and p99 where a server is ready
         state.shape_mean = np.where(live, np.fmin(shape[0], 1e7), state.sojourn_s)
         state.shape_var = np.where(live, np.fmin(shape[1], 1e14), var)
     return state

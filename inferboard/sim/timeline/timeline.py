@@ -28,9 +28,9 @@
    by the losses and errors upstream.
 5. End-to-end percentiles: a path's sojourn is the sum of its stations' sojourns plus its fixed
    delays (load balancers, cache hits, network); its mean and variance are sums along the path
-   (stations independent) and it is approximated by a moment-matched lognormal. The end-to-end
-   distribution is the mixture of the paths' lognormals weighted by the traffic each serves;
-   p50/p95/p99 come from vectorised bisection on log t (:func:`lognormal_mixture.mixture_quantiles`).
+   (stations independent) and it is approximated by a moment-matched gamma. The end-to-end
+   distribution is the mixture of the paths' gammas weighted by the traffic each serves;
+   p50/p95/p99 come from vectorised bisection on t^(1/3) (:func:`gamma_mixture.mixture_quantiles`).
    Per-hop percentiles are never added. This is an approximation for speed; the steady-state
    solver's full convolution of the station distributions is the reference.
 6. ``shed_rate`` = shed at routers + timed out / rejected at pools; ``error_rate`` = lost to dead

@@ -25,6 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from inferboard.sim.batching.batching import BatchParams, batch_arrays, batch_capacity, batch_wait_tail
+from inferboard.sim.timeline.gamma_mixture import gamma_through
 
 __all__ = ["EXACT_UP_TO", "anchors", "batch_tick_figures"]
 
@@ -115,7 +116,7 @@ def batch_station(lam: np.ndarray, c: np.ndarray, p, patience: np.ndarray) -> di
     """A batching station tick by tick (``p`` a :class:`tickqueue.StationParams` with batch fields,
     ``c`` whole ready servers >= 1 per tick): loss (``P(wait > patience)`` below capacity, the fluid
     loss ``1 - 1/x`` at or above it), mean wait, mean batch time, sojourn variance, utilisation, and
-    the moments of the lognormal through the station's p50 and p99 (``shape_mean``/``shape_var``,
+    the moments of the gamma through the station's p50 and p99 (``shape_mean``/``shape_var``,
     what the end-to-end percentiles compose so that a one-station path keeps the model's p50/p99)."""
     n = lam.size
     out = {k: np.zeros(n) for k in ("lost", "wait", "service", "var", "busy", "shape_mean", "shape_var", "p95")}
@@ -132,9 +133,7 @@ def batch_station(lam: np.ndarray, c: np.ndarray, p, patience: np.ndarray) -> di
         out["service"][idx] = service
         out["busy"][idx] = np.where(over, 1.0, fig["utilisation"])
         p50, p99 = np.maximum(fig["p50"], 1e-9), np.maximum(fig["p99"], fig["p50"] * (1 + 1e-6))
-        s2 = (np.log(p99 / p50) / Z99) ** 2
-        mean = p50 * np.exp(s2 / 2)
-        var = mean * mean * np.expm1(s2)
+        mean, var = gamma_through(p50, p99, Z99)
         shift = out["wait"][idx] - fig["mean_wait"]  # an overloaded tick waits its patience on top
         out["shape_mean"][idx] = mean + shift
         out["shape_var"][idx] = var

@@ -3,7 +3,6 @@ their carried backlogs, end-to-end percentiles, cost and events (timeline.py has
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -14,7 +13,7 @@ from inferboard.sim.llm.timeline_llm import llm_tick_figures
 from inferboard.sim.timeline.cost import cost_series
 from inferboard.sim.timeline.fault_regimes import fault_regimes
 from inferboard.sim.timeline.fluid import station_stretch
-from inferboard.sim.timeline.lognormal_mixture import mixture_cdf, mixture_lognormal, mixture_quantiles
+from inferboard.sim.timeline.gamma_mixture import mixture_cdf, mixture_gamma, mixture_quantiles, root_time
 from inferboard.sim.timeline.metric_tables import BacklogMetric
 from inferboard.sim.timeline.series import finite
 from inferboard.sim.timeline.timeline_events import stretch_events
@@ -258,14 +257,14 @@ def _end_to_end(s: _Stretch, offered_all: np.ndarray, entry_shed: float, weights
     put("shed_rate", shed_rate)
     put("error_rate", error_rate)
     used = np.flatnonzero(served_weights.any(axis=1))
-    w, mu, sigma, has = mixture_lognormal(served_weights[used], tally.mean[used], tally.var[used])
+    w, mu, sigma, has = mixture_gamma(served_weights[used], tally.mean[used], tally.var[used])
     probs = [p for p, _ in PERCENTILES]
     values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), n))
     for row, (_, key) in zip(values, PERCENTILES):
         put(key, np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0))
     slow = np.zeros(n)
     if req.slo_p99_ms is not None and used.size:
-        at = np.full((1, n), math.log(req.slo_p99_ms / 1000.0), dtype=np.float32)
+        at = np.full((1, n), root_time(req.slo_p99_ms / 1000.0), dtype=np.float32)
         slow = np.where(has, 1.0 - mixture_cdf(at, w, mu, sigma)[0], 0.0)
     bad = np.clip(error_rate + shed_rate + np.maximum(0.0, slow - LATENCY_ALLOWANCE) * served * keep, 0, 1)
     availability = req.availability_slo if req.availability_slo is not None else DEFAULT_AVAILABILITY
