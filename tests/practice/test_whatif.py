@@ -12,10 +12,11 @@ from tests.calibration.designs import three_boxes
 
 def test_selectors_resolve_against_the_candidates_own_ids(library):
     design = library.get("global-llm-chat").reference_design()
-    assert primary_location(design) == "us-east"
+    # eu-west holds the most generation replicas (11 + 2 against us-east's 10 + 2)
+    assert primary_location(design) == "eu-west"
     pools = resolve_targets(design, parse_fault_spec("gpu_shortage*2:kind=generation_pool,location=primary"))
-    assert pools == ["us-east-llm", "us-east-llm-canary"]
-    assert resolve_targets(design, parse_fault_spec("region_outage:kind=region,location=primary")) == ["us-east"]
+    assert pools == ["eu-west-llm", "eu-west-llm-canary"]
+    assert resolve_targets(design, parse_fault_spec("region_outage:kind=region,location=primary")) == ["eu-west"]
     assert resolve_targets(design, parse_fault_spec("traffic_surge*3:kind=traffic_source,origin=eu-west")) \
         == ["users-eu"]
     assert resolve_targets(design, parse_fault_spec("cache_flush:*")) == ["*"]
@@ -36,21 +37,32 @@ def test_a_fault_that_matches_nothing_is_reported(library):
 
 def test_a_fault_at_a_region_the_design_lacks_hits_its_main_region(library):
     """'us-west goes down' on a design with regions in us-east, eu-west and ap-northeast: the region
-    holding the most serving replicas (us-east) takes the outage, the verdict says so, and the
-    numbers change as they do for an outage aimed at us-east itself."""
+    holding the most serving replicas takes the outage, the verdict says so, and the numbers change
+    as they do for an outage aimed at that region itself."""
+    from inferboard.practice.whatif import SERVING_KINDS
+
     scenario = library.get("fraud-scoring-cpu").scenario
     design = library.get("global-llm-chat").reference_design()
+    replicas: dict[str, int] = {}
+    for node in design.nodes.values():
+        if node.kind in SERVING_KINDS and node.region:
+            where = design.nodes[node.region].params["location"]
+            replicas[where] = replicas.get(where, 0) + int(node.params.get("replicas", 0))
+    main = max(replicas, key=replicas.get)
+    assert "us-west" not in replicas and len(replicas) > 1
     follow_up = scenario.follow_up("region-down").model_copy(
         update={"faults": ["region_outage:kind=region,location=us-west"]})
     result = what_if(scenario, design, follow_up)
     assert result.unmatched == [] and result.missing == []
-    assert "no us-west region" in result.retargeted[0] and "us-east" in result.retargeted[0]
+    assert "no us-west region" in result.retargeted[0] and f"main region, {main}" in result.retargeted[0]
     assert "no us-west region" in result.verdict
-    direct = what_if(scenario, design, follow_up.model_copy(update={"faults": ["region_outage:us-east"]}))
+    direct = what_if(scenario, design, follow_up.model_copy(update={"faults": [f"region_outage:{main}"]}))
     assert result.after.to_dict() == direct.after.to_dict() and result.after.to_dict() != result.before.to_dict()
     slow = follow_up.model_copy(update={"faults": ["slow_replica*3:kind=generation_pool,location=us-west"]})
     faults, _, unmatched = faults_for(design, slow)
-    assert [(f.kind, f.target) for f in faults] == [("slow_replica", "us-east-llm")] and unmatched == []
+    pools = [n.id for n in design.nodes.values() if n.kind == "generation_pool" and n.region
+             and design.nodes[n.region].params["location"] == main]
+    assert [(f.kind, f.target) for f in faults] == [("slow_replica", pools[0])] and unmatched == []
 
 
 def test_what_ifs_leave_the_design_untouched(library):
