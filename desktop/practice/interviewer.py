@@ -46,7 +46,7 @@ TILES_BASIS_NOTE = {
 def figures_html(figures: FiguresShown | None) -> str:
     """The candidate's tiles as they see them, with the reason they may differ from the steady state."""
     if figures is None:
-        return "<b>Their tiles show</b>: nothing yet (their figures come once the interview runs)"
+        return "<b>Their tiles show</b>: nothing yet (their window sends its figures once it has worked them out)"
     note = TILES_BASIS_NOTE.get(figures.mode, "")
     return (f"<b>Their tiles show</b> {esc(figures.line)}"
             + (f" <span style='color:{LIGHT_INK.muted}'>({esc(note)})</span>" if note else ""))
