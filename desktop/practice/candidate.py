@@ -87,6 +87,7 @@ class CandidateWindow(MainWindow):
             self.tabifyDockWidget(self.docks["palette"], self.docks["outline"])
             self.docks["palette"].raise_()
         self.fit_docks()
+        self.scene.selectionChanged.connect(self._inspector_to_front)
         self._wrap_readouts()
         self.send_timer = QTimer(self)
         self.send_timer.setSingleShot(True)
@@ -174,6 +175,13 @@ class CandidateWindow(MainWindow):
             self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, palette)
             self.tabifyDockWidget(palette, outline)
             palette.raise_()
+
+    def _inspector_to_front(self) -> None:
+        """Beside the console the palette shares the inspector's tabs: a selection brings the inspector
+        to the front, as it would be on its own."""
+        palette = self.docks["palette"]
+        if self.scene.selected_node_ids() and self.dockWidgetArea(palette) == Qt.DockWidgetArea.RightDockWidgetArea:
+            self.docks["inspector"].raise_()
 
     def showEvent(self, event) -> None:
         first = not self._shown_once

@@ -81,6 +81,9 @@ def test_at_1600x1000_the_two_windows_sit_side_by_side_with_the_plots_whole(inte
     assert abs(candidate.view.zoom() - min((viewport.width() - 40) / bounds.width(),
                                            (viewport.height() - 40) / bounds.height())) < 1e-6
     assert candidate.view.zoom() < 0.8 and "too small to read" in candidate.statusBar().currentMessage()
+    inspector = candidate.docks["inspector"]
+    candidate.scene.select_ids([next(iter(candidate.document.design.nodes))], [])
+    qtbot.waitUntil(lambda: not inspector.widget().visibleRegion().isEmpty())  # a selection shows the inspector
     plot = readouts.plots.tabs.currentWidget() if hasattr(readouts.plots, "tabs") else readouts.tabs.currentWidget()
     assert window.contains(global_rect(plot))
     numbers_whole(candidate)
