@@ -76,7 +76,8 @@ class DrillClock(QObject):
             self.timer.start()
 
     def stop(self) -> None:
-        """Stop ticking."""
+        """Stop ticking, and cancel a start still waiting for the windows to be drawn."""
+        self._waiting = False
         self.timer.stop()
 
     @property

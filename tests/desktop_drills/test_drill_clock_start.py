@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QApplication
 
 from desktop.drills.clock import DrillClock
 from desktop.drills.window import DrillWindow
@@ -49,3 +50,19 @@ def test_a_clock_whose_windows_are_not_shown_starts_at_once(drill_design):
     clock.start()
     assert clock.timer.isActive()
     clock.stop()
+
+
+def test_a_clock_stopped_before_the_window_is_drawn_stays_stopped(qtbot, drill_design):
+    session = DrillSession(get_drill("slow-canary-version"), drill_design, seed=0, mode="solo")
+    clock = DrillClock(session, 20)
+    window = DrillWindow(session, clock)
+    clock.setParent(window)
+    try:
+        window.show()
+        clock.start()
+        clock.stop()  # before the first paint: the pending start is called off
+        qtbot.waitUntil(lambda: window in clock._painted)
+        QApplication.processEvents()  # where a start still pending would run
+        assert not clock.timer.isActive()
+    finally:
+        close_drill_window(window)

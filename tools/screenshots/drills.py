@@ -1,7 +1,7 @@
 """Regenerate the incident-drill screenshots from the real windows: a solo drill on the bundled
-drill design (the slow canary build) at the page, in the breakdown, and after the rollback; the
-same drill on the design without observability; the result; and a drill interview's console, also
-after the candidate left mid-drill.
+drill design (the slow canary build, deployed at minute 6, told at minute 20.2) at the page, in
+the breakdown, and after the rollback; the same drill on the design without observability; the
+result; and a drill interview's console, also after the candidate left mid-drill.
 
 The clock is driven by hand (``session.advance_to``) so every run gives the same pictures.
 Run on a 1600x1000 display with a window manager (``Xvfb :71 -screen 0 1600x1000x24 &``,
@@ -57,7 +57,7 @@ def solo(history) -> None:
     at(window, 2)
     notebook = window.notebook
     notebook.symptom.setText("p99 about 3x the 150 ms SLO while p50 barely moved")
-    notebook.scope.setText("eu-west only, since minute 10")
+    notebook.scope.setText("eu-west only, since minute 6")
     notebook.state_symptom()
     window.check_changes()
     window.open_dashboard("system")
