@@ -23,7 +23,7 @@ from inferboard.practice.session import RevealedFact
 from desktop.practice.candidate_panel import CandidatePanel
 from desktop.practice.common import esc
 from desktop.practice.practice_panel import merged_requirements
-from desktop.shell.main_window import MainWindow
+from desktop.shell.main_window import MainWindow, readouts_height
 from desktop.shell.projector_view import follow_projector_view
 from desktop.theme import LIGHT_INK
 
@@ -153,6 +153,7 @@ class CandidateWindow(MainWindow):
         height = max(600, self.height())
         self.resizeDocks([self.docks["inspector"], self.interview_dock], [round(0.34 * height), round(0.66 * height)],
                          Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["readouts"]], [readouts_height(self.height())], Qt.Orientation.Vertical)
         # The interview column: 440 px where the window is wide, down to its minimum beside the console.
         readouts = self.docks["readouts"].minimumSizeHint().width()
         column = max(self.interview_dock.minimumSizeHint().width(), min(440, round(0.3 * self.width()),
@@ -213,6 +214,7 @@ class CandidateWindow(MainWindow):
         column.addWidget(self.follow_up_banner)
         column.addWidget(self.readouts, 1)
         dock.setWidget(holder)
+        self.fold_for_height()
 
     def show_basis(self) -> None:
         """Say what the figures run at: the traffic stated in the requirements, or a placeholder."""
@@ -220,6 +222,22 @@ class CandidateWindow(MainWindow):
         self.basis_label.setText(candidate_basis(requirements))
         colour = LIGHT_INK.caution if stated_traffic(requirements) is None else LIGHT_INK.muted
         self.basis_label.setStyleSheet(f"color: {colour};")
+        self.fold_for_height()
+
+    def fold_for_height(self) -> None:
+        """On a short window (compact readouts) the canvas keeps its height: the basis sentence moves
+        into the readouts' title bar and the follow-up shows in the interview column's list alone;
+        on a taller one both sit over the readouts."""
+        short = self.readouts.compact
+        self.follow_up_banner.setVisible(bool(self.follow_up_banner.text()) and not short)
+        self.basis_label.setVisible(not short)
+        self.docks["readouts"].setWindowTitle(f"Readouts · {self.basis_label.text()}" if short else "Readouts")
+
+    def resizeEvent(self, event) -> None:
+        """The readouts go compact on a short window (see ``MainWindow``): fold the parts above them."""
+        super().resizeEvent(event)
+        if hasattr(self, "follow_up_banner"):  # not before the readouts are wrapped
+            self.fold_for_height()
 
     def save_layout(self) -> None:
         """The interview layout is not the editor's: never store it over the user's layout."""
@@ -294,19 +312,22 @@ class CandidateWindow(MainWindow):
             self.show_message("The interview has ended.", 15000)
 
     def apply_follow_up(self, message: FollowUpPlayed) -> None:
-        self.interview.add_follow_up(message)
+        """Show the follow-up (banner over the readouts, and in the interview column's list), apply its
+        faults and new requirements to the candidate's design."""
         for kind, target, magnitude in message.faults:
             self.readouts.fault_plan.add_fault(kind, target, magnitude=magnitude)
         if message.note:
-            hint = f" <i>{esc(message.note)}</i>"
+            hint = message.note
         elif message.requirement_changes or message.faults:
             hint = ""
         else:
-            hint = " <i>To see it in the figures, use “Inject fault” below on the part of your design it hits.</i>"
+            hint = "To see it in the figures, use “Inject fault” in the readouts on the part of your design it hits."
+        self.interview.add_follow_up(message, hint)
         self.follow_up_banner.setText(f"<b>Follow-up from the interviewer: {esc(message.title)}</b><br>"
-                                      f"{esc(message.prompt)}{hint}")
+                                      f"{esc(message.prompt)}" + (f" <i>{esc(hint)}</i>" if hint else ""))
         self.follow_up_banner.setTextFormat(Qt.TextFormat.RichText)
-        self.follow_up_banner.show()
+        self.fold_for_height()
+        self.interview_dock.raise_()
         self.docks["readouts"].show()
         if message.requirement_changes:
             new = merged_requirements(self.document.design.requirements, dict(message.requirement_changes))

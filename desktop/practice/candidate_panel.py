@@ -143,10 +143,12 @@ class CandidatePanel(QWidget):
         if fact.values:
             self.fill_button.setEnabled(True)
 
-    def add_follow_up(self, follow_up: FollowUpPlayed) -> None:
-        item = QListWidgetItem(f"{mmss(self.elapsed())} · Follow-up: {follow_up.title}\n{follow_up.prompt}")
+    def add_follow_up(self, follow_up: FollowUpPlayed, hint: str = "") -> None:
+        """List the follow-up with the time it came, its prompt and ``hint`` (how to see it in the figures)."""
+        prompt = f"{follow_up.prompt} {hint}".strip()
+        item = QListWidgetItem(f"{mmss(self.elapsed())} · Follow-up: {follow_up.title}\n{prompt}")
         item.setForeground(QBrush(tone(self, LIGHT_INK.follow_up, DARK_INK.follow_up)))
-        item.setToolTip(follow_up.prompt)
+        item.setToolTip(prompt)
         self.answers.addItem(item)
         self.answers.scrollToBottom()
 

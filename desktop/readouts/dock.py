@@ -20,7 +20,7 @@ from desktop.readouts.fault_controls import FaultControls
 from desktop.readouts.load_controls import LoadTestControls, rate_words, steady_at_rate
 from desktop.readouts.playback import Playback
 from desktop.readouts.readings import PEAK, PLAYHEAD, STEADY, Reading, steady_reading, timeline_reading
-from desktop.readouts.tiles import COLUMNS, NARROW_COLUMNS, TILES, TileBoard
+from desktop.readouts.tiles import COLUMNS, TILES, TileBoard
 from desktop.readouts.working_view import WorkingView
 from desktop.theme import LIGHT, Theme
 from desktop.wrapping import LinesLabel
@@ -210,13 +210,12 @@ class ReadoutsPanel(QWidget):
         self.tabs.setMinimumWidth(round(PLOTS_MIN_WIDTH * self.scale))
 
     def resizeEvent(self, event) -> None:
-        """Share the width between the tiles and the plots: four tiles across (two rows, the least
-        height) when the plots still get their minimum width beside them, else two across."""
+        """Share the width between the tiles and the plots: as many tiles across (four, three, else
+        two: the fewer rows, the less height) as leave the plots their minimum width beside them."""
         super().resizeEvent(event)
         total = self.splitter.width() - self.splitter.handleWidth()
-        wide = self.board.width_for(COLUMNS) + 2
         plots_min = self.tabs.minimumWidth()
-        tiles = wide if total - wide >= plots_min else self.board.width_for(NARROW_COLUMNS) + 2
+        tiles = self.board.width_for(self.board.columns_for(total - plots_min - 2)) + 2
         tiles = max(self.tiles_column.minimumSizeHint().width(), min(tiles, total - plots_min))
         self.splitter.setSizes([tiles, max(plots_min, total - tiles)])
 

@@ -30,6 +30,8 @@ assert tuple(TILES) == HEADLINE
 COLUMNS = 4
 #: Where there is no room for four across, two (the board is never narrower than two tiles).
 NARROW_COLUMNS = 2
+#: Between them, three across (three rows instead of four: a short, middling-wide readouts dock).
+MIDDLE_COLUMNS = 3
 #: The widest text each line of a tile may have to show (sizes the tiles; see ``Tile.minimumSizeHint``).
 WIDEST = {"title": "Cost per 1k requests", "value": "12.3k req/s", "detail": "budget $0.0040 · steady, peak"}
 
@@ -199,7 +201,7 @@ class TileBoard(QWidget):
         self.columns = columns
         for tile in self.tiles.values():
             self.grid.removeWidget(tile)
-        for column in range(max(COLUMNS, NARROW_COLUMNS)):
+        for column in range(COLUMNS):
             self.grid.setColumnStretch(column, 1 if column < columns else 0)
         for index, tile in enumerate(self.tiles.values()):
             self.grid.addWidget(tile, index // columns, index % columns)
@@ -216,10 +218,14 @@ class TileBoard(QWidget):
         hint.setWidth(self.width_for(NARROW_COLUMNS))
         return hint
 
+    def columns_for(self, width: int) -> int:
+        """The most tiles across (four, three or two) that fit in ``width``."""
+        return next((n for n in (COLUMNS, MIDDLE_COLUMNS) if width >= self.width_for(n)), NARROW_COLUMNS)
+
     def resizeEvent(self, event) -> None:
-        """Four tiles across when they fit, two otherwise."""
+        """Four tiles across when they fit, else three, else two."""
         super().resizeEvent(event)
-        self.set_columns(COLUMNS if event.size().width() >= self.width_for(COLUMNS) else NARROW_COLUMNS)
+        self.set_columns(self.columns_for(event.size().width()))
 
     def set_mode(self, mode: str) -> None:
         """Show ``mode`` as the chosen basis."""

@@ -53,6 +53,12 @@ TOOLBAR_ACTIONS = ("file.new", "file.open", "file.save", None, "edit.undo", "edi
                    "view.reset_zoom", None, "sim.load_test", None, "view.command_palette")
 
 
+def readouts_height(window_height: int) -> int:
+    """The readouts dock's first height in a window ``window_height`` tall: about a third of it, within
+    270-380 px (the dock's own minimum wins where it is taller)."""
+    return max(270, min(380, round(0.36 * window_height)))
+
+
 class AfterFirstPaint(QObject):
     """Calls ``then`` once, when any widget of ``window`` is first painted (or after
     ``FALLBACK_MS`` if no paint comes, as for a window shown minimised)."""
@@ -221,8 +227,7 @@ class MainWindow(CanvasCommands, WindowCommands, QMainWindow):
         self.resizeDocks([self.docks["palette"], self.docks["outline"]], [470, 290], Qt.Orientation.Vertical)
         # The inspector's form gets the larger share of its column (its fields scroll less).
         self.resizeDocks([inspector, self.docks["findings"]], [580, 420], Qt.Orientation.Vertical)
-        self.resizeDocks([self.docks["readouts"]], [max(270, min(380, round(0.36 * self.height())))],
-                         Qt.Orientation.Vertical)
+        self.resizeDocks([self.docks["readouts"]], [readouts_height(self.height())], Qt.Orientation.Vertical)
 
     def _install_field_undo(self) -> None:
         keys = [seq for action_id in ("edit.undo", "edit.redo") for seq in self.actions_by_id[action_id].shortcuts()]

@@ -28,8 +28,8 @@ def candidate_basis(requirements: Requirements) -> str:
     """One line for the candidate's window: what their figures run at."""
     stated = stated_traffic(requirements)
     if stated is None:
-        return (f"No traffic stated yet: the figures below use a placeholder {humanize.rate(ASSUMED_RPS)} until you "
-                "enter the mean and peak rate under Requirements (or copy the interviewer's answers in).")
+        return (f"No traffic stated yet: the figures use a placeholder {humanize.rate(ASSUMED_RPS)} until you "
+                "state a mean and peak rate in Requirements.")
     return f"Your figures run at the traffic you stated: {stated} (Requirements)."
 
 
