@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from desktop.editor.canvas.editing import FRAGMENT_MIME
 import desktop.compat  # noqa: F401  (must run before heavy Qt use)
 from desktop.shell.application import make_application
 from desktop.shell.features import Feature
@@ -15,6 +16,7 @@ def installed_features() -> tuple[Feature, ...]:
     """The menus above the shell, in menu order: practice (solo, mock and remote interviews, the
     history with its drills), incident drills (in the Practice menu) and workshops (scenario
     authoring, grading, cohorts, projector mode)."""
+    # loaded when first opened, not with the first window
     from desktop.drills.menu import DRILL_HISTORY_VIEW, DRILLS_FEATURE
     from desktop.practice.menu import practice_feature
     from desktop.workshop.menu import WORKSHOP_FEATURE
@@ -24,6 +26,7 @@ def installed_features() -> tuple[Feature, ...]:
 
 def open_window(path: str | None = None, **options):
     """Create and show the main window (used by ``run_app``, the tests and the benchmarks)."""
+    # loaded when first opened, not with the first window
     from desktop.shell.main_window import MainWindow
 
     options.setdefault("features", installed_features())
@@ -44,8 +47,6 @@ def release_clipboard() -> None:
     global static after the interpreter has finalised, and destroying a Python-made object then
     crashes the process. Plain text set by Qt itself has no Python wrapper.
     """
-    from desktop.editor.canvas.editing import FRAGMENT_MIME
-
     clipboard = QApplication.clipboard()
     mime = clipboard.mimeData()
     if mime is not None and mime.hasFormat(FRAGMENT_MIME):

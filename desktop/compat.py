@@ -15,6 +15,8 @@ import ctypes
 import platform
 import sys
 
+import PySide6
+
 #: References added to each singleton (2**40: a call per microsecond for twelve days).
 NONE_HEADROOM = 1 << 40
 SINGLETONS = (None, True, False, NotImplemented, Ellipsis)
@@ -23,8 +25,6 @@ _applied = False
 
 def pyside_version() -> tuple[int, ...]:
     """PySide6's (major, minor) version."""
-    import PySide6
-
     return tuple(int(part) for part in PySide6.__version__.split(".")[:2] if part.isdigit())
 
 

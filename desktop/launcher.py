@@ -11,9 +11,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """The ``inferboard`` command: open a design file in the app, or hand any other arguments to the command line."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and (args[0].startswith("-") or not args[0].lower().endswith(".json")):
+        # loaded only when the command runs, so --help stays light
         from inferboard.cli import main as cli_main
 
         return cli_main(args)
+    # loaded only when the command runs, so --help stays light
     from desktop.app import run_app
 
     return run_app(args[0] if args else None)

@@ -43,6 +43,7 @@ def first_sentence(text: str) -> str:
 def cmd_validate(args: argparse.Namespace) -> int:
     """``inferboard validate FILE...``: check design files; 0 when all are sound, 2 naming the first fault of each bad
     one."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.store import DesignFileError, read_design
 
     ok = True
@@ -59,6 +60,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_catalog(args: argparse.Namespace) -> int:
     """``inferboard catalog``: list the component kinds by category with their first sentence."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.catalog import default_catalog
 
     catalog = default_catalog()
@@ -83,6 +85,7 @@ def cmd_catalog(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """``inferboard new``: write a new design file from a template."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.model import Design
     from inferboard.store import read_design, save_design
 
@@ -100,6 +103,7 @@ def cmd_new(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         design, _ = read_design(available[args.template])
     if args.title:
+        # loaded only when the command runs, so --help stays light
         from inferboard.model import ops
 
         design.apply(ops.SetMetadata({**design.metadata, "title": args.title}))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QGridLayout, QLabel, QScrollArea, QStackedWidget, 
 
 from inferboard.drills.views import DASHBOARDS, Dashboard, Unavailable
 
+from desktop.drills.widgets import plot_widget
 from desktop.theme import DARK_INK, DRILL_PLOT, LIGHT_INK, PLOT_INK, SERIES_SOFT
 
 LINE_COLOURS = list(SERIES_SOFT[:9])
@@ -113,9 +114,8 @@ class DashboardPlots(QWidget):
         self.shape = ()
 
     def _build(self, dashboard: Dashboard) -> None:
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
-
-        from desktop.drills.widgets import plot_widget
 
         self.release()
         for n, (title, lines) in enumerate(dashboard.panels.items()):
@@ -186,6 +186,7 @@ class DashboardPlots(QWidget):
         self._mark(markers, cursor_min, float(x[-1]) if x.size else 0.0)
 
     def _mark(self, markers: list[Marker], cursor_min: float | None, end_min: float) -> None:
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         for plot, line in self.markers:

@@ -14,10 +14,12 @@ from inferboard.drills.record import (drill_runs, load_drill_run, replay_record,
 from inferboard.practice.history import History
 
 from desktop.closable import close_button, close_on_escape
+from desktop.drills.replay import DrillReplayWindow
+from desktop.drills.result import DrillResultWindow
 from desktop.drills.widgets import read_only_table
 from desktop.practice.common import pct
 from desktop.practice.report_export import ask_report_path, slug
-from desktop.practice.result_tabs import score_colour
+from desktop.practice.result_pages import score_colour
 from desktop.window_placement import fit_window
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -100,8 +102,6 @@ class DrillHistoryWindow(QWidget):
 
     def open_result(self, run_id: int | None = None):
         """Open the result of run ``run_id`` (the selected one when None); returns the window."""
-        from desktop.drills.result import DrillResultWindow
-
         run_id = run_id if run_id is not None else self.selected_id()
         if run_id is None:
             return None
@@ -111,8 +111,6 @@ class DrillHistoryWindow(QWidget):
 
     def open_replay(self, run_id: int | None = None):
         """Open the replay of run ``run_id`` (the selected one when None); returns the window."""
-        from desktop.drills.replay import DrillReplayWindow
-
         run_id = run_id if run_id is not None else self.selected_id()
         if run_id is None:
             return None

@@ -8,6 +8,7 @@ outcomes as they happen."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QObject, Qt
@@ -16,6 +17,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPushButton, QTableWidgetIte
                                QVBoxLayout, QWidget)
 
 from inferboard.drills.engine import DrillSession
+from inferboard.drills.record import save_drill_report, session_report_html
 from inferboard.drills.schema import Drill
 
 from desktop.drills.clock import TICK_MS, DrillClock
@@ -23,6 +25,7 @@ from desktop.drills.notebook import describe
 from desktop.drills.widgets import plot_widget, read_only_table, speed_box
 from desktop.drills.window import DrillWindow, clock_text
 from desktop.practice.common import esc
+from desktop.practice.report_export import ask_report_path, slug
 from desktop.responsive import ResponsiveSplitter
 from desktop.theme import DRILL_PLOT, LIGHT_INK
 from desktop.window_placement import WindowPair, fit_window
@@ -131,6 +134,7 @@ class DrillConsole(QWidget):
         self.reveal.setText("Hide the &hidden truth" if shown else "Show the &hidden truth")
 
     def _make_plots(self, dark: bool):
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         widgets, curves = [], {}
@@ -211,6 +215,7 @@ class DrillConsole(QWidget):
 
     def _mark_mitigations(self) -> None:
         """A line per mitigation on the true series, coloured by its real effect."""
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         applied = [a for a in self.session.actions if a.verb == "apply_mitigation"]
@@ -234,12 +239,6 @@ class DrillConsole(QWidget):
 
     def export_report(self, path=None):
         """The report with the truth (score lines, actions, the incident, what really happened)."""
-        from pathlib import Path
-
-        from inferboard.drills.record import save_drill_report, session_report_html
-
-        from desktop.practice.report_export import ask_report_path, slug
-
         path = path or ask_report_path(self, f"drill-{slug(self.session.drill.title)}.html")
         if not path:
             return None

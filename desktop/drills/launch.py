@@ -22,6 +22,7 @@ _OPEN: list[Any] = []  # windows and controllers opened here, kept alive
 def _history(main_window, history, data_folder):
     """``history``, else the app's; None after one message when it cannot be opened (another
     program keeps it locked past its busy timeout, a read-only folder)."""
+    # loaded when first opened, not with the first window
     from PySide6.QtWidgets import QMessageBox
 
     from inferboard.store.local_db import DatabaseUnavailable
@@ -42,10 +43,12 @@ def _history(main_window, history, data_folder):
 
 def drill_design(main_window, design=None):
     """A private copy of the design to drill on (the main window's open design by default)."""
+    # loaded when first opened, not with the first window
     from inferboard.store import design_to_bytes, parse_design
 
     if design is None:
         if main_window is None:
+            # loaded when first opened, not with the first window
             from inferboard.paths import data_dir
             from inferboard.store import read_design
 
@@ -56,6 +59,7 @@ def drill_design(main_window, design=None):
 
 
 def _choose(design, parent, drill_id: str | None, interviewer: bool, seed: int):
+    # loaded when first opened, not with the first window
     from desktop.drills.picker import choose_drill
     from inferboard.drills.library import get_drill
 
@@ -67,6 +71,7 @@ def _choose(design, parent, drill_id: str | None, interviewer: bool, seed: int):
 def _refused(main_window, show: bool, title: str, error) -> None:
     """Say why the drill cannot start (over the main window; silent without one)."""
     if main_window is not None and show:
+        # loaded when first opened, not with the first window
         from PySide6.QtWidgets import QMessageBox
 
         QMessageBox.warning(main_window, title, str(error))
@@ -79,6 +84,7 @@ def _dark(main_window) -> bool:
 def _plant(main_window, drill_id: str | None, design, seed: int, interviewer: bool, show: bool, title: str, make):
     """Copy the design, pick the drill (unless named), and ``make(drill, design, seed)``; None when
     cancelled or the drill cannot be planted (the reason is shown)."""
+    # loaded when first opened, not with the first window
     from inferboard.drills.engine import DrillError
 
     design = drill_design(main_window, design)
@@ -97,6 +103,7 @@ def open_drill(main_window=None, drill_id: str | None = None, *, design=None, hi
                seed: int = 0, speed: float | None = None, tick_ms: int | None = None, show: bool = True):
     """Start a solo drill; returns the ``DrillWindow`` (its ``clock`` is running), or None when
     cancelled or the drill cannot be planted (the reason is shown)."""
+    # loaded when first opened, not with the first window
     from inferboard.drills.engine import DrillSession
 
     from desktop.drills.clock import TICK_MS, DrillClock
@@ -127,6 +134,7 @@ def open_drill_interview(main_window=None, drill_id: str | None = None, *, desig
                          show: bool = True):
     """The interviewer plants a drill on the design; returns the ``DrillInterview``
     (``.candidate``: the drill window, ``.console``: the interviewer's) or None when cancelled."""
+    # loaded when first opened, not with the first window
     from desktop.drills.interviewer import DrillInterview
 
     def make(drill, design, seed):
@@ -145,6 +153,7 @@ def open_drill_interview(main_window=None, drill_id: str | None = None, *, desig
 
 def open_drill_history(main_window=None, *, history=None, data_folder=None):
     """Show the drills kept in the history; returns the window."""
+    # loaded when first opened, not with the first window
     from desktop.drills.history import DrillHistoryWindow
 
     history = _history(main_window, history, data_folder)

@@ -4,13 +4,14 @@ history. Handed to the main window by ``desktop.app`` (see ``desktop.shell.featu
 from __future__ import annotations
 
 from desktop.drills import open_drill, open_drill_history, open_drill_interview
-from desktop.practice.history_views import HistoryView
+from desktop.practice.history_extra_views import HistoryView
 from desktop.practice.menu import PRACTICE
 from desktop.shell.actions import ActionSpec
 from desktop.shell.features import Feature
 
 
 def _drill_history(history):
+    # loaded when first opened, not with the first window
     from desktop.drills.history import DrillHistoryWindow
 
     return DrillHistoryWindow(history)

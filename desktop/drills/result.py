@@ -16,7 +16,7 @@ from desktop.closable import close_button, close_on_escape
 from desktop.drills.widgets import read_only_table
 from desktop.practice.common import esc
 from desktop.practice.report_export import ask_report_path, slug
-from desktop.practice.result_tabs import score_colour
+from desktop.practice.result_pages import score_colour
 from desktop.theme import LIGHT, LIGHT_INK
 from desktop.window_placement import fit_window
 

@@ -8,6 +8,7 @@ from typing import Any, Sequence
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QTableWidget, QWidget
 
 from desktop.drills.clock import SPEEDS, DrillClock, speed_text
+from desktop.readouts.plots import TidyAxis
 from desktop.theme import PLOT_BACKGROUND, PLOT_INK
 
 
@@ -32,9 +33,8 @@ def read_only_table(parent: QWidget, name: str, accessible: str, headers: Sequen
 
 def plot_widget(parent: QWidget, title: str, accessible: str, dark: bool, min_height: int) -> tuple[Any, Any]:
     """A ``pg.PlotWidget`` (one per plot, never a ``GraphicsLayoutWidget``) and its PlotItem."""
+    # pyqtgraph is slow to import: loaded when a plot is first built
     import pyqtgraph as pg
-
-    from desktop.readouts.plots import TidyAxis
 
     widget = pg.PlotWidget(parent, background=PLOT_BACKGROUND[bool(dark)], axisItems={"left": TidyAxis("left")})
     widget.setAccessibleName(accessible)

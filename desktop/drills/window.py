@@ -21,6 +21,8 @@ from inferboard.store.local_db import DatabaseUnavailable
 from desktop.drills.clock import DrillClock, speed_text
 from desktop.drills.dashboards import MITIGATION_COLOUR, TOLD_COLOUR, DashboardTabs
 from desktop.drills.notebook import MITIGATION_TITLES, Notebook
+from desktop.drills.replay import open_replay_of
+from desktop.drills.result import DrillResultWindow, truth_html
 from desktop.drills.widgets import read_only_table, speed_box
 from desktop.practice.common import HISTORY_PROBLEM_TITLE, esc
 from desktop.theme import LIGHT_INK, PAGE_STYLE, TICKET_STYLE
@@ -307,8 +309,6 @@ class DrillWindow(QWidget):
                     return None
 
     def _conclude(self) -> dict:
-        from desktop.drills.result import DrillResultWindow, truth_html
-
         if self.result is not None:
             return self.result
         self.session.finish()
@@ -329,8 +329,6 @@ class DrillWindow(QWidget):
 
     def open_replay(self):
         """Open the finished drill's replay; returns the window, or None."""
-        from desktop.drills.replay import open_replay_of
-
         window = open_replay_of(self.history, self.record_id, with_truth=self.session.mode == "solo")
         self.windows.append(window)
         return window

@@ -6,6 +6,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+from PySide6.QtCore import QEvent
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QFormLayout, QFrame, QGridLayout, QLabel, QLineEdit,
@@ -203,8 +204,6 @@ class RequirementsEditor(QWidget):
 
     def eventFilter(self, obj, event) -> bool:
         """Commit the notes when their field loses the focus."""
-        from PySide6.QtCore import QEvent
-
         if obj is self.notes and event.type() == QEvent.Type.FocusOut:
             self._commit_metadata()
         return super().eventFilter(obj, event)

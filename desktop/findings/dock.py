@@ -9,6 +9,7 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QHeaderView, QLabel, QSplitter, QTextBrowser,
                                QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -37,6 +38,7 @@ def _explanation(finding) -> str:
     text = finding.explanation
     if not text:
         try:
+            # the rule set loads on first use, not at import
             from inferboard.rules import explain_rule
 
             text = explain_rule(finding.rule_id)
@@ -206,8 +208,6 @@ class FindingsPanel(QWidget):
 
     def detail_html(self, finding) -> str:
         """The detail as HTML (for reports and tests that want markup)."""
-        from PySide6.QtGui import QTextDocument
-
         document = QTextDocument()
         document.setMarkdown(self.detail_markdown(finding))
         return document.toHtml()

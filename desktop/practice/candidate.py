@@ -39,16 +39,21 @@ class NoFindings:
     report = None
 
     def show_report(self, *_args, **_kwargs) -> None:
+        """Show nothing: the candidate does not see the findings in an interview."""
         pass
 
     def show_unavailable(self, *_args) -> None:
+        """Show nothing (see show_report)."""
         pass
 
     def set_theme(self, *_args) -> None:
+        """Nothing to restyle."""
         pass
 
 
 class CandidateWindow(MainWindow):
+    """The candidate's window in a mock interview: the editor, the interview panel, and the link to the interviewer."""
+
     def __init__(self, link: CandidateLink, data_folder=None, theme_mode: str | None = None,
                  clock: Callable[[], float] | None = None, evaluate: bool = True, send_ms: int = SEND_MS,
                  send_at_once: bool = False):
@@ -185,6 +190,7 @@ class CandidateWindow(MainWindow):
             self.docks["inspector"].raise_()
 
     def showEvent(self, event) -> None:
+        """On first showing, start sending the design and the figures to the interviewer."""
         first = not self._shown_once
         super().showEvent(event)
         if first:
@@ -243,6 +249,7 @@ class CandidateWindow(MainWindow):
         """The interview layout is not the editor's: never store it over the user's layout."""
 
     def update_title(self, *_args) -> None:
+        """Title the window after the role and the scenario rather than the file."""
         super().update_title()
         if getattr(self, "link", None) is not None:
             self.setWindowTitle(f"Candidate — {self.link.brief.title} — Inferboard")
@@ -287,6 +294,8 @@ class CandidateWindow(MainWindow):
         return True
 
     def ask(self, question_id: str | None, text: str = "") -> bool:
+        """Send a question (a panel question's id, or ``text`` in the candidate's words); False once the interview has
+        ended."""
         if self.link.ended:
             return False
         try:
@@ -299,6 +308,7 @@ class CandidateWindow(MainWindow):
 
     # ------------------------------------------------------------------ from the interviewer
     def on_message(self, message) -> None:
+        """Show what the interviewer sent: a phase, a fact, a follow-up or the end."""
         if isinstance(message, PhaseChanged):
             self.interview.show_phase(message)
             self.figures_timer.start()  # the interview runs: the console may show the tiles' figures
@@ -338,6 +348,7 @@ class CandidateWindow(MainWindow):
         self.show_message(f"Follow-up: {message.title}", 15000)
 
     def fill_requirements(self) -> bool:
+        """Copy the figures the answers gave into the requirements; False when they contradict what is typed."""
         values: dict = {}
         for fact in self.link.facts:
             values.update(fact.values)
@@ -350,6 +361,7 @@ class CandidateWindow(MainWindow):
         return self.document.execute(ops.SetRequirements(new), "Copy answers into requirements")
 
     def closeEvent(self, event) -> None:
+        """Stop sending before the window closes."""
         self.send_timer.stop()
         self.figures_timer.stop()
         super().closeEvent(event)

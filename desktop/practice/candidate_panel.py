@@ -8,21 +8,22 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QBrush
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QPushButton, QSplitter,
-                               QTextBrowser, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
 
 from inferboard.practice.interview_link import CandidateBrief, FollowUpPlayed, PhaseChanged
 from inferboard.practice.session import RevealedFact
 
-from desktop.practice.common import esc, mmss, paragraphs, tone
-from desktop.practice.questions import QuestionPanel
-from desktop.practice.timer_widget import PhaseTimer
+from desktop.practice.brief_panel import BriefPanel
+from desktop.practice.common import esc, mmss, tone
 from desktop.theme import DARK_INK, LIGHT_INK
 
 TICK_MS = 500
 
 
-class CandidatePanel(QWidget):
+class CandidatePanel(BriefPanel):
+    """The candidate's side of a mock interview: the brief, the phase the interviewer set, the
+    questions sent and the answers and follow-ups received."""
+
     ask_requested = Signal(str)
     free_text_asked = Signal(str)
     fill_requested = Signal()
@@ -36,18 +37,10 @@ class CandidatePanel(QWidget):
         self.phase: PhaseChanged | None = None
         self._phase_started = 0.0
         self._t0: float | None = None
-        self.title = QLabel(f"<b style='font-size:12pt'>{esc(brief.title)}</b><br><span style='color:{LIGHT_INK.muted}'>"
-                            f"Mock interview · {esc(brief.difficulty.title())} · "
-                            f"{sum(p[2] for p in brief.phases):g} minutes</span>", self)
-        self.title.setWordWrap(True)
-        self.title.setAccessibleName("Scenario")
-        self.prompt = QTextBrowser(self)
-        self.prompt.setObjectName("prompt")
-        self.prompt.setAccessibleName("Interview prompt")
-        self.prompt.setPlainText(paragraphs(brief.prompt))
-        self.timer_widget = PhaseTimer(self)
+        self._build_brief(brief.title, f"Mock interview · {esc(brief.difficulty.title())} · "
+                          f"{sum(p[2] for p in brief.phases):g} minutes", brief.prompt,
+                          [tuple(q) for q in brief.questions], free_text=True)
         self.timer_widget.show_text("Waiting for the interviewer", "The round starts when the interviewer starts it.")
-        self.questions = QuestionPanel([tuple(q) for q in brief.questions], self, free_text=True)
         self.questions.ask_requested.connect(self.ask_requested)
         self.questions.free_text_asked.connect(self.free_text_asked)
         self.questions.set_asking_enabled(False)
@@ -56,31 +49,20 @@ class CandidatePanel(QWidget):
         self.answers.setAccessibleName("Answers and follow-ups from the interviewer")
         self.answers.setWordWrap(True)
         self.answers.setAlternatingRowColors(True)
-        self.fill_button = QPushButton("Copy answers into re&quirements", self)
-        self.fill_button.setAccessibleName("Copy the answers into the requirements")
-        self.fill_button.setEnabled(False)
         self.fill_button.clicked.connect(self.fill_requested)
         self.ended_label = QLabel("The interview has ended. The interviewer has your design and will share the "
                                   "feedback.", self)
         self.ended_label.setWordWrap(True)
         self.ended_label.setStyleSheet(f"background: {LIGHT_INK.success_bg}; color: {LIGHT_INK.success_fg}; padding: 6px; border-radius: 4px;")
         self.ended_label.hide()
-        questions_box = QWidget(self)
-        qcol = QVBoxLayout(questions_box)
-        qcol.setContentsMargins(0, 0, 0, 0)
-        heading = QLabel("<b>Clarifying questions</b> — they go to the interviewer, who answers.", questions_box)
-        heading.setWordWrap(True)
-        qcol.addWidget(heading)
-        qcol.addWidget(self.questions, 1)
+        questions_box, _column = self._questions_box(
+            "<b>Clarifying questions</b> — they go to the interviewer, who answers.")
         answers_box = QWidget(self)
         acol = QVBoxLayout(answers_box)
         acol.setContentsMargins(0, 0, 0, 0)
         acol.addWidget(QLabel("<b>From the interviewer</b>", answers_box))
         acol.addWidget(self.answers, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.fill_button)
-        row.addStretch(1)
-        acol.addLayout(row)
+        acol.addLayout(self._fill_row())
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.prompt)
         splitter.addWidget(questions_box)
@@ -99,9 +81,11 @@ class CandidatePanel(QWidget):
 
     # ------------------------------------------------------------------ time
     def elapsed(self) -> float:
+        """Seconds since the interview started, on the interviewer's clock as far as the candidate knows it."""
         return 0.0 if self._t0 is None else max(0.0, self.clock() - self._t0)
 
     def show_phase(self, message: PhaseChanged) -> None:
+        """Show the phase the interviewer set, with its goal and countdown, and allow asking."""
         now = self.clock()
         if self._t0 is None:
             self._t0 = now - message.t_s
@@ -112,6 +96,7 @@ class CandidatePanel(QWidget):
         self.refresh_timer()
 
     def refresh_timer(self) -> None:
+        """Count the phase down."""
         message = self.phase
         if message is None:
             return
@@ -125,6 +110,7 @@ class CandidatePanel(QWidget):
 
     # ------------------------------------------------------------------ messages
     def question_sent(self, question_id: str | None, text: str) -> None:
+        """Mark a question as sent (a panel question's row, or the candidate's own words in the answers)."""
         when = mmss(self.elapsed())
         if question_id is not None:
             self.questions.mark_asked(question_id, f"Asked at {when}; the interviewer answers below.")
@@ -135,6 +121,7 @@ class CandidatePanel(QWidget):
             self.answers.scrollToBottom()
 
     def add_fact(self, fact: RevealedFact) -> None:
+        """List an answer from the interviewer."""
         item = QListWidgetItem(f"{mmss(self.elapsed())} · {fact.text}")
         item.setForeground(QBrush(tone(self, LIGHT_INK.answer, DARK_INK.answer)))
         item.setToolTip(fact.text)
@@ -153,6 +140,7 @@ class CandidatePanel(QWidget):
         self.answers.scrollToBottom()
 
     def ended(self) -> None:
+        """Stop the clock and asking: the interview is over."""
         self.tick.stop()
         self.questions.set_asking_enabled(False)
         self.fill_button.setEnabled(False)

@@ -21,6 +21,7 @@ from inferboard.store import design_to_bytes, parse_design
 from desktop.editor.canvas.scene import DesignScene
 from desktop.editor.canvas.view import CanvasView
 from desktop.editor.document import DesignDocument
+from desktop.editor.export import png_bytes
 from desktop.theme import LIGHT, Theme
 
 PHASE_NAMES = {"clarify": "Clarify requirements", "high_level": "High-level design", "deep_dive": "Deep dive",
@@ -69,21 +70,25 @@ def open_library(folder: str | Path | None = None) -> ScenarioLibrary:
 
 # ------------------------------------------------------------------------------ text
 def mmss(seconds: float) -> str:
+    """Seconds as "m:ss"."""
     seconds = max(0, int(round(seconds)))
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 def phase_name(name: str | None) -> str:
+    """A phase's name in words ("high_level" is "High-level design")."""
     if not name:
         return ""
     return PHASE_NAMES.get(name, name.replace("_", " ").capitalize())
 
 
 def pct(value: float | None) -> str:
+    """A percentage to the unit, or "n/a"."""
     return "n/a" if value is None else f"{value:.0f}%"
 
 
 def esc(text: Any) -> str:
+    """``text`` escaped for HTML."""
     return html.escape(str(text))
 
 
@@ -115,20 +120,25 @@ class WrappingButton(QPushButton):
         layout.addWidget(self.label)
 
     def text(self) -> str:
+        """The button's text."""
         return self.label.text()
 
     def setText(self, text: str) -> None:
+        """Set the button's text, wrapped over as many lines as it needs."""
         self.label.setText(text)
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:
+        """Tall enough for the wrapped text."""
         return self.layout().sizeHint().expandedTo(super().sizeHint())
 
     def minimumSizeHint(self) -> QSize:
+        """The wrapped text's least size."""
         return self.layout().minimumSize()
 
 
 def wrapped_label(text: str = "", parent: QWidget | None = None, name: str = "", rich: bool = False) -> QLabel:
+    """A word-wrapped label, rich or plain text, named ``name`` for accessibility."""
     label = QLabel(text, parent)
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText if rich else Qt.TextFormat.PlainText)
@@ -143,6 +153,7 @@ class WrapDelegate(QStyledItemDelegate):
     measures text at an unbounded width and elides it)."""
 
     def sizeHint(self, option, index: QModelIndex) -> QSize:
+        """The row's height with its text wrapped to the column width."""
         view: QTreeView = self.parent()
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
@@ -192,18 +203,23 @@ class ReadOnlyScene(DesignScene):
     """A scene that shows a design and takes no edits: every mouse gesture is ignored."""
 
     def mousePressEvent(self, event) -> None:
+        """Ignore: a read-only canvas takes no gestures."""
         event.ignore()
 
     def mouseMoveEvent(self, event) -> None:
+        """Ignore (see mousePressEvent)."""
         event.ignore()
 
     def mouseReleaseEvent(self, event) -> None:
+        """Ignore (see mousePressEvent)."""
         event.ignore()
 
     def mouseDoubleClickEvent(self, event) -> None:
+        """Ignore (see mousePressEvent)."""
         event.ignore()
 
     def contextMenuEvent(self, event) -> None:
+        """Ignore: no context menu on a read-only canvas."""
         event.ignore()
 
 
@@ -243,9 +259,11 @@ class ReadOnlyCanvas(QWidget):
 
     @property
     def design(self) -> Design:
+        """The design shown."""
         return self.document.design
 
     def node_ids(self) -> list[str]:
+        """The ids of the nodes shown."""
         return list(self.document.design.nodes)
 
     def set_design(self, design: Design | bytes | str | None, fit: bool | None = None) -> None:
@@ -255,21 +273,26 @@ class ReadOnlyCanvas(QWidget):
             self.fit()
 
     def set_caption(self, text: str) -> None:
+        """Show ``text`` above the canvas."""
         self.caption.setText(text)
 
     def set_theme(self, theme: Theme) -> None:
+        """Redraw in ``theme``'s colours."""
         self.scene.set_theme(theme)
 
     def highlight(self, node_ids, seconds: float = 0) -> None:
+        """Highlight ``node_ids`` (for ``seconds``; 0 keeps them highlighted)."""
         self.scene.highlight(node_ids, (), seconds)
 
     def content_rect(self):
+        """The area covered by the nodes and their wires."""
         rect = self.scene.nodes_rect()
         for item in self.scene.edges.values():
             rect = rect.united(item.sceneBoundingRect())
         return rect
 
     def fit(self) -> None:
+        """Fit the whole design and keep fitting it until the user zooms or pans."""
         self.following = True
         rect = self.content_rect()
         if rect.isEmpty():
@@ -278,17 +301,20 @@ class ReadOnlyCanvas(QWidget):
             self.view.fit_rect(rect)
 
     def eventFilter(self, watched, event) -> bool:
+        """Stop following the design's size once the user zooms or pans by hand."""
         if event.type() == event.Type.Wheel or (event.type() == event.Type.MouseButtonPress
                                                 and event.button() == Qt.MouseButton.MiddleButton):
             self.following = False
         return super().eventFilter(watched, event)
 
     def showEvent(self, event) -> None:
+        """Fit the design when shown, unless the user took over the view."""
         super().showEvent(event)
         if self.following:
             self.fit()
 
     def resizeEvent(self, event) -> None:
+        """Fit the design at the new size, unless the user took over the view."""
         super().resizeEvent(event)
         if self.following:
             self.fit()
@@ -296,8 +322,6 @@ class ReadOnlyCanvas(QWidget):
 
 def design_png(design: Design | bytes | str | None, scale: float = 1.0, theme: Theme = LIGHT) -> bytes:
     """A PNG of a design drawn by the editor's own canvas items, rendered off screen."""
-    from desktop.editor.export import png_bytes
-
     document = DesignDocument(fresh_design(design))
     scene = DesignScene(document, theme)
     try:

@@ -53,6 +53,7 @@ class InjectPanel(QWidget):
 
     # ------------------------------------------------------------------ showing
     def refresh(self) -> None:
+        """List the planned injects with their minute and state."""
         self.table.setRowCount(0)
         for row, entry in enumerate(self.plan.entries):
             self.table.insertRow(row)
@@ -110,6 +111,7 @@ class InjectPanel(QWidget):
         return entry
 
     def remove_entry(self, entry: Inject) -> None:
+        """Take ``entry`` off the plan."""
         self.plan.remove(entry)
         self.refresh()
 

@@ -23,8 +23,10 @@ from inferboard.practice.session import OVERTIME, RevealedFact, SessionStateErro
 from desktop.practice.common import ReadOnlyCanvas, design_png, esc, mmss, paragraphs, warn_history_problem
 from desktop.practice.inject_plan import attach_injects
 from desktop.practice.interviewer_panels import FollowUpsPanel, NotesPanel, QuestionsPanel, RubricChecklist, ScoreSheet
+from desktop.practice.replay_view import ReplayWindow
 from desktop.practice.report_export import add_section, ask_report_path, score_sheet_html, slug, write_report
-from desktop.practice.result_tabs import readout_text
+from desktop.practice.result_pages import readout_text
+from desktop.practice.result_window import ResultWindow
 from desktop.practice.timer_widget import PhaseTimer
 from desktop.responsive import ResponsiveSplitter
 from desktop.shell.evaluation import Evaluator
@@ -68,6 +70,9 @@ def basis_html(basis: Basis, private: bool = True, figures: FiguresShown | None 
 
 
 class InterviewerConsole(QWidget):
+    """The interviewer's console: the candidate's design mirrored, their questions, the hidden facts, follow-ups, notes
+    and score sheet."""
+
     def __init__(self, link: InterviewerLink, parent: QWidget | None = None, theme=None, tick_ms: int = TICK_MS,
                  grade_debounce_ms: int = 300):
         super().__init__(parent)
@@ -179,9 +184,11 @@ class InterviewerConsole(QWidget):
     # ------------------------------------------------------------------ state
     @property
     def session(self):
+        """The practice session the interview is scored in."""
         return self.link.session
 
     def running(self) -> bool:
+        """Whether the interview is running."""
         return self.session.state == "running"
 
     def _update_buttons(self) -> None:
@@ -198,6 +205,7 @@ class InterviewerConsole(QWidget):
             button.setEnabled(state == "running")
 
     def start(self) -> None:
+        """Start the interview and tell the candidate the first phase."""
         if self.session.state == "ready":
             self.link.start()
             self._phase_sent = self.scenario.phases[0].name
@@ -206,6 +214,7 @@ class InterviewerConsole(QWidget):
         self._update_buttons()
 
     def refresh_status(self) -> None:
+        """Update the clock, send the next phase when its time comes, and play due injects."""
         warn_history_problem(self, self.session)
         if not self.running():
             return
@@ -225,6 +234,7 @@ class InterviewerConsole(QWidget):
         self._phase_sent = phase.name
 
     def advance_phase(self) -> None:
+        """Move on to the next phase now and tell the candidate."""
         try:
             self._phase_sent = self.link.advance_phase()
         except SessionStateError as error:
@@ -233,6 +243,7 @@ class InterviewerConsole(QWidget):
 
     # ------------------------------------------------------------------ from the candidate
     def on_message(self, message) -> None:
+        """Take in what the candidate sent: the design, a question or their figures."""
         if isinstance(message, DesignChanged):
             if self.link.latest is not None:
                 self.mirror.set_design(self.link.latest)
@@ -245,10 +256,12 @@ class InterviewerConsole(QWidget):
             self.raise_attention()
 
     def raise_attention(self) -> None:
+        """Flash the window in the task bar: the candidate asked something."""
         QApplication.alert(self, 3000)
 
     # ------------------------------------------------------------------ to the candidate
     def answer(self, question_id: str) -> None:
+        """Answer a panel question: reveal its facts to the candidate."""
         if not self.running():
             return
         facts = self.link.answer(question_id)
@@ -258,6 +271,7 @@ class InterviewerConsole(QWidget):
         self._questions_changed()
 
     def reveal(self, fact_id: str) -> None:
+        """Reveal one fact to the candidate (an answer to a question in their own words)."""
         if not self.running():
             return
         fact = self.link.reveal(fact_id)
@@ -274,6 +288,7 @@ class InterviewerConsole(QWidget):
         self.add_note(f"Answered: {text[:600]}")
 
     def play_follow_up(self, follow_up_id: str) -> None:
+        """Play a follow-up to the candidate and show its what-if on their design."""
         if not self.running():
             return
         what_if = self.link.play_follow_up(follow_up_id)
@@ -282,6 +297,7 @@ class InterviewerConsole(QWidget):
             self.evaluator.set_settings()  # the numbers under the follow-up's conditions
 
     def add_note(self, text: str) -> None:
+        """Keep a timed note on the interview."""
         if not self.running():
             return
         note = self.link.add_note(text)
@@ -325,6 +341,7 @@ class InterviewerConsole(QWidget):
 
     # ------------------------------------------------------------------ ending
     def end_interview(self, confirm: bool = True) -> MockResult | None:
+        """End the interview (after asking with ``confirm``), grade the design and keep the result; returns it."""
         if not self.running():
             return self.result
         if confirm and QMessageBox.question(self, "End interview", "End the interview now? The candidate's latest "
@@ -344,27 +361,27 @@ class InterviewerConsole(QWidget):
         return self.result
 
     def feedback_html(self) -> str:
+        """The feedback report: the result, the design's picture and the score sheet."""
         png = design_png(self.link.latest) if self.link.latest is not None else None
         html = self.link.feedback_html(png)
         return add_section(html, score_sheet_html(self.score_sheet.rows(), self.score_sheet.overall()))
 
     def export_feedback(self, path: str | Path | None = None) -> Path | None:
+        """Write the feedback report to ``path`` (asked for when None); returns it."""
         if self.result is None:
             return None
         path = path or ask_report_path(self, f"feedback-{slug(self.scenario.title)}.html")
         return write_report(path, self.feedback_html(), self) if path else None
 
     def open_replay(self):
-        from desktop.practice.replay_view import ReplayWindow
-
+        """Open the interview's replay; returns the window."""
         window = ReplayWindow(self.session.replay, self.scenario.title, None, self.mirror.scene.theme)
         self.windows.append(window)
         window.show()
         return window
 
     def open_result(self):
-        from desktop.practice.result_view import ResultWindow
-
+        """Open the result screen of the ended interview; returns it, or None before the end."""
         if self.result is None:
             return None
         window = ResultWindow(self.result.result.to_dict(), None, html=self.feedback_html,
@@ -374,6 +391,7 @@ class InterviewerConsole(QWidget):
         return window
 
     def closeEvent(self, event) -> None:
+        """Ask before closing a running interview; end it if the interviewer agrees."""
         if self.running() and QMessageBox.question(
                 self, "Close", "The interview is still running. End it and close?") != QMessageBox.StandardButton.Yes:
             event.ignore()

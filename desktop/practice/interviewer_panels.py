@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from inferboard.practice.scenario import Scenario
 
 from desktop.practice.common import WrappingButton, esc, mmss, pct, wrap_tree, wrapped_label
-from desktop.practice.result_tabs import readout_text, score_colour
+from desktop.practice.result_pages import readout_text, score_colour
 from desktop.theme import LIGHT_INK
 
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -123,6 +123,7 @@ class QuestionsPanel(QWidget):
         return "Answering reveals: " + "; ".join(self.scenario.fact(f).text for f in reveals)
 
     def add_question(self, t_s: float, question_id: str | None, text: str) -> QListWidgetItem:
+        """List a question the candidate asked at ``t_s``; returns its row."""
         own = "" if question_id else " (own words)"
         item = QListWidgetItem(f"{mmss(t_s)}{own}  {text}")
         item.setData(ID_ROLE, question_id)
@@ -134,6 +135,7 @@ class QuestionsPanel(QWidget):
         return item
 
     def answer_current(self) -> None:
+        """Answer the selected question (one from the panel; own-words questions are answered by hand)."""
         item = self.inbox.currentItem()
         if item is not None and item.data(ID_ROLE):
             self.answer_requested.emit(item.data(ID_ROLE))
@@ -150,6 +152,7 @@ class QuestionsPanel(QWidget):
             self.typed_answer.emit(text)
 
     def mark_answered(self, question_id: str) -> None:
+        """Tick the candidate's question ``question_id`` as answered."""
         for n in range(self.inbox.count()):
             item = self.inbox.item(n)
             if item.data(ID_ROLE) == question_id and not item.text().startswith("✓"):
@@ -158,6 +161,7 @@ class QuestionsPanel(QWidget):
         self._update()
 
     def mark_revealed(self, fact_id: str, t_s: float) -> None:
+        """Mark hidden fact ``fact_id`` as revealed at ``t_s``."""
         item = self.fact_items.get(fact_id)
         if item is not None:
             item.setForeground(0, QBrush(DONE))
@@ -195,6 +199,7 @@ class RubricChecklist(QWidget):
         self.grade = None
 
     def show_grade(self, grade) -> None:
+        """Show the live grade per rubric with the rules behind it, keeping expanded rows open."""
         self.grade = grade
         expanded = {self.tree.topLevelItem(n).data(0, ID_ROLE) for n in range(self.tree.topLevelItemCount())
                     if self.tree.topLevelItem(n).isExpanded()}
@@ -234,6 +239,8 @@ class RubricChecklist(QWidget):
 
 # ------------------------------------------------------------------------------ follow-ups
 class FollowUpsPanel(QWidget):
+    """The scenario's follow-ups, each with a Play button and, once played, its what-if."""
+
     play_requested = Signal(str)
 
     def __init__(self, scenario: Scenario, parent: QWidget | None = None):
@@ -261,6 +268,7 @@ class FollowUpsPanel(QWidget):
         self._html: list[str] = []
 
     def played(self, follow_up_id: str, t_s: float, what_if: Any | None) -> None:
+        """Mark ``follow_up_id`` as played at ``t_s`` and show its what-if."""
         follow_up = self.scenario.follow_up(follow_up_id)
         button = self.buttons.get(follow_up_id)
         if button is not None:
@@ -277,6 +285,8 @@ class FollowUpsPanel(QWidget):
 
 # ------------------------------------------------------------------------------ notes
 class NotesPanel(QWidget):
+    """The interviewer's timed notes and the field to add one."""
+
     note_added = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -308,10 +318,12 @@ class NotesPanel(QWidget):
             self.note_added.emit(text)
 
     def show_note(self, t_s: float, text: str) -> None:
+        """List a note taken at ``t_s``."""
         self.list.addItem(f"{mmss(t_s)}  {text}")
         self.list.scrollToBottom()
 
     def notes(self) -> list[str]:
+        """The notes as listed."""
         return [self.list.item(n).text() for n in range(self.list.count())]
 
 
@@ -351,6 +363,7 @@ class ScoreSheet(QWidget):
         self.suggested: dict[str, float | None] = {}
 
     def show_suggestions(self, grade) -> None:
+        """Show the grade's per-rubric scores as suggestions beside the interviewer's own."""
         self.table.blockSignals(True)
         known = [r for r, _, _ in self.rubrics]
         for line in grade.rubrics:
@@ -395,18 +408,21 @@ class ScoreSheet(QWidget):
         self._update_total()
 
     def use_suggestions(self) -> None:
+        """Fill every empty score with its suggestion."""
         for row, (rubric, _title, _w) in enumerate(self.rubrics):
             value = self.suggested.get(rubric)
             if value is not None and not self.table.item(row, 2).text().strip():
                 self.table.item(row, 2).setText(f"{value:.0f}")
 
     def set_score(self, rubric: str, score: float, comment: str = "") -> None:
+        """Give ``rubric`` a score (and a comment)."""
         row = [r for r, _, _ in self.rubrics].index(rubric)
         self.table.item(row, 2).setText(f"{score:g}")
         if comment:
             self.table.item(row, 3).setText(comment)
 
     def given(self, row: int) -> float | None:
+        """The score typed in ``row``, or None when empty or not a number."""
         try:
             value = float(self.table.item(row, 2).text().strip().rstrip("%"))
         except (AttributeError, ValueError):
@@ -414,11 +430,13 @@ class ScoreSheet(QWidget):
         return max(0.0, min(100.0, value))
 
     def rows(self) -> list[dict[str, Any]]:
+        """Every rubric's row: title, weight, suggestion, score given and comment."""
         return [{"rubric": rubric, "title": title, "weight": weight, "suggested": self.suggested.get(rubric),
                  "given": self.given(row), "comment": self.table.item(row, 3).text().strip()}
                 for row, (rubric, title, weight) in enumerate(self.rubrics)]
 
     def overall(self) -> float | None:
+        """The weighted mean of the scores given, or None when none is."""
         scored = [(r["weight"], r["given"]) for r in self.rows() if r["given"] is not None and r["weight"] > 0]
         total = sum(w for w, _ in scored)
         return None if not total else sum(w * g for w, g in scored) / total

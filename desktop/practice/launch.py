@@ -22,6 +22,7 @@ _OPEN: list[Any] = []  # controllers and windows opened without a parent, kept a
 def _main_window(main_window, data_folder=None):
     if main_window is not None:
         return main_window
+    # loaded when first opened, not with the first window
     from desktop.shell.application import make_application
     from desktop.shell.main_window import MainWindow
 
@@ -35,6 +36,7 @@ def _main_window(main_window, data_folder=None):
 def _history(history, data_folder, parent):
     """``history``, else the app's; None after one message when it cannot be opened (another program
     keeps it locked past its busy timeout, a read-only folder)."""
+    # loaded when first opened, not with the first window
     from PySide6.QtWidgets import QMessageBox
 
     from inferboard.store.local_db import DatabaseUnavailable
@@ -52,6 +54,7 @@ def _history(history, data_folder, parent):
 
 
 def _pick(library, scenario_id: str | None, parent, mode: str):
+    # loaded when first opened, not with the first window
     from desktop.practice.library_dialog import choose_scenario
 
     if scenario_id is not None:
@@ -63,6 +66,7 @@ def open_practice(main_window=None, scenario_id: str | None = None, *, library=N
                   clock: Callable[[], float] | None = None, check_unsaved: bool = True, data_folder=None):
     """Start a solo round in ``main_window`` (a new main window when None). Returns the
     ``SoloPractice`` controller, the ``MockInterview`` if the user chose that in the dialog, or None."""
+    # loaded when first opened, not with the first window
     from desktop.practice.common import open_library
     from desktop.practice.solo import SoloPractice
 
@@ -98,6 +102,7 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
                         show: bool = True):
     """Open the candidate window and the interviewer console for a scenario; returns the
     ``MockInterview`` (``.candidate``, ``.console``) or None when the dialog was cancelled."""
+    # loaded when first opened, not with the first window
     from desktop.practice.common import open_library
     from desktop.practice.mock import MockInterview
 
@@ -128,8 +133,9 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
 
 def open_history(main_window=None, *, history=None, data_folder=None, views=()):
     """Show the attempt history (scores over time per rubric, results, replays, reports), with a
-    button for each of ``views`` (``history_view.HistoryView``: the drill history, say)."""
-    from desktop.practice.history_view import HistoryWindow
+    button for each of ``views`` (``history_extra_views.HistoryView``: the drill history, say)."""
+    # loaded when first opened, not with the first window
+    from desktop.practice.history_window import HistoryWindow
 
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
@@ -146,6 +152,7 @@ def open_history(main_window=None, *, history=None, data_folder=None, views=()):
 def host_interview(main_window=None, scenario_id: str | None = None, *, library=None, data_folder=None,
                    clock: Callable[[], float] | None = None, show: bool = True):
     """Practice > Host Interview…: the dialog that listens, shows the code, then the candidate window."""
+    # loaded when first opened, not with the first window
     from desktop.practice.common import open_library
     from desktop.practice.remote_dialogs import HostInterviewDialog
 
@@ -164,6 +171,7 @@ def join_interview(main_window=None, *, library=None, history=None, data_folder=
                    clock: Callable[[], float] | None = None, show: bool = True):
     """Practice > Join Interview…: address and code, then the interviewer console (notes and score
     sheet stored in this machine's history)."""
+    # loaded when first opened, not with the first window
     from desktop.practice.common import open_library
     from desktop.practice.remote_dialogs import JoinInterviewDialog
 

@@ -109,6 +109,7 @@ class ScenarioLibraryDialog(QDialog):
         return any(needle in text.lower() for text in (s.id, s.title, s.summary, *s.tags))
 
     def fill(self, select: str | None = None) -> None:
+        """List the packs and their scenarios, selecting ``select`` (else what was selected)."""
         current = select or self.selected_id()
         self.tree.clear()
         restore = None
@@ -146,19 +147,23 @@ class ScenarioLibraryDialog(QDialog):
         self.show_details()
 
     def selected_id(self) -> str | None:
+        """The selected scenario's or pack's id, or None."""
         item = self.tree.currentItem()
         return None if item is None else item.data(0, ID_ROLE)
 
     def selected_entry(self) -> ScenarioEntry | None:
+        """The selected scenario, or None when a pack or nothing is selected."""
         item = self.tree.currentItem()
         if item is None or item.data(0, KIND_ROLE) != "scenario":
             return None
         return self.library.entries.get(item.data(0, ID_ROLE))
 
     def select(self, scenario_id: str) -> None:
+        """Select scenario ``scenario_id``."""
         self.fill(select=scenario_id)
 
     def show_details(self) -> None:
+        """Show the selected scenario's brief, or the selected pack's description."""
         entry = self.selected_entry()
         item = self.tree.currentItem()
         pack = self.library.packs.get(item.data(0, ID_ROLE)) if item is not None else None
@@ -188,6 +193,7 @@ class ScenarioLibraryDialog(QDialog):
             self.choose(self.mode)
 
     def choose(self, mode: str) -> None:
+        """Close with the selected scenario, to practise in ``mode`` ("solo" or "mock")."""
         entry = self.selected_entry()
         if entry is None:
             return
@@ -196,6 +202,7 @@ class ScenarioLibraryDialog(QDialog):
 
     # ------------------------------------------------------------------ packs
     def import_pack(self, path: str | Path | None = None, replace: bool = False) -> bool:
+        """Import a pack zip (asked for when None; ``replace`` an older version); False when refused."""
         if path is None:
             path, _ = QFileDialog.getOpenFileName(self, "Import a scenario pack", str(Path.home()),
                                                   "Scenario packs (*.zip)")
@@ -213,6 +220,7 @@ class ScenarioLibraryDialog(QDialog):
         return True
 
     def export_selected(self, path: str | Path | None = None) -> Path | None:
+        """Export the selected pack or scenario as a zip to ``path`` (asked for when None)."""
         item_id = self.selected_id()
         if item_id is None:
             return None
@@ -228,6 +236,7 @@ class ScenarioLibraryDialog(QDialog):
             return None
 
     def remove_selected(self) -> None:
+        """Remove the selected imported pack (after asking)."""
         item_id = self.selected_id()
         pack = self.library.packs.get(item_id or "")
         if pack is None or pack.shipped:
@@ -249,6 +258,7 @@ class ScenarioLibraryDialog(QDialog):
 
 def choose_scenario(library: ScenarioLibrary, parent: QWidget | None = None,
                     mode: str = "solo") -> tuple[ScenarioEntry, str] | None:
+    """Ask which scenario, and solo or mock; returns (entry, mode), or None when cancelled."""
     dialog = ScenarioLibraryDialog(library, parent, mode)
     if dialog.exec() != QDialog.DialogCode.Accepted or dialog.chosen is None:
         return None

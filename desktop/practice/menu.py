@@ -7,7 +7,7 @@ from functools import partial
 from typing import Sequence
 
 from desktop.practice import host_interview, join_interview, open_history, open_mock_interview, open_practice
-from desktop.practice.history_views import HistoryView
+from desktop.practice.history_extra_views import HistoryView
 from desktop.shell.actions import ActionSpec
 from desktop.shell.features import Feature
 

@@ -21,6 +21,8 @@ from desktop.window_placement import WindowPair
 
 
 class MockInterview(QObject):
+    """A mock interview on one machine: the candidate's window and the interviewer's console, linked in memory."""
+
     def __init__(self, entry: ScenarioEntry, history: History | None, clock: Callable[[], float] | None = None,
                  data_folder=None, theme_mode: str | None = None, transport=None, evaluate: bool = True):
         super().__init__()
@@ -51,12 +53,15 @@ class MockInterview(QObject):
         self.console.raise_()
 
     def place(self) -> None:
+        """Put the two windows side by side (or one over the other on a small screen)."""
         self.pair.place()
 
     def start(self) -> None:
+        """Start the interview."""
         self.console.start()
 
     def close(self, discard: bool = False) -> None:
+        """Close both windows (``discard``: without asking about the candidate's unsaved design)."""
         if discard:
             self.candidate.files.ask_unsaved = lambda: "discard"
         if self.console.running():

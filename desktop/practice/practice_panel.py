@@ -7,8 +7,7 @@ each edit and grades that design at submit."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QMessageBox, QPushButton, QSplitter, QTextBrowser, QVBoxLayout,
-                               QWidget)
+from PySide6.QtWidgets import QHBoxLayout, QMessageBox, QPushButton, QSplitter, QVBoxLayout, QWidget
 from pydantic import ValidationError
 
 from inferboard.model import ops
@@ -16,10 +15,8 @@ from inferboard.model.requirements import Requirements
 from inferboard.practice.session import OVERTIME, PracticeSession, Result, SessionStateError
 
 from desktop.editor.document import DesignDocument
-from desktop.practice.common import esc, mmss, paragraphs, phase_name, warn_history_problem
-from desktop.practice.questions import QuestionPanel
-from desktop.practice.timer_widget import PhaseTimer
-from desktop.theme import LIGHT_INK
+from desktop.practice.brief_panel import BriefPanel
+from desktop.practice.common import esc, mmss, phase_name, warn_history_problem
 
 TICK_MS = 500
 RECORD_MS = 800
@@ -35,7 +32,10 @@ def merged_requirements(current: Requirements, values: dict) -> Requirements | N
         return None
 
 
-class PracticePanel(QWidget):
+class PracticePanel(BriefPanel):
+    """The solo round's panel: the brief, the phase timer with its nudges, the questions (each
+    answer under its question), Submit and Give up."""
+
     #: The round was submitted: the engine's Result.
     submitted = Signal(object)
     #: The user gave up on the round.
@@ -52,26 +52,15 @@ class PracticePanel(QWidget):
         self.session = session
         self.document = document
         scenario = session.scenario
-        self.title = QLabel(f"<b style='font-size:12pt'>{esc(scenario.title)}</b><br><span style='color:{LIGHT_INK.muted}'>"
-                            f"{esc(scenario.difficulty.title())} · {scenario.total_minutes:g} minutes · "
-                            f"{esc(', '.join(scenario.tags[:4]))}</span>", self)
-        self.title.setWordWrap(True)
-        self.title.setAccessibleName("Scenario")
-        self.prompt = QTextBrowser(self)
-        self.prompt.setObjectName("prompt")
-        self.prompt.setAccessibleName("Interview prompt")
-        self.prompt.setPlainText(paragraphs(scenario.prompt))
-        self.timer_widget = PhaseTimer(self)
+        self._build_brief(scenario.title, f"{esc(scenario.difficulty.title())} · {scenario.total_minutes:g} minutes · "
+                          f"{esc(', '.join(scenario.tags[:4]))}", scenario.prompt,
+                          [(q.id, q.text, q.category) for q in scenario.questions])
         self.next_phase_button = QPushButton("Next &phase", self)
         self.next_phase_button.setAccessibleName("Move on to the next phase")
         self.next_phase_button.setToolTip("Move on before the phase's time is up")
         self.next_phase_button.clicked.connect(self.advance_phase)
-        self.questions = QuestionPanel([(q.id, q.text, q.category) for q in scenario.questions], self)
         self.questions.ask_requested.connect(self.ask)
-        self.fill_button = QPushButton("Copy answers into re&quirements", self)
-        self.fill_button.setAccessibleName("Copy the answers into the requirements")
         self.fill_button.setToolTip("Fill the requirements editor with the figures the answers gave")
-        self.fill_button.setEnabled(False)
         self.fill_button.clicked.connect(self.fill_requirements)
         self.submit_button = QPushButton("Su&bmit design", self)
         self.submit_button.setAccessibleName("Submit the design for grading")
@@ -80,18 +69,9 @@ class PracticePanel(QWidget):
         self.abandon_button = QPushButton("&Give up", self)
         self.abandon_button.setAccessibleName("Give up this round")
         self.abandon_button.clicked.connect(lambda: self.abandon())
-        questions_box = QWidget(self)
-        box = QVBoxLayout(questions_box)
-        box.setContentsMargins(0, 0, 0, 0)
-        heading = QLabel("<b>Clarifying questions</b> — ask before you draw; the answer appears under the question.",
-                         questions_box)
-        heading.setWordWrap(True)
-        box.addWidget(heading)
-        box.addWidget(self.questions, 1)
-        fill_row = QHBoxLayout()
-        fill_row.addWidget(self.fill_button)
-        fill_row.addStretch(1)
-        box.addLayout(fill_row)
+        questions_box, box = self._questions_box(
+            "<b>Clarifying questions</b> — ask before you draw; the answer appears under the question.")
+        box.addLayout(self._fill_row())
         splitter = QSplitter(Qt.Orientation.Vertical, self)
         splitter.addWidget(self.prompt)
         splitter.addWidget(questions_box)
@@ -124,6 +104,7 @@ class PracticePanel(QWidget):
 
     # ------------------------------------------------------------------ running
     def start(self) -> None:
+        """Start the round (if not started) and record the design as it is."""
         if self.session.state == "ready":
             self.session.start()
         self.record_now()
@@ -131,9 +112,11 @@ class PracticePanel(QWidget):
         self.refresh_status()
 
     def running(self) -> bool:
+        """Whether the round is running."""
         return self.session.state == "running"
 
     def refresh_status(self) -> None:
+        """Update the phase timer and its nudges, and the status line."""
         warn_history_problem(self, self.session)
         if not self.running():
             return
@@ -145,6 +128,7 @@ class PracticePanel(QWidget):
         self.status_text.emit(f"Practice · {status.phase_title} · {left}")
 
     def advance_phase(self) -> None:
+        """Move on to the next phase now."""
         try:
             self.session.advance_phase()
         except SessionStateError as error:
@@ -152,6 +136,7 @@ class PracticePanel(QWidget):
         self.refresh_status()
 
     def ask(self, question_id: str) -> None:
+        """Ask panel question ``question_id``: its answers appear under it."""
         if not self.running():
             return
         try:
@@ -166,6 +151,7 @@ class PracticePanel(QWidget):
         self.refresh_status()
 
     def fill_requirements(self) -> bool:
+        """Copy the figures the answers gave into the requirements; False when they contradict what is typed."""
         values: dict = {}
         for fact in self.session.revealed_facts():
             values.update(fact.values)
@@ -183,6 +169,7 @@ class PracticePanel(QWidget):
             self.record_timer.start()
 
     def record_now(self) -> None:
+        """Record the design now (a snapshot for the replay and the grade)."""
         self.record_timer.stop()
         if self.running():
             self.session.record_design(self.document.design)
@@ -196,6 +183,7 @@ class PracticePanel(QWidget):
             widget.setEnabled(False)
 
     def submit(self, confirm: bool = True) -> Result | None:
+        """Submit the design for grading (after asking with ``confirm``); returns the result, or None."""
         if not self.running():
             return None
         if confirm and QMessageBox.question(
@@ -212,6 +200,7 @@ class PracticePanel(QWidget):
         return result
 
     def abandon(self, confirm: bool = True) -> bool:
+        """Give up the round (after asking with ``confirm``); False when not running or cancelled."""
         if not self.running():
             return False
         if confirm and QMessageBox.question(self, "Give up", "Give up this round? It is kept in the history as "

@@ -17,6 +17,9 @@ ANSWER_COLOUR = LIGHT_INK.answer
 
 
 class QuestionPanel(QWidget):
+    """The clarifying questions by category, each answer under its question, with an Ask button (and a field for one's
+    own words)."""
+
     #: The user asked a panel question (its id).
     ask_requested = Signal(str)
     #: The user typed a question of their own.
@@ -90,6 +93,7 @@ class QuestionPanel(QWidget):
             self.ask_requested.emit(question_id)
 
     def ask_current(self) -> None:
+        """Ask the selected question."""
         question_id = self._question_id(self.tree.currentItem())
         if question_id is not None:
             self.ask_requested.emit(question_id)
@@ -107,6 +111,7 @@ class QuestionPanel(QWidget):
         self.ask_button.setEnabled(question_id is not None and self.isEnabled())
 
     def set_asking_enabled(self, enabled: bool) -> None:
+        """Allow or stop asking."""
         self.tree.setEnabled(enabled)
         self.ask_button.setEnabled(enabled)
         if self.free_text is not None:
@@ -114,6 +119,7 @@ class QuestionPanel(QWidget):
 
     # ------------------------------------------------------------------ showing
     def select(self, question_id: str) -> None:
+        """Select question ``question_id``."""
         self.tree.setCurrentItem(self.items[question_id])
 
     def mark_asked(self, question_id: str, detail: str) -> None:
@@ -129,6 +135,7 @@ class QuestionPanel(QWidget):
         item.setData(1, Qt.ItemDataRole.AccessibleTextRole, f"{item.text(1)}, asked")
 
     def add_answer(self, question_id: str, text: str) -> QTreeWidgetItem | None:
+        """Show ``text`` under question ``question_id``; returns its row, or None for an unknown question."""
         item = self.items.get(question_id)
         if item is None:
             return None
@@ -147,8 +154,10 @@ class QuestionPanel(QWidget):
         return child
 
     def answers(self, question_id: str) -> list[str]:
+        """The answers shown under ``question_id``."""
         item = self.items[question_id]
         return [item.child(n).text(0) for n in range(item.childCount())]
 
     def asked_ids(self) -> list[str]:
+        """The questions marked as asked."""
         return [qid for qid, item in self.items.items() if item.text(0).startswith("✓ ")]

@@ -46,6 +46,7 @@ def lan_addresses() -> list[str]:
 
 
 def port_box(parent: QWidget) -> QSpinBox:
+    """A port field from 1 to 65535, 0 shown as "any free port"."""
     box = QSpinBox(parent)
     box.setRange(0, 65535)
     box.setSpecialValueText("any free port")
@@ -73,6 +74,8 @@ def form_page(page: QWidget, intro: str, rows, message: QLabel, button: QPushBut
 
 # ------------------------------------------------------------------------------ candidate
 class HostInterviewDialog(QDialog):
+    """Practice › Host Interview: pick the scenario, listen, show the join code, then open the candidate's window."""
+
     def __init__(self, library: ScenarioLibrary, parent: QWidget | None = None, data_folder=None,
                  theme_mode: str | None = None, clock: Callable[[], float] | None = None,
                  scenario_id: str | None = None):
@@ -171,6 +174,7 @@ class HostInterviewDialog(QDialog):
 
     # ------------------------------------------------------------------ actions
     def start_hosting(self) -> RemoteCandidate | None:
+        """Listen for the interviewer with a fresh join code; returns the session, or None when it cannot listen."""
         entry = self.library.get(self.scenario.currentData())
         address = self.address.currentText().strip() or LOOPBACK
         remote = RemoteCandidate(entry, address, self.port.value(), self.data_folder, self.theme_mode, self.clock)
@@ -195,6 +199,7 @@ class HostInterviewDialog(QDialog):
         return remote
 
     def show_status(self, status: Status) -> None:
+        """Show the link's state and the verification words to read out."""
         remote = self.remote
         if remote is None:
             return
@@ -237,6 +242,7 @@ class HostInterviewDialog(QDialog):
         return code
 
     def end_session(self, confirm: bool = True) -> None:
+        """End the session (after asking with ``confirm``) and close."""
         remote = self.remote
         if remote is None or remote.peer.ended:
             self.close()
@@ -248,6 +254,7 @@ class HostInterviewDialog(QDialog):
         remote.end("the candidate ended the session")
 
     def closeEvent(self, event) -> None:
+        """End the session if it is still up."""
         if self.remote is not None and not self.remote.peer.ended:
             self.remote.end("the candidate closed the session")
         super().closeEvent(event)
@@ -255,6 +262,8 @@ class HostInterviewDialog(QDialog):
 
 # ------------------------------------------------------------------------------ interviewer
 class JoinInterviewDialog(QDialog):
+    """Practice › Join Interview: the candidate's address and join code, then the interviewer's console."""
+
     def __init__(self, library: ScenarioLibrary, history: History | None, parent: QWidget | None = None, theme=None,
                  clock: Callable[[], float] | None = None):
         super().__init__(parent)
@@ -288,6 +297,7 @@ class JoinInterviewDialog(QDialog):
         fit_window(self, 480, 240)
 
     def join(self) -> RemoteInterviewer | None:
+        """Connect with the code typed; returns the session, or None when the code or address is refused."""
         try:
             code = normalize_code(self.code.text())
         except BadCode as error:
@@ -305,6 +315,7 @@ class JoinInterviewDialog(QDialog):
         return self.remote
 
     def show_status(self, status: Status) -> None:
+        """Show the link's state and the verification words to read out."""
         remote = self.remote
         self.status_label.setText(status_html(status, remote.verification if remote else "", "the candidate"))
         if status.state in ("refused", "ended"):

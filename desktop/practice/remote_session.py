@@ -83,6 +83,7 @@ class PeerBridge(QObject):
     status = Signal(object)
 
     def callbacks(self) -> dict[str, Callable]:
+        """The peer's callbacks, turned into this bridge's signals (so they arrive on the GUI thread)."""
         return {"on_message": self.message.emit, "on_status": self.status.emit}
 
 
@@ -129,10 +130,12 @@ class RemoteCandidate(QObject):
 
     @property
     def code(self) -> str | None:
+        """The join code to give the interviewer, once listening."""
         return self.peer.code
 
     @property
     def port(self) -> int:
+        """The port listened on."""
         return self.peer.port
 
     def new_code(self) -> str:
@@ -162,9 +165,11 @@ class RemoteCandidate(QObject):
             QTimer.singleShot(200, lambda: self.end("the interview is over"))
 
     def end(self, reason: str = "the candidate ended the session") -> None:
+        """End the session, telling the interviewer ``reason``."""
         self.peer.end(reason)
 
     def close(self, discard: bool = False) -> None:
+        """End the session and close the candidate's window (``discard``: without asking to save)."""
         self.end()
         self.closed = True
         if self.candidate is not None:
@@ -207,11 +212,13 @@ class RemoteConsole(InterviewerConsole):
         super().on_message(message)
 
     def refresh_status(self) -> None:
+        """Refresh as the local console does, and send the candidate's latest snapshot on."""
         super().refresh_status()
         if self.running():
             self.link.flush_snapshot()
 
     def closeEvent(self, event) -> None:
+        """Tell the candidate the interviewer left once the console has closed."""
         super().closeEvent(event)
         if event.isAccepted():
             self.remote.end("the interviewer left")
@@ -271,6 +278,7 @@ class RemoteInterviewer(QObject):
         self.score_timer.timeout.connect(self.save_score_sheet)
 
     def start(self) -> None:
+        """Connect to the candidate."""
         self.peer.start()
 
     def _deliver(self, data: dict[str, Any]) -> None:
@@ -347,6 +355,7 @@ class RemoteInterviewer(QObject):
         return written
 
     def end(self, reason: str = "the interviewer left") -> None:
+        """Keep the score sheet, then end the session telling the candidate ``reason``."""
         self.score_timer.stop()
         if self.console is not None and self.console.result is not None:
             self.save_score_sheet()

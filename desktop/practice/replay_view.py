@@ -13,6 +13,7 @@ from inferboard.practice.replay import Replay
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import ReadOnlyCanvas, mmss, phase_name
+from desktop.theme import LIGHT
 from desktop.theme import LIGHT_INK
 from desktop.window_placement import fit_window
 
@@ -24,9 +25,10 @@ MOMENT_INK = {"question": LIGHT_INK.info, "answer": LIGHT_INK.answer, "phase": L
 
 
 class ReplayView(QWidget):
+    """A recorded round played back: the design at each moment, with a slider, steps and the moments marked."""
+
     def __init__(self, replay: Replay, parent: QWidget | None = None, theme=None):
         super().__init__(parent)
-        from desktop.theme import LIGHT
 
         self.replay = replay
         self.current_index: int | None = None
@@ -113,9 +115,11 @@ class ReplayView(QWidget):
         self.set_time(end)
 
     def time(self) -> float:
+        """The time the slider is at, in seconds."""
         return self.slider.value() / TICKS_PER_S
 
     def set_time(self, t_s: float, from_slider: bool = False) -> None:
+        """Show the design as it was at ``t_s``."""
         if not from_slider:
             self._move_slider(t_s)
         self._display(self.replay.index_at(t_s + 1e-6), t_s)
@@ -150,12 +154,14 @@ class ReplayView(QWidget):
                                     or (index is not None and index < len(self.replay) - 1))
 
     def show_frame(self, index: int) -> None:
+        """Show recorded frame ``index``."""
         if 0 <= index < len(self.replay):
             t_s = self.replay.frames[index].t_s
             self._move_slider(t_s)
             self._display(index, t_s)
 
     def step(self, delta: int) -> None:
+        """Move ``delta`` frames forward or back."""
         index = -1 if self.current_index is None else self.current_index
         self.show_frame(max(0, min(len(self.replay) - 1, index + delta)))
 
@@ -164,10 +170,13 @@ class ReplayView(QWidget):
             self.show_frame(row)
 
     def shown_node_ids(self) -> list[str]:
+        """The ids of the nodes shown now."""
         return self.canvas.node_ids()
 
 
 class ReplayWindow(QWidget):
+    """The replay of a round in a window of its own, titled after the scenario."""
+
     def __init__(self, replay: Replay, title: str, parent: QWidget | None = None, theme=None):
         super().__init__(parent)
         self.setWindowFlag(Qt.WindowType.Window)

@@ -51,6 +51,7 @@ def add_section(html: str, section: str) -> str:
 
 
 def ask_report_path(parent: QWidget | None, suggested: str) -> str | None:
+    """Ask where to save an HTML report (``suggested`` in the home folder by default); None when cancelled."""
     path, _ = QFileDialog.getSaveFileName(parent, "Export report", str(Path.home() / suggested), "HTML (*.html)")
     if path and not path.lower().endswith((".html", ".htm")):
         path += ".html"
@@ -58,6 +59,7 @@ def ask_report_path(parent: QWidget | None, suggested: str) -> str | None:
 
 
 def write_report(path: str | Path, html: str, parent: QWidget | None = None) -> Path | None:
+    """Write ``html`` to ``path``; on failure say why in a message box and return None."""
     try:
         save_report(Path(path), html)
     except Exception as error:  # noqa: BLE001 - shown to the user, never fatal
@@ -68,5 +70,6 @@ def write_report(path: str | Path, html: str, parent: QWidget | None = None) -> 
 
 
 def slug(text: str) -> str:
+    """``text`` as a file-name part: lower case, letters and digits, dashes between."""
     keep = "".join(c.lower() if c.isalnum() else "-" for c in text)
     return "-".join(part for part in keep.split("-") if part)[:60] or "report"

@@ -15,7 +15,10 @@ from inferboard.practice.library import ScenarioEntry, ScenarioLibrary
 from inferboard.practice.session import PracticeSession, Result
 
 from desktop.editor.export import png_bytes
+from desktop.practice.history_window import HistoryWindow
 from desktop.practice.practice_panel import PracticePanel
+from desktop.practice.replay_view import ReplayWindow
+from desktop.practice.result_window import ResultWindow
 from desktop.shell.projector_view import follow_projector_view
 from desktop.window_placement import available_area
 
@@ -54,6 +57,8 @@ class SoloPractice(QObject):
 
     # ------------------------------------------------------------------ starting
     def start(self, check_unsaved: bool = True) -> bool:
+        """Put the scenario's starting design in the window and start the round; False when the user keeps unsaved
+        work."""
         w = self.window
         if check_unsaved and not w.files.maybe_save():
             return False
@@ -138,6 +143,7 @@ class SoloPractice(QObject):
 
     # ------------------------------------------------------------------ ending
     def eventFilter(self, watched, event) -> bool:
+        """Notice the main window closing, to end the round with it."""
         if watched is self.window and event.type() == QEvent.Type.Close:
             QTimer.singleShot(0, self._window_closed)  # after the window has decided whether to close
         return False
@@ -171,8 +177,7 @@ class SoloPractice(QObject):
         self.show_result()
 
     def show_result(self):
-        from desktop.practice.result_view import ResultWindow
-
+        """Open the result screen of the submitted round; returns it, or None before submitting."""
         if self.result is None:
             return None
         theme = self.window.theme_manager.theme
@@ -183,19 +188,18 @@ class SoloPractice(QObject):
         return self.result_window
 
     def report_html(self) -> str:
+        """The round's HTML report with the design's picture."""
         return self.session.report_html(self.diagram_png)
 
     def open_replay(self):
-        from desktop.practice.replay_view import ReplayWindow
-
+        """Open the round's replay; returns the window."""
         window = ReplayWindow(self.session.replay, self.entry.scenario.title, None, self.window.theme_manager.theme)
         self.other_windows.append(window)
         window.show()
         return window
 
     def open_history(self):
-        from desktop.practice.history_view import HistoryWindow
-
+        """Open the attempt history; returns the window, or None without a history."""
         if self.history is None:
             return None
         window = HistoryWindow(self.history, None, self.window.theme_manager.theme)
@@ -206,6 +210,7 @@ class SoloPractice(QObject):
         return window
 
     def show_nodes(self, node_ids: list[str]) -> None:
+        """Select and show ``node_ids`` on the canvas (from a lost point)."""
         w = self.window
         present = [n for n in node_ids if n in w.scene.nodes]
         w.scene.select_ids(present)

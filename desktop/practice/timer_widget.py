@@ -58,6 +58,7 @@ class PhaseTimer(QWidget):
         self._restyle()
 
     def changeEvent(self, event) -> None:
+        """Restyle when the font changes (projector mode, a larger type)."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
             self._restyle()
@@ -73,6 +74,7 @@ class PhaseTimer(QWidget):
     def show_phase(self, title: str, index: int, count: int, phase_elapsed_s: float, phase_length_s: float,
                    total_left_s: float | None, goal: str = "", nudges: list[str] | None = None,
                    overtime: bool = False) -> None:
+        """Show phase ``title`` (``index`` of ``count``) with its time left, the round's, its goal and nudges."""
         self.phase_label.setText(title)
         self.step_label.setText("Past the planned time" if overtime else f"Phase {index + 1} of {count}")
         over = phase_elapsed_s - phase_length_s
@@ -104,6 +106,7 @@ class PhaseTimer(QWidget):
                         status.total_remaining_s, status.goal, list(status.nudges), overtime)
 
     def show_text(self, title: str, detail: str = "") -> None:
+        """Show a plain title and detail instead of a countdown."""
         self.phase_label.setText(title)
         self.left_label.setText("")
         self.step_label.setText(detail)

@@ -8,12 +8,14 @@ them, the plots' cursor and the canvas badges cannot disagree."""
 from __future__ import annotations
 
 import html
+import typing
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSizePolicy, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from inferboard import humanize
+from inferboard.model.requirements import TrafficPattern
 from inferboard.sim.explain.trust import steady_trust, timeline_trust
 
 from desktop.readouts.fault_controls import FaultControls
@@ -32,10 +34,6 @@ PLOTS_MIN_WIDTH = 280
 def patterns() -> tuple[str, ...]:
     """The traffic patterns a timeline can run from the requirements (``replay`` needs a recorded CSV,
     so it is not offered here)."""
-    import typing
-
-    from inferboard.model.requirements import TrafficPattern
-
     return typing.get_args(TrafficPattern)
 
 
@@ -177,6 +175,7 @@ class ReadoutsPanel(QWidget):
     def ensure_plots(self):
         """Build the plots (once) and show anything that arrived before them."""
         if self.plots is None:
+            # pyqtgraph is slow to import: loaded when a plot is first built
             from desktop.readouts.plots import TimelinePlots
 
             self.plots_placeholder.hide()

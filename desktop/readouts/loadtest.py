@@ -14,6 +14,7 @@ from inferboard.store import parse_design
 
 def _run(design, n_requests: int, seed: int, progress: Callable, cancel: Callable[[], bool],
          rps: float | None = None):
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.loadtest.design_loadtest import run_design_load_test
 
     return run_design_load_test(design, n_requests, seed=seed, progress=progress, cancel=cancel, rps=rps)

@@ -165,6 +165,7 @@ def _fault_can_hit(fault_kind: str, node_kind: str) -> bool:
 
 
 def _region_down(design: Any, moment: Moment, fault: Any, t: float) -> None:
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.timeline.fault_regimes import detection_delay
 
     region = fault.target

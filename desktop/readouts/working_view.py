@@ -12,6 +12,7 @@ from desktop.readouts.readings import PLAYHEAD, Reading
 
 def _words(key: str, reading: Reading | None, steady: Any, design: Any) -> str:
     try:
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.explain.plain_words import steady_words, timeline_words
     except ImportError:
         return ""

@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-import desktop.compat  # noqa: F401  (must run before heavy Qt use)
+import desktop.compat  # noqa: F401,I001  (must run before heavy Qt use)
+from desktop import icons
 
 
 def make_application() -> QApplication:
@@ -23,7 +24,5 @@ def make_application() -> QApplication:
     app.setOrganizationName("Inferboard")
     app.setApplicationDisplayName("Inferboard")
     app.setDesktopFileName("inferboard")
-    from desktop import icons
-
     app.setWindowIcon(icons.app_icon())
     return app  # type: ignore[return-value]

@@ -55,12 +55,14 @@ def snapshot_bytes(design) -> bytes:
 
 
 def _rules_structural(design, settings: EvalSettings):
+    # loaded on the worker after the first paint
     from inferboard.practice.grading import score_design
 
     return score_design(design, settings.scenario, behaviour=False)
 
 
 def _sim_steady(design, settings: EvalSettings):
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.steady.design_sim import evaluate
 
     return evaluate(design)
@@ -68,6 +70,7 @@ def _sim_steady(design, settings: EvalSettings):
 
 def _sim_steady_peak(design, settings: EvalSettings):
     """The steady state at the requirements' peak rate (None when they declare none)."""
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.steady.design_sim import evaluate
 
     peak = design.requirements.peak_rps
@@ -75,12 +78,14 @@ def _sim_steady_peak(design, settings: EvalSettings):
 
 
 def _rules_full(design, settings: EvalSettings):
+    # loaded on the worker after the first paint
     from inferboard.practice.grading import score_design
 
     return score_design(design, settings.scenario, behaviour=True)
 
 
 def _sim_timeline(design, settings: EvalSettings):
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.timeline.timeline import run_timeline
 
     return run_timeline(design, hours=settings.hours, tick_s=settings.tick_s, pattern=settings.pattern,
@@ -124,6 +129,7 @@ class EvalJob(QRunnable):
     def run(self) -> None:
         """Run the steps in order, stopping early once the design has changed, and report results, estimates and
         failures."""
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.batching.batching import estimating, recording
 
         timings: dict[str, float] = {}
@@ -170,6 +176,7 @@ class TablePrefetch(QRunnable):
 
     def run(self) -> None:
         """Build the batching tables the next likely edits will need, quietly."""
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.batching.batching import prepare_table
         from inferboard.sim.design.table_prefetch import likely_next_tables
 
@@ -194,6 +201,7 @@ class TableBuild(QRunnable):
 
     def run(self) -> None:
         """Build the batching tables the current design is missing, then report whether all were built."""
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.batching.batching import prepare_table
 
         built = True
@@ -214,6 +222,7 @@ class _Warmup(QRunnable):
         self.done_signal.finished.connect(lambda *_: done())
 
     def run(self) -> None:
+        # loaded on the worker after the first paint
         from inferboard.rules import default_rules
         from inferboard.rules.loader import RuleFileError
 
@@ -378,6 +387,7 @@ class Evaluator(QObject):
     def _structural_here(self, design) -> None:
         start = time.perf_counter()
         try:
+            # loaded on the worker after the first paint
             from inferboard.practice.grading import score_design
 
             report = score_design(design, self.settings.scenario, behaviour=False)

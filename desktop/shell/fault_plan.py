@@ -19,6 +19,7 @@ from desktop.shell.window_parts import WindowParts
 
 def as_timed(planned) -> tuple:
     """The design's planned faults as the simulator's timed faults."""
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.design.faults import timed_faults
 
     return timed_faults(planned)

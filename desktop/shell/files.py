@@ -14,6 +14,7 @@ from inferboard.store import DesignFileError, SaveConflict, SaveFailed, read_des
 from desktop.editor.document import DesignDocument
 from desktop.settings import RecentFiles
 from desktop.shell.templates import BLANK, is_bundled, template_list, templates
+from desktop.shell.welcome import TemplateDialog
 
 FILE_FILTER = "Inferboard designs (*.json);;All files (*)"
 class FileController(QObject):
@@ -60,8 +61,6 @@ class FileController(QObject):
 
     def ask_template(self) -> str | None:
         """Ask which template a new design starts from; None when cancelled."""
-        from desktop.shell.welcome import TemplateDialog
-
         dialog = TemplateDialog(self.window)
         return dialog.choice() if dialog.exec() else None
 

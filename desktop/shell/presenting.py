@@ -16,6 +16,7 @@ from desktop.shell.window_parts import WindowParts
 def behaviour_rule_ids() -> set[str]:
     """The ids of the shipped rules that need the simulator (their findings are kept while the
     structural ones refresh). A malformed rubric gives none: the evaluator reports its error."""
+    # the rule set loads after the first paint, not with the window
     from inferboard.rules import RuleFileError, default_rules
 
     try:

@@ -10,7 +10,13 @@ from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QListView, QListWidget,
                                QListWidgetItem, QPushButton, QVBoxLayout, QWidget)
 
+from inferboard.store import DesignFileError, read_design
+
+from desktop.editor.canvas.scene import DesignScene
+from desktop.editor.document import DesignDocument
+from desktop.editor.export import clean_scene, export_rect
 from desktop.shell.templates import Template, template_list
+from desktop.theme import DARK, LIGHT
 from desktop.window_placement import fit_window
 
 NAME_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -23,7 +29,6 @@ def thumbnail(template: Template, dark: bool = False) -> QPixmap:
     key = (template.name, dark)
     if key in _thumbnails:
         return _thumbnails[key]
-    from desktop.theme import DARK, LIGHT
 
     theme = DARK if dark else LIGHT
     image = QImage(THUMB, QImage.Format.Format_ARGB32_Premultiplied)
@@ -35,12 +40,6 @@ def thumbnail(template: Template, dark: bool = False) -> QPixmap:
         painter.setPen(QColor(theme.text))
         painter.drawText(QRectF(0, 0, THUMB.width(), THUMB.height()), Qt.AlignmentFlag.AlignCenter, "+")
     else:
-        from inferboard.store import DesignFileError, read_design
-
-        from desktop.editor.canvas.scene import DesignScene
-        from desktop.editor.document import DesignDocument
-        from desktop.editor.export import clean_scene, export_rect
-
         try:
             design, _ = read_design(template.path)
         except DesignFileError:

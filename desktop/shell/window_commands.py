@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox
 
 from inferboard import __version__
 from inferboard.model import Edge, ops
-from inferboard.store import DesignFileError, SaveFailed, design_to_bytes, parse_design
+from inferboard.store import DesignFileError, SaveFailed, design_to_bytes, parse_design, read_design
 from inferboard.store.atomic import sweep_temporaries
 
 from desktop.editor.canvas.view import LEGIBLE_ZOOM
@@ -16,8 +16,12 @@ from desktop.editor.connect_dialog import ConnectDialog
 from desktop.editor.export import export_png as write_png
 from desktop.editor.export import export_svg as write_svg
 from desktop.editor.field_undo import run_step
+from desktop.readouts.fault_editor import FaultEditor
 from desktop.shell.autosave import Recoverable, find_recoverable
 from desktop.shell.command_palette import CommandPalette, ShortcutsDialog
+from desktop.shell.help_view import GettingStarted
+from desktop.shell.templates import templates
+from desktop.shell.welcome import WelcomeDialog
 
 #: After Fit Everything, when the whole design only fits below the zoom the cards read at.
 SMALL_FIT_NOTE = ("The whole design fits only too small to read its cards: zoom in on a part (the mouse wheel, "
@@ -214,8 +218,6 @@ class WindowCommands:
 
     def show_getting_started(self):
         """Show the Getting Started guide (one window, raised if already open)."""
-        from desktop.shell.help_view import GettingStarted
-
         dialog = getattr(self, "guide_dialog", None)
         if dialog is None:
             dialog = self.guide_dialog = GettingStarted(self)
@@ -225,8 +227,6 @@ class WindowCommands:
 
     def make_welcome(self):
         """The welcome dialog with the recent files."""
-        from desktop.shell.welcome import WelcomeDialog
-
         show = str(self.settings.value("view/welcome", "true")).lower() == "true"
         return WelcomeDialog(self.recent.paths(), show, self)
 
@@ -296,8 +296,6 @@ class WindowCommands:
 
     def edit_faults(self):
         """The fault editor (one per window, non-modal)."""
-        from desktop.readouts.fault_editor import FaultEditor
-
         editor = getattr(self, "fault_editor", None)
         if editor is None:
             editor = FaultEditor(self.document, self.fault_plan.set_faults, self.readouts.fault_plan.fault_start_s, self)
@@ -356,13 +354,9 @@ class WindowCommands:
 
     def load_start_design(self) -> None:
         """A new window opens on the starter example as an untitled design."""
-        from desktop.shell.templates import templates
-
         path = templates().get("starter")
         if path is not None:
             try:
-                from inferboard.store import read_design
-
                 design, _ = read_design(path)
             except DesignFileError:
                 return

@@ -25,6 +25,7 @@ from inferboard.practice.scenario import PHASE_TITLES
 
 from desktop.editor.requirements_editor import FIELDS as REQUIREMENT_FIELDS
 from desktop.practice.common import fresh_design
+from desktop.practice.common import open_library
 from desktop.theme import LIGHT_INK
 from desktop.window_placement import fit_window
 from desktop.workshop.authoring_rows import CHECK, COMBO, LIST, NUMBER, TEXT, Column, ItemFrame, RowList
@@ -491,8 +492,6 @@ class ScenarioAuthoringDialog(QDialog):
 
 def open_authoring(window) -> ScenarioAuthoringDialog:
     """Open the form beside the main window (not modal: the canvas stays usable for picking targets)."""
-    from desktop.practice.common import open_library
-
     dialog = ScenarioAuthoringDialog(window.document.design, open_library(window.data_dir),
                                      window.scene.selected_node_ids, window)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -57,6 +57,7 @@ class DistributionPlots(QWidget):
 
     def show_runs(self, run: GradingRun, other: GradingRun | None = None, other_label: str = "") -> None:
         """One histogram per rubric of ``run``'s scores, with ``other``'s beside them when given."""
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         self.release()

@@ -19,7 +19,7 @@ from inferboard.workshop.cohorts import CohortStore, compare_runs
 from inferboard.workshop.grading import GradingRun, SubmissionResult
 
 from desktop.closable import close_button, close_on_escape
-from desktop.practice.result_tabs import score_colour
+from desktop.practice.result_pages import score_colour
 from desktop.theme import LIGHT_INK
 from desktop.window_placement import fit_window
 from desktop.workshop.cohort_plots import DistributionPlots

@@ -17,7 +17,9 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.workshop.cohorts import CohortStore
 from inferboard.workshop.grading import GradingRun, default_jobs, grade_submissions
 from inferboard.workshop.submissions import collect
+from desktop.practice.common import open_library
 from desktop.window_placement import fit_window
+from desktop.workshop.cohort_view import CohortWindow
 
 
 class _Signals(QObject):
@@ -230,7 +232,6 @@ class GradeSubmissionsDialog(QDialog):
         """Open the cohort just graded in the cohort window; returns it, or None."""
         if self.cohort_id is None:
             return None
-        from desktop.workshop.cohort_view import CohortWindow
 
         window = CohortWindow(self.store, cohort_id=self.cohort_id, library=self.library)
         window.show()
@@ -251,8 +252,6 @@ _OPEN: list[Any] = []
 def open_grade_submissions(main_window=None, *, library: ScenarioLibrary | None = None,
                            store: CohortStore | None = None, data_folder=None, paths: Sequence[str] = ()):
     """Workshop › Grade Submissions…"""
-    from desktop.practice.common import open_library
-
     if data_folder is None and main_window is not None:
         data_folder = getattr(main_window, "data_dir", None)
     library = library if library is not None else open_library(data_folder)

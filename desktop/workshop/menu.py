@@ -16,6 +16,7 @@ WORKSHOP = "&Workshop"
 
 def new_scenario_from_design(window):
     """Workshop › New Scenario from Design."""
+    # loaded when first opened, not with the first window
     from desktop.workshop.authoring import open_authoring
 
     return open_authoring(window)
@@ -23,6 +24,7 @@ def new_scenario_from_design(window):
 
 def enter_projector(window, paths=None):
     """Workshop › Projector Mode, on the open design or on ``paths``."""
+    # loaded when first opened, not with the first window
     from desktop.workshop.projector import projector_mode
 
     return projector_mode(window).enter(paths)
@@ -30,6 +32,7 @@ def enter_projector(window, paths=None):
 
 def grade_submissions(window, paths=()):
     """Workshop › Grade Submissions, with ``paths`` listed already."""
+    # loaded when first opened, not with the first window
     from desktop.workshop.grading_dialog import open_grade_submissions
 
     return open_grade_submissions(window, paths=paths)
@@ -37,6 +40,7 @@ def grade_submissions(window, paths=()):
 
 def open_cohorts(window, cohort_id=None):
     """Workshop › Cohorts, showing ``cohort_id`` when given."""
+    # loaded when first opened, not with the first window
     from desktop.workshop.cohort_view import open_cohorts as open_cohort_view
 
     return open_cohort_view(window, cohort_id=cohort_id)
@@ -45,6 +49,7 @@ def open_cohorts(window, cohort_id=None):
 def present_design_files(window, paths=None, scenario_id: str | None = None):
     """Projector mode over design files, scored on their own requirements or in a scenario
     (asked for when the files are chosen here)."""
+    # loaded when first opened, not with the first window
     from desktop.practice.common import open_library
     from desktop.workshop.projector import projector_mode
 
@@ -68,6 +73,7 @@ def present_design_files(window, paths=None, scenario_id: str | None = None):
 
 def present_cohort(window, cohort_id: int | None = None):
     """Projector mode over a saved cohort's submissions, scored in the cohort's scenario."""
+    # loaded when first opened, not with the first window
     from inferboard.workshop.cohorts import CohortStore
 
     from desktop.practice.common import open_library

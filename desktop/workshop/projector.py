@@ -292,6 +292,7 @@ class ProjectorStage(QWidget):
         self.evaluator.set_settings(scenario=self.scenario, faults=self._faults())
 
     def _faults(self) -> tuple:
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.design.faults import timed_faults
 
         return timed_faults(self.design.faults)

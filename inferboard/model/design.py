@@ -71,6 +71,7 @@ class Design:
     def graph(self) -> "nx.MultiDiGraph":
         """A read-only networkx view: nodes are node ids, edges are keyed by edge id."""
         if self._graph is None:
+            # networkx is slow to import: loaded for the first graph question
             import networkx as nx
 
             graph = nx.MultiDiGraph()
@@ -113,6 +114,7 @@ class Design:
 
     def request_graph(self) -> "nx.DiGraph":
         """The request flow only: a DiGraph over node ids with an edge per request wire."""
+        # networkx is slow to import: loaded for the first graph question
         import networkx as nx
 
         graph = nx.DiGraph()

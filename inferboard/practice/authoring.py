@@ -43,9 +43,11 @@ class DraftCheck:
 
     @property
     def ok(self) -> bool:
+        """Whether the draft became a scenario with no problems."""
         return self.scenario is not None and not self.problems
 
     def messages(self) -> list[str]:
+        """Each problem as "field: message"."""
         return [f"{p.field or 'scenario'}: {p.message}" for p in self.problems]
 
 
@@ -80,6 +82,7 @@ def parse_requirement_changes(text: str) -> tuple[dict[str, Any], list[str]]:
 
 
 def requirement_changes_text(changes: dict[str, Any]) -> str:
+    """A follow-up's requirement changes in words ("peak_rps → 900, allowed_regions → [eu-west]")."""
     def show(value: Any) -> str:
         if isinstance(value, list):
             return "[" + ", ".join(str(v) for v in value) + "]"

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the command imports its heavy parts only when it runs
 
 def load_library(args: argparse.Namespace) -> ScenarioLibrary:
     """The shipped scenarios and the user's packs (under ``--data-dir`` when given)."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.practice.library import ScenarioLibrary, user_packs_dir
 
     user_data = Path(args.data_dir) if getattr(args, "data_dir", None) else None
@@ -32,6 +33,7 @@ def warn_problems(library: ScenarioLibrary) -> None:
 
 
 def cmd_scenarios(args: argparse.Namespace) -> int:
+    """``inferboard scenarios``: list the scenarios by pack (``--json`` for machines)."""
     library = load_library(args)
     warn_problems(library)
     entries = sorted(library.entries.values(), key=lambda e: (e.pack_id != "core", e.id))
@@ -50,6 +52,7 @@ def cmd_scenarios(args: argparse.Namespace) -> int:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """One design file (``args.file``) against ``args.scenario``."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.practice.grading import grade_design
     from inferboard.store import read_design
 
@@ -83,6 +86,8 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_export(args: argparse.Namespace) -> int:
+    """``inferboard pack export ID -o ZIP``: write a pack or one scenario as a zip."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.practice.packzip import PackError
 
     library = load_library(args)
@@ -96,6 +101,8 @@ def cmd_pack_export(args: argparse.Namespace) -> int:
 
 
 def cmd_pack_import(args: argparse.Namespace) -> int:
+    """``inferboard pack import ZIP``: add a pack to the user's library; 2 with one line when refused."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.practice.packzip import PackError
 
     library = load_library(args)
@@ -111,6 +118,7 @@ def cmd_pack_import(args: argparse.Namespace) -> int:
 def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     """``inferboard check FILE --scenario ID``: the rule report of the design as that scenario scores it
     (the same figures as the findings dock during that scenario and ``inferboard grade``)."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.practice.grading import score_design
     from inferboard.store import read_design
     from inferboard.rules.cli import EXIT_BLOCKER, EXIT_OK, EXIT_UNREADABLE, cmd_check, format_report
@@ -136,6 +144,7 @@ def cmd_check_in_scenario(args: argparse.Namespace) -> int:
 
 
 def register(subparsers) -> None:
+    """Add the practice subcommands (scenarios, grade, pack) and teach ``check`` to score as a scenario does."""
     check = subparsers.choices.get("check")
     if check is not None:  # the rules' check command, taught to score in a scenario's terms
         check.add_argument("--scenario", metavar="ID", help="score as practice scenario ID does (its rubrics, "

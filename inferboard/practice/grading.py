@@ -22,6 +22,9 @@ from typing import Any, Iterable, Sequence
 
 from inferboard.model.design import Design
 from inferboard.practice.scenario import Question, Scenario
+from inferboard.rules import check_design
+from inferboard.rules import grade_of
+from inferboard.rules import overall_of
 
 CLARIFY_RUBRIC = "clarifying"
 REQUIREMENTS_RUBRIC = "requirements"
@@ -33,6 +36,8 @@ AFTER_BUILDING_CAP = 0.5
 
 @dataclass(frozen=True)
 class AskedQuestion:
+    """A question asked in a round: when, in which phase, and whether building had started."""
+
     question_id: str
     t_s: float
     phase: str
@@ -48,6 +53,8 @@ def question_credit(phase: str, after_building: bool) -> float:
 
 @dataclass
 class QuestionCredit:
+    """What one key question earned: its points times the credit for when it was asked."""
+
     question_id: str
     text: str
     category: str
@@ -57,11 +64,14 @@ class QuestionCredit:
 
     @property
     def earned(self) -> float:
+        """The points earned."""
         return self.points * self.credit
 
 
 @dataclass
 class ClarifyScore:
+    """The clarifying-questions rubric: percent of the possible points, and each key question's credit."""
+
     percent: float
     earned: float
     possible: float
@@ -92,6 +102,7 @@ def clarify_score(scenario: Scenario, asked: Iterable[AskedQuestion]) -> Clarify
 
 
 def building_started(design: Design | None) -> bool:
+    """Whether the design holds anything beyond regions and traffic entries (the candidate has started to build)."""
     if design is None:
         return False
     not_building = design.catalog.kinds_with_role("region", "traffic_entry")  # placing, not building
@@ -101,6 +112,8 @@ def building_started(design: Design | None) -> bool:
 # ------------------------------------------------------------------------------ results
 @dataclass
 class RubricLine:
+    """One rubric's line in a grade: title, percent and weight."""
+
     rubric: str
     title: str
     percent: float | None
@@ -133,11 +146,15 @@ class ComponentDiff:
 
     @property
     def absent_kinds(self) -> list[str]:
+        """The kinds the reference has and the design lacks entirely."""
         return [k for k in self.missing if k not in self.shared]
 
 
 @dataclass
 class Grade:
+    """A round's grade: the rubric lines, the points lost, the overall score and letter, and the comparison with the
+    reference."""
+
     rubrics: list[RubricLine]
     lost: list[LostPoint]
     overall: float
@@ -151,12 +168,14 @@ class Grade:
     design_overall: float = 0.0
 
     def percent_of(self, rubric: str) -> float | None:
+        """The percent of ``rubric``, or None when it is not in the grade."""
         for line in self.rubrics:
             if line.rubric == rubric:
                 return line.percent
         return None
 
     def to_dict(self) -> dict[str, Any]:
+        """The grade as plain data (for the history and the reports)."""
         return {"overall": round(self.overall, 2), "grade": self.grade, "design_overall": round(self.design_overall, 2),
                 "rubrics": [asdict(r) for r in self.rubrics], "lost": [asdict(p) for p in self.lost],
                 "clarify": asdict(self.clarify) if self.clarify else None, "diff": asdict(self.diff),
@@ -164,6 +183,7 @@ class Grade:
 
 
 def component_diff(scenario: Scenario, reference: Design, design: Design) -> ComponentDiff:
+    """The component kinds the design has fewer of than the scenario's reference, with the reference's reasons."""
     ref = Counter(n.kind for n in reference.nodes.values())
     mine = Counter(n.kind for n in design.nodes.values())
     missing = {k: ref[k] - mine[k] for k in ref if ref[k] > mine[k]}
@@ -180,8 +200,6 @@ def score_design(design: Design, scenario: Scenario | None = None, behaviour: bo
     ``inferboard grade``. Outside a scenario it is the plain rule check; in one, the scenario's
     rubrics and weights, the requirements rubric on what the design declares and every other
     rubric on the scenario's real requirements. Returns the rule engine's CheckReport."""
-    from inferboard.rules import check_design
-
     if scenario is None:
         return check_design(design, behaviour=behaviour)
     return check_design(design, rubrics=scenario.rubric_names(), weights=scenario.rubric_weights(),
@@ -192,8 +210,6 @@ def grade_design(scenario: Scenario, design: Design, reference: Design | None = 
                  asked: Iterable[AskedQuestion] | None = None, behaviour: bool = True) -> Grade:
     """Grade ``design`` for ``scenario``. ``asked`` None leaves the clarifying score out (a file
     graded on the command line); an empty list scores it 0."""
-    from inferboard.rules import grade_of
-
     report = score_design(design, scenario, behaviour)
     skipped: list[tuple[str, str]] = list(report.skipped)
     findings = list(report.findings)
@@ -218,8 +234,6 @@ def grade_design(scenario: Scenario, design: Design, reference: Design | None = 
 def weighted_overall(lines: Iterable[RubricLine], severities: Iterable[str] = ()) -> float:
     """The overall of rubric lines: the rule engine's own weighted mean (not-assessed lines left out),
     with its severity penalties and blocker cap for the findings' ``severities``."""
-    from inferboard.rules import overall_of
-
     return overall_of(((line.percent if line.applicable > 0 else None, line.weight) for line in lines), severities)
 
 

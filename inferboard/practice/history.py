@@ -65,6 +65,7 @@ def _locked(method):
 
 
 def utc_now() -> str:
+    """The current UTC time in ISO form, to the second."""
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
@@ -81,6 +82,7 @@ class AttemptRecord:
 
     @property
     def id(self) -> int:
+        """The attempt's id."""
         return int(self.attempt["id"])
 
 
@@ -107,6 +109,7 @@ class History:
 
     @_locked
     def close(self) -> None:
+        """Close the database."""
         self.db.conn.close()
 
     def __enter__(self) -> "History":
@@ -124,23 +127,27 @@ class History:
 
     def start_attempt(self, scenario_id: str, scenario_title: str, mode: str = "solo",
                       started_at: str | None = None) -> int:
+        """Record a new attempt in progress; returns its id."""
         return self._insert("attempts", {"scenario_id": scenario_id, "scenario_title": scenario_title, "mode": mode,
                                          "started_at": started_at or utc_now(), "status": "in_progress"})
 
     def add_question(self, attempt_id: int, question_id: str, text: str, category: str, t_s: float, phase: str,
                      asked_at: str | None = None, credit: float | None = None) -> int:
+        """Record a question asked in attempt ``attempt_id``; returns the row id."""
         return self._insert("questions", {"attempt_id": attempt_id, "question_id": question_id, "text": text,
                                           "category": category, "asked_at": asked_at or utc_now(), "t_s": t_s,
                                           "phase": phase, "credit": credit})
 
     def add_snapshot(self, attempt_id: int, t_s: float, phase: str, design_json: str | bytes,
                      label: str = "edit") -> int:
+        """Record the design (file JSON) at ``t_s`` in attempt ``attempt_id``; returns the row id."""
         if isinstance(design_json, bytes):
             design_json = design_json.decode("utf-8")
         return self._insert("snapshots", {"attempt_id": attempt_id, "t_s": t_s, "phase": phase, "label": label,
                                           "design": design_json})
 
     def add_event(self, attempt_id: int, t_s: float, kind: str, detail: str = "") -> int:
+        """Record an event (a phase, a fact, a follow-up, a note) at ``t_s``; returns the row id."""
         return self._insert("events", {"attempt_id": attempt_id, "t_s": t_s, "kind": kind, "detail": detail})
 
     @_locked
@@ -198,6 +205,7 @@ class History:
 
     @_locked
     def attempt(self, attempt_id: int) -> AttemptRecord:
+        """Attempt ``attempt_id`` with everything recorded for it; raises KeyError when there is none."""
         rows = list(self.db["attempts"].rows_where("id = ?", [attempt_id]))
         if not rows:
             raise KeyError(f"no attempt {attempt_id} in {self.path}")

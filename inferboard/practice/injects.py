@@ -35,6 +35,7 @@ class Inject:
     by_hand: bool = False
 
     def done(self) -> bool:
+        """Whether the inject has been played."""
         return self.played_s is not None
 
 
@@ -48,6 +49,7 @@ class InjectPlan:
 
     @classmethod
     def of_scenario(cls, scenario) -> "InjectPlan":
+        """The plan a scenario's ``injects`` set (minute, follow-up)."""
         return cls((inject.minute, inject.follow_up) for inject in getattr(scenario, "injects", ()))
 
     def add(self, minute: float, follow_up: str) -> Inject:
@@ -60,6 +62,7 @@ class InjectPlan:
         return entry
 
     def remove(self, entry: Inject) -> None:
+        """Take ``entry`` off the plan."""
         self.entries.remove(entry)
 
     def change(self, entry: Inject, minute: float | None = None, follow_up: str | None = None) -> None:
@@ -92,6 +95,7 @@ class InjectPlan:
         return out
 
     def next_entry(self) -> Inject | None:
+        """The next inject not yet played, or None."""
         return next((entry for entry in self.entries if not entry.done()), None)
 
 

@@ -43,12 +43,16 @@ class LinkError(InferboardError):
 # ------------------------------------------------------------------------------ messages
 @dataclass(frozen=True)
 class DesignChanged:
+    """The candidate's design, as design-file JSON."""
+
     design_json: str
     type: str = "design_changed"
 
 
 @dataclass(frozen=True)
 class QuestionAsked:
+    """The candidate asked a question: a panel question's id, or their own words."""
+
     question_id: str | None
     text: str
     type: str = "question_asked"
@@ -67,6 +71,8 @@ class FiguresShown:
 
 @dataclass(frozen=True)
 class FollowUpPlayed:
+    """The interviewer played a follow-up: its prompt, requirement changes and faults on the candidate's nodes."""
+
     follow_up_id: str
     title: str
     prompt: str
@@ -82,6 +88,8 @@ class FollowUpPlayed:
 
 @dataclass(frozen=True)
 class PhaseChanged:
+    """The interview moved to phase ``phase`` of ``minutes``, with its goal."""
+
     phase: str
     title: str
     goal: str
@@ -92,6 +100,8 @@ class PhaseChanged:
 
 @dataclass(frozen=True)
 class InterviewEnded:
+    """The interviewer ended the interview at ``t_s``."""
+
     t_s: float = 0.0
     type: str = "interview_ended"
 
@@ -102,6 +112,7 @@ TO_CANDIDATE = {"fact_revealed": RevealedFact, "follow_up_played": FollowUpPlaye
 
 
 def encode(message: Any) -> dict[str, Any]:
+    """A message as plain data for the transport."""
     return asdict(message)
 
 
@@ -129,6 +140,8 @@ def reach_note(retargeted: list[str], out_of_reach: bool) -> str:
 
 # ----------------------------------------------------------------------------- transport
 class Transport(Protocol):
+    """Carries messages between the two sides (in memory, or over the network)."""
+
     def send(self, to: str, data: dict[str, Any]) -> None: ...
 
     def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None: ...
@@ -142,6 +155,7 @@ class InProcessTransport:
         self.sent: list[tuple[str, dict[str, Any]]] = []
 
     def send(self, to: str, data: dict[str, Any]) -> None:
+        """Deliver ``data`` to side ``to``'s subscribers at once; raises LinkError for an unknown side."""
         if to not in self.subscribers:
             raise LinkError(f"no side called {to!r}")
         self.sent.append((to, data))
@@ -149,6 +163,7 @@ class InProcessTransport:
             callback(dict(data))
 
     def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``callback`` with each message for ``side``."""
         self.subscribers[side].append(callback)
 
 
@@ -166,6 +181,7 @@ class CandidateBrief:
 
     @classmethod
     def of(cls, scenario: Scenario) -> "CandidateBrief":
+        """What the candidate may see of ``scenario``: title, difficulty, prompt, questions and phases, no facts."""
         return cls(scenario.id, scenario.title, scenario.difficulty, scenario.prompt,
                    tuple((q.id, q.text, q.category) for q in scenario.questions),
                    tuple((p.name, p.title, p.minutes, p.goal) for p in scenario.phases))
@@ -185,6 +201,7 @@ class CandidateLink:
         transport.subscribe(CANDIDATE, self._receive)
 
     def on_message(self, callback: Callable[[Any], None]) -> None:
+        """Call ``callback`` with each message from the interviewer."""
         self.listeners.append(callback)
 
     def _receive(self, data: dict[str, Any]) -> None:
@@ -212,6 +229,7 @@ class CandidateLink:
                                                               [:MAX_FREE_TEXT])))
 
     def design_changed(self, design: Design | bytes) -> None:
+        """Send the candidate's design to the interviewer."""
         data = design if isinstance(design, bytes) else design_to_bytes(design)
         self.transport.send(INTERVIEWER, encode(DesignChanged(data.decode("utf-8"))))
 
@@ -223,12 +241,16 @@ class CandidateLink:
 # ---------------------------------------------------------------------------- interviewer
 @dataclass
 class Note:
+    """An interviewer's note taken at ``t_s``."""
+
     t_s: float
     text: str
 
 
 @dataclass
 class MockResult:
+    """A mock interview's outcome: the graded result, the notes, the questions asked and the what-ifs played."""
+
     result: Result
     notes: list[Note]
     questions: list[tuple[float, QuestionAsked]]
@@ -265,9 +287,11 @@ class InterviewerLink:
         transport.subscribe(INTERVIEWER, self._receive)
 
     def brief(self) -> CandidateBrief:
+        """The candidate's brief of the scenario."""
         return CandidateBrief.of(self.scenario)
 
     def on_message(self, callback: Callable[[Any], None]) -> None:
+        """Call ``callback`` with each message from the candidate."""
         self.listeners.append(callback)
 
     def start(self) -> None:
@@ -359,6 +383,7 @@ class InterviewerLink:
         return result
 
     def advance_phase(self) -> str:
+        """Move on to the next phase and tell the candidate; returns its name."""
         name = self.session.advance_phase()
         self._send_phase()
         return name
@@ -369,6 +394,7 @@ class InterviewerLink:
                                                            self._now())))
 
     def add_note(self, text: str) -> Note:
+        """Keep a timed note (up to 4000 characters); returns it."""
         note = Note(self._now(), text[:4000])
         self.notes.append(note)
         self.session.add_note(note.text)

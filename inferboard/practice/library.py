@@ -56,6 +56,7 @@ class ScenarioEntry:
 
     @property
     def id(self) -> str:
+        """The scenario's id."""
         return self.scenario.id
 
     def reference_design(self) -> Design:
@@ -65,6 +66,8 @@ class ScenarioEntry:
 
 @dataclass
 class Pack:
+    """A scenario pack: its info, its folder, its scenarios and whether it ships with Inferboard."""
+
     info: PackInfo
     folder: Path
     scenario_ids: list[str] = field(default_factory=list)
@@ -74,6 +77,7 @@ class Pack:
 def known_rubrics() -> set[str] | None:
     """The rubric names of the installed rule set, or None when it cannot be loaded."""
     try:
+        # the rule set loads on first use, not at import
         from inferboard.rules import default_rules
 
         return set(default_rules().rubrics)
@@ -82,6 +86,7 @@ def known_rubrics() -> set[str] | None:
 
 
 def read_pack_info(folder: Path) -> PackInfo:
+    """A pack's pack.yaml, validated; raises ScenarioError naming the file and field."""
     path = folder / PACK_FILE
     try:
         raw = load_yaml_file(path)
@@ -201,9 +206,11 @@ class ScenarioLibrary:
 
     @classmethod
     def default(cls, user_data: Path | None = None) -> "ScenarioLibrary":
+        """The shipped scenarios plus those imported into the user's data folder."""
         return cls(user_packs=user_packs_dir(user_data)).load()
 
     def rubric_names(self) -> set[str] | None:
+        """The rubrics scenarios may weigh (None when not checked)."""
         if not self._check_rubrics:
             return None
         if self._rubrics is None:
@@ -212,6 +219,7 @@ class ScenarioLibrary:
 
     # ----------------------------------------------------------------- loading
     def pack_folders(self) -> Iterable[tuple[Path, bool]]:
+        """Each pack folder with whether it ships with Inferboard: the shipped first, then the imported."""
         if self.shipped is not None and self.shipped.is_dir():
             yield self.shipped, True
         if self.user_packs is not None and self.user_packs.is_dir():
@@ -224,6 +232,7 @@ class ScenarioLibrary:
                 yield child, False
 
     def load(self) -> "ScenarioLibrary":
+        """Read every pack, keeping the sound scenarios and one problem line per fault; returns the library."""
         self.packs, self.entries, self.problems = {}, {}, []
         if self.user_packs is not None:
             recover_installs(self.user_packs)
@@ -255,12 +264,14 @@ class ScenarioLibrary:
         return self
 
     def get(self, scenario_id: str) -> ScenarioEntry:
+        """The scenario called ``scenario_id``; raises KeyError naming the known ones."""
         try:
             return self.entries[scenario_id]
         except KeyError:
             raise KeyError(f"no scenario '{scenario_id}'; known: {', '.join(sorted(self.entries))}") from None
 
     def scenarios(self) -> list[Scenario]:
+        """Every scenario loaded."""
         return [entry.scenario for entry in self.entries.values()]
 
     # ----------------------------------------------------------- import/export
@@ -330,6 +341,7 @@ class ScenarioLibrary:
                                 f"'{other.pack_id}'")
 
     def remove_pack(self, pack_id: str) -> None:
+        """Delete imported pack ``pack_id``; raises PackError for a shipped or unknown pack."""
         pack = self.packs.get(pack_id)
         if pack is None or pack.shipped:
             raise PackError(f"pack '{pack_id}' is not an imported pack")

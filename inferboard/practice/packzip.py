@@ -190,6 +190,7 @@ def pack_zip_bytes(info: dict[str, Any], scenario_folders: Iterable[Path]) -> by
 
 
 def write_pack_zip(target: Path, info: dict[str, Any], scenario_folders: Iterable[Path]) -> Path:
+    """Write a pack zip of ``scenario_folders`` with pack info ``info`` to ``target`` (atomically); returns it."""
     target = Path(target)
     atomic_write(target, pack_zip_bytes(info, scenario_folders), keep_backup=False)
     return target

@@ -19,6 +19,8 @@ from inferboard.store.design_files import parse_design
 
 @dataclass(frozen=True)
 class Frame:
+    """The design as recorded at ``t_s``, in phase ``phase``."""
+
     t_s: float
     phase: str
     label: str
@@ -39,6 +41,7 @@ class Moment:
     text: str
 
     def title(self) -> str:
+        """The moment's kind in words ("Question asked", ...)."""
         return MOMENT_TITLES.get(self.kind, self.kind.replace("_", " ").capitalize())
 
 
@@ -72,6 +75,7 @@ class EditSummary:
     requirements_changed: bool = False
 
     def text(self) -> str:
+        """What changed between two frames in words ("added lb-1; changed gpus")."""
         parts = []
         for verb, ids in (("added", self.added), ("removed", self.removed), ("changed", self.changed),
                           ("moved", self.moved)):
@@ -163,6 +167,7 @@ class Replay:
 
     @property
     def times(self) -> list[float]:
+        """Each frame's time."""
         return [f.t_s for f in self.frames]
 
     @property
@@ -176,14 +181,17 @@ class Replay:
         return index if index >= 0 else None
 
     def design(self, index: int) -> Design:
+        """The design of frame ``index``."""
         frame = self.frames[index]
         return parse_design(frame.design_bytes, f"<replay frame {index} at {frame.t_s:.1f}s>")
 
     def design_at(self, t_s: float) -> Design | None:
+        """The design as it was at ``t_s``, or None before the first frame."""
         index = self.index_at(t_s)
         return None if index is None else self.design(index)
 
     def bytes_at(self, t_s: float) -> bytes | None:
+        """The design file bytes as at ``t_s``, or None before the first frame."""
         index = self.index_at(t_s)
         return None if index is None else self.frames[index].design_bytes
 

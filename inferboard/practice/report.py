@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import base64
 from html import escape
+from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
+from inferboard.practice.replay import Replay
 from inferboard.practice.scenario import PHASE_TITLES
 from inferboard.safe_read import FileRefused, parse_json
+from inferboard.store.atomic import atomic_write
+from inferboard.store.design_files import design_to_dict
 
 CARD_W, CARD_H = 176.0, 56.0
 SIGNAL_STYLE = {"requests": ('#334155', ''), "telemetry": ('#94a3b8', '4 3'), "control": ('#2563eb', '6 3'),
@@ -40,7 +44,6 @@ def _design_dict(design: Any) -> dict[str, Any]:
         except FileRefused:
             return {}
         return raw if isinstance(raw, dict) else {}
-    from inferboard.store.design_files import design_to_dict
 
     return design_to_dict(design)
 
@@ -240,17 +243,11 @@ def attempt_report_html(result: Mapping[str, Any], phase_designs: Mapping[str, A
 
 def save_report(path: Any, html: str) -> None:
     """Write a report atomically (the previous file, if any, is replaced whole)."""
-    from pathlib import Path
-
-    from inferboard.store.atomic import atomic_write
-
     atomic_write(Path(path), html.encode("utf-8"), keep_backup=False)
 
 
 def report_for_record(record: Any, diagram_png: bytes | None = None) -> str:
     """The report of an attempt read back from the history (``History.attempt``)."""
-    from inferboard.practice.replay import Replay
-
     if record.result is None:
         raise ValueError(f"attempt {record.id} has no stored result (it was not submitted)")
     replay = Replay.from_rows(record.snapshots)

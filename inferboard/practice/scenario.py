@@ -63,6 +63,8 @@ class Question(StrictModel):
 
 
 class Phase(StrictModel):
+    """One phase of a round: its name, length and the goal shown when it starts."""
+
     name: PhaseName
     minutes: float = Field(gt=0, le=120)
     #: Shown to the candidate when the phase starts.
@@ -72,6 +74,7 @@ class Phase(StrictModel):
 
     @property
     def title(self) -> str:
+        """The phase's name in words."""
         return PHASE_TITLES[self.name]
 
 
@@ -96,11 +99,15 @@ class FollowUp(StrictModel):
 
 
 class RubricWeight(StrictModel):
+    """How much one rubric counts in the scenario's grade."""
+
     rubric: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     weight: float = Field(default=1.0, ge=0, le=100)
 
 
 class Reference(StrictModel):
+    """The scenario's reference design: its file, the notes on it and why it has each component kind."""
+
     file: str = Field(default="reference.json", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,80}\.json$")
     notes: str = Field(min_length=20, max_length=6000)
     #: Why the reference has each component kind; shown beside "missing in your design".
@@ -108,6 +115,8 @@ class Reference(StrictModel):
 
 
 class Scenario(StrictModel):
+    """A practice scenario: the prompt, hidden facts, questions, phases, rubric weights, follow-ups and reference."""
+
     schema_version: Literal[1] = SCHEMA_VERSION
     id: str = Field(pattern=ID)
     title: str = Field(min_length=5, max_length=90)
@@ -135,18 +144,21 @@ class Scenario(StrictModel):
 
     # ------------------------------------------------------------------ lookups
     def fact(self, fact_id: str) -> HiddenFact:
+        """Hidden fact ``fact_id``; raises KeyError naming the known ones."""
         for fact in self.facts:
             if fact.id == fact_id:
                 return fact
         raise KeyError(f"scenario '{self.id}' has no fact '{fact_id}'")
 
     def question(self, question_id: str) -> Question:
+        """Question ``question_id``; raises KeyError naming the known ones."""
         for question in self.questions:
             if question.id == question_id:
                 return question
         raise KeyError(f"scenario '{self.id}' has no question '{question_id}'")
 
     def follow_up(self, follow_up_id: str) -> FollowUp:
+        """Follow-up ``follow_up_id``; raises KeyError naming the known ones."""
         for follow_up in self.follow_ups:
             if follow_up.id == follow_up_id:
                 return follow_up
@@ -154,12 +166,15 @@ class Scenario(StrictModel):
 
     @property
     def total_minutes(self) -> float:
+        """The length of all phases together."""
         return sum(p.minutes for p in self.phases)
 
     def rubric_names(self) -> list[str]:
+        """The rubrics the scenario weighs, in order."""
         return [r.rubric for r in self.rubrics]
 
     def rubric_weights(self) -> dict[str, float]:
+        """Each rubric's weight by name."""
         return {r.rubric: r.weight for r in self.rubrics}
 
     def requirements_after(self, *follow_ups: FollowUp) -> Requirements:
@@ -186,6 +201,7 @@ class FaultSpec:
 
     @property
     def is_selector(self) -> bool:
+        """Whether the fault picks its target by a selector rather than a node id."""
         return bool(self.selector)
 
 

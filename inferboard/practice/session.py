@@ -27,6 +27,7 @@ from inferboard.practice.grading import AskedQuestion, Grade, building_started, 
 from inferboard.practice.history import History, utc_now
 from inferboard.practice.library import ScenarioEntry
 from inferboard.practice.replay import Replay
+from inferboard.practice.report import attempt_report_html
 from inferboard.practice.scenario import PHASE_TITLES, FollowUp, Question
 from inferboard.practice.whatif import WhatIf, run_follow_ups
 from inferboard.store.design_files import design_to_bytes, parse_design
@@ -56,6 +57,8 @@ class RevealedFact:
 
 @dataclass
 class AskResult:
+    """A question asked: the facts it revealed, when, in which phase, the credit and whether it was the first time."""
+
     question: Question
     facts: list[RevealedFact]
     t_s: float
@@ -67,6 +70,8 @@ class AskResult:
 
 @dataclass
 class PhaseSlot:
+    """When a phase runs in the round's schedule."""
+
     name: str
     title: str
     start_s: float
@@ -76,6 +81,8 @@ class PhaseSlot:
 
 @dataclass
 class TimerStatus:
+    """The round's clock now: state, elapsed time, the phase with its time left, and any nudges."""
+
     state: str
     elapsed_s: float
     phase: str
@@ -109,6 +116,7 @@ class Result:
     follow_ups_played: list[str]
 
     def to_dict(self) -> dict[str, Any]:
+        """The submitted round as plain data (for the history, the result screen and the report)."""
         return {"scenario_id": self.scenario_id, "scenario_title": self.scenario_title, "prompt": self.prompt,
                 "grade": self.grade.to_dict(), "what_ifs": [w.to_dict() for w in self.what_ifs],
                 "design": self.design_bytes.decode("utf-8"), "reference": self.reference_bytes.decode("utf-8"),
@@ -118,6 +126,8 @@ class Result:
 
 
 class PracticeSession:
+    """One practice round: the clock, phases, questions and facts, design snapshots, follow-ups and the grade."""
+
     def __init__(self, entry: ScenarioEntry, history: History | None = None,
                  clock: Callable[[], float] = time.monotonic, wall: Callable[[], str] = utc_now,
                  behaviour: bool = True, mode: str = "solo"):
@@ -190,6 +200,7 @@ class PracticeSession:
 
     # ------------------------------------------------------------------ timing
     def start(self) -> None:
+        """Start the clock; raises SessionStateError if started before."""
         if self.state != "ready":
             raise SessionStateError(f"the session is {self.state}, it cannot start again")
         self.state = "running"
@@ -244,6 +255,7 @@ class PracticeSession:
         return self._finish is None
 
     def elapsed(self) -> float:
+        """Seconds since the start (frozen once the round stopped)."""
         if self.state == "ready":
             return 0.0
         end = self._stopped_at if self._stopped_at is not None else self.clock()
@@ -270,11 +282,13 @@ class PracticeSession:
         return len(slots)
 
     def phase_at(self, t_s: float) -> str:
+        """The phase the schedule puts at ``t_s`` (overtime after the last)."""
         index = self.phase_index_at(t_s)
         return OVERTIME if index >= len(self.scenario.phases) else self.scenario.phases[index].name
 
     @property
     def phase(self) -> str:
+        """The phase now."""
         return self.phase_at(self.elapsed())
 
     def advance_phase(self) -> str:
@@ -291,6 +305,7 @@ class PracticeSession:
         return name
 
     def status(self) -> TimerStatus:
+        """The clock now, with the phase's time left and the nudges due."""
         now = self.elapsed()
         slots = self.schedule()
         index = self.phase_index_at(now)
@@ -380,6 +395,7 @@ class PracticeSession:
         return Requirements.model_validate(values)
 
     def asked_ids(self) -> set[str]:
+        """The ids of the questions asked."""
         return {a.question_id for a in self.asked}
 
     # ------------------------------------------------------------------ design
@@ -396,6 +412,7 @@ class PracticeSession:
         return True
 
     def play_follow_up(self, follow_up_id: str) -> FollowUp:
+        """Play follow-up ``follow_up_id`` (recorded for the grade and the replay); returns it."""
         self._require_running()
         follow_up = self.scenario.follow_up(follow_up_id)
         self.follow_ups_played.append(follow_up.id)
@@ -404,12 +421,14 @@ class PracticeSession:
         return follow_up
 
     def add_note(self, text: str) -> None:
+        """Keep a timed note (up to 4000 characters)."""
         self._require_running()
         self.notes.append((self.elapsed(), text[:4000]))
         self.write_history("add_event", self.elapsed(), "note", text[:4000])
 
     # ------------------------------------------------------------------ ending
     def phase_ends(self) -> dict[str, float]:
+        """When each phase begun so far ended (now for the one running)."""
         now = self.elapsed()
         return {slot.name: min(slot.end_s, now) for slot in self.schedule() if slot.start_s <= now}
 
@@ -442,8 +461,6 @@ class PracticeSession:
 
     def report_html(self, diagram_png: bytes | None = None) -> str:
         """The self-contained HTML report of the submitted attempt."""
-        from inferboard.practice.report import attempt_report_html
-
         if self.result is None:
             raise SessionStateError("submit the design first")
         ends = self.replay.at_phase_ends(self.result.phase_ends)
@@ -451,6 +468,7 @@ class PracticeSession:
         return attempt_report_html(self.result.to_dict(), frames, self.notes, diagram_png, self.mode)
 
     def abandon(self) -> None:
+        """Give up the round: it is kept in the history as abandoned."""
         if self.state != "running":
             return
         self._stopped_at = self.clock()
@@ -460,4 +478,5 @@ class PracticeSession:
 
 
 def phase_title(name: str) -> str:
+    """A phase's name in words (overtime included)."""
     return PHASE_TITLES.get(name, name.replace("_", " ").capitalize())

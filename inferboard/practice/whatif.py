@@ -23,6 +23,7 @@ from inferboard.catalog.roles import kind_group
 from inferboard.model.design import Design
 from inferboard.model.requirements import Requirements
 from inferboard.practice.scenario import FaultSpec, FollowUp, Scenario, parse_fault_spec
+from inferboard.rules.engine import judged_copy
 from inferboard.sim.explain.plain_words import fault_words
 
 SERVING_KINDS = kind_group("serving_pool")
@@ -52,18 +53,24 @@ class Readout:
 
     @property
     def available(self) -> bool:
+        """Whether the simulator could give figures for the design."""
         return self.source != "unavailable"
 
     @property
     def lost_rate(self) -> float:
+        """The share of requests shed, failed or timed out."""
         return (self.shed_rate or 0.0) + (self.error_rate or 0.0) + (self.timeout_rate or 0.0)
 
     def to_dict(self) -> dict[str, Any]:
+        """The readout as plain data."""
         return asdict(self)
 
 
 @dataclass
 class WhatIf:
+    """A follow-up replayed on a design: its faults and requirement changes, the figures before and after, and whether
+    the design held."""
+
     follow_up_id: str
     title: str
     prompt: str
@@ -85,6 +92,7 @@ class WhatIf:
         return self.verdict.startswith(("Holds", "No measurable"))
 
     def changed(self) -> bool:
+        """Whether the follow-up moved any headline figure."""
         a, b = self.before, self.after
         pairs = [(a.p99_ms, b.p99_ms), (a.cost_per_hour, b.cost_per_hour), (a.lost_rate, b.lost_rate),
                  (a.max_utilisation, b.max_utilisation), (a.rps, b.rps)]
@@ -92,6 +100,7 @@ class WhatIf:
                    for x, y in pairs)
 
     def to_dict(self) -> dict[str, Any]:
+        """The what-if as plain data, with whether it changed anything and held."""
         out = asdict(self)
         out["changed"] = self.changed()
         out["held"] = self.held
@@ -227,6 +236,7 @@ def faults_for(design: Design, follow_up: FollowUp) -> tuple[list, list[str], li
 
 def plan_faults(design: Design, follow_up: FollowUp):
     """Faults, their text, unmatched targets, what is missing, and re-targeting notes."""
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.design.faults import Fault
 
     faults, texts, unmatched, missing, retargeted = [], [], [], [], []
@@ -259,6 +269,7 @@ def plan_faults(design: Design, follow_up: FollowUp):
 
 # ------------------------------------------------------------------------ readouts
 def load_rate(requirements: Requirements) -> float:
+    """The rate a what-if runs at: the peak, else the mean."""
     for value in (requirements.peak_rps, requirements.mean_rps):
         if value is not None:
             return float(value)
@@ -267,13 +278,12 @@ def load_rate(requirements: Requirements) -> float:
 
 def with_requirements(design: Design, requirements: Requirements) -> Design:
     """A copy of ``design`` (the original is untouched) holding ``requirements``."""
-    from inferboard.rules.engine import judged_copy
-
     return judged_copy(design, requirements)
 
 
 def readout(design: Design, rps: float, faults: Sequence = ()) -> Readout:
     """Evaluate with the steady-state simulator; a failure is reported, not papered over."""
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.steady import design_sim
 
     try:
@@ -349,6 +359,7 @@ def what_if(scenario: Scenario, design: Design, follow_up: FollowUp, before: Rea
 
 def run_follow_ups(scenario: Scenario, design: Design, follow_up_ids: Sequence[str] | None = None,
                    before: Readout | None = None) -> list[WhatIf]:
+    """Replay ``follow_up_ids`` (all when None) on ``design``, each against the same before-figures."""
     chosen = scenario.follow_ups if follow_up_ids is None else [scenario.follow_up(i) for i in follow_up_ids]
     if chosen and before is None:
         before = readout(with_requirements(design, scenario.requirements), load_rate(scenario.requirements))

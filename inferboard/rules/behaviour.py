@@ -31,6 +31,7 @@ class NotEvaluable(InferboardError):
 
 
 def _sim() -> ModuleType:
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.steady import design_sim
 
     return design_sim
@@ -325,6 +326,7 @@ def drift_timeline(index: DesignIndex, leaf: c.UnderDrift):
     specs = index.drift or tuple(leaf.drift)
     key = ("drift", specs, leaf.hours)
     if key not in index.sim_cache:
+        # the simulator loads on first use, not at start-up
         from inferboard.sim.design import faults as sim_faults
         from inferboard.sim.timeline.timeline import with_quality
         from inferboard.sim.timeline.timeline_state import Timeline

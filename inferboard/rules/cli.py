@@ -36,6 +36,7 @@ def register(subparsers) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``inferboard check FILE``: the findings and grade; 1 when a blocker fires, 2 for a bad file."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.rules.engine import check_design, default_rules
     from inferboard.rules.loader import RuleFileError
     from inferboard.store import DesignFileError, read_design
@@ -86,6 +87,7 @@ def format_report(report: CheckReport, source: str) -> str:
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """``inferboard explain RULE``: what a rule checks, why, and how to fix it."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.rules.engine import explain_rule
     from inferboard.rules.loader import UnknownRule
 
@@ -99,6 +101,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_rules(args: argparse.Namespace) -> int:
     """``inferboard rules``: every rule with its rubric and severity."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.rules.engine import default_rules
 
     rules = default_rules()

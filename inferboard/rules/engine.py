@@ -27,13 +27,16 @@ from functools import lru_cache
 from typing import Any, Iterable, Mapping, Sequence
 
 from inferboard.errors import InferboardError
+from inferboard.model import ops
 from inferboard.model.requirements import Requirements
 from inferboard.paths import data_dir
+from inferboard.rules.behaviour import NotEvaluable
 from inferboard.rules.context import DesignIndex
 from inferboard.rules.leaves import evaluate
 from inferboard.rules.loader import RuleSet, load_rules
 from inferboard.rules.roles import POOL_ROLES
 from inferboard.rules.schema import SECTIONS, SEVERITIES, Rule
+from inferboard.store.design_files import design_to_bytes, parse_design
 
 ALL_ROLES = frozenset(POOL_ROLES)
 GRADES = ((90.0, "A"), (80.0, "B"), (70.0, "C"), (60.0, "D"))
@@ -156,9 +159,6 @@ REQUIREMENTS_RUBRIC = "requirements"
 
 def judged_copy(design, requirements: Requirements):
     """A copy of ``design`` (the original is untouched) holding ``requirements``."""
-    from inferboard.model import ops
-    from inferboard.store.design_files import design_to_bytes, parse_design
-
     copy = parse_design(design_to_bytes(design), "<judged>", design.catalog)
     copy.apply(ops.SetRequirements(requirements))
     return copy
@@ -239,8 +239,6 @@ class RuleSkipped(Exception):
 def run_rule(rule: Rule, index: DesignIndex, rules: RuleSet | None = None) -> Finding | bool | None:
     """None: not applicable; True: applicable and passed; a Finding: fired. Raises RuleSkipped when a
     behaviour leaf cannot be answered."""
-    from inferboard.rules.behaviour import NotEvaluable  # light module; the simulator stays unloaded
-
     index.scope = rule.scope
     try:
         if rule.applies_when is not None and not evaluate(rule.applies_when, index).holds:

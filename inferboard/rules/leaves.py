@@ -13,6 +13,7 @@ from collections import deque
 from typing import Any, Callable
 
 from inferboard.model.elements import Node
+from inferboard.rules import behaviour
 from inferboard.rules import conditions as c
 from inferboard.rules.context import JURISDICTION, DesignIndex
 from inferboard.rules.results import Evidence, Result, evidence
@@ -311,8 +312,6 @@ def _requirement(leaf: c.Requirement, index: DesignIndex) -> Result:
 
 
 def _behaviour(leaf: Any, index: DesignIndex) -> Result:
-    from inferboard.rules import behaviour  # only behaviour checks pay for the simulator
-
     return behaviour.evaluate_leaf(leaf, index)
 
 

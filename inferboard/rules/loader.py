@@ -10,6 +10,7 @@ Layout::
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -70,8 +71,6 @@ class RuleSet:
         """The rule called ``rule_id`` (case does not matter); raises UnknownRule."""
         rule = self.rules.get(rule_id) or self.rules.get(rule_id.strip().upper())
         if rule is None:
-            import difflib
-
             close = difflib.get_close_matches(rule_id.upper(), list(self.rules), n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else "; `inferboard rules` lists them"
             raise UnknownRule(f"unknown rule '{rule_id}'{hint}")

@@ -46,6 +46,7 @@ class ProgressBar:
 
 def _single_file(args: argparse.Namespace) -> bool:
     """One plain design file and no report: the original one-file output."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop.submissions import ZIP_SUFFIX
 
     if len(args.submissions) != 1 or args.csv or args.html:
@@ -56,6 +57,7 @@ def _single_file(args: argparse.Namespace) -> bool:
 
 def cmd_grade(args: argparse.Namespace) -> int:
     """``inferboard grade``: grade design files, folders or zips against a scenario; 1 when one could not be graded."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop.grading import grade_submissions
     from inferboard.workshop.submissions import collect
 
@@ -80,6 +82,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
                                 progress=bar, behaviour=not args.no_sim, skipped=found.skipped)
     finally:
         bar.close()
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop import reports
 
     if args.csv:
@@ -99,6 +102,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 def print_run(run: GradingRun, out: TextIO | None = None) -> None:
     """Print a grading run as a table, its common findings and its errors."""
     out = out or sys.stdout
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop.reports import common_findings
 
     width = min(48, max((len(r.name) for r in run.results), default=10))
@@ -127,6 +131,7 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
         print("Most common findings:", file=out)
         for rule, title, count, _ in ranked:
             print(shown(f"  {count:>3} of {len(run.graded)}  {rule}: {title}"), file=out)
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop.reports import identical_groups
 
     for names in identical_groups(run.results):
@@ -138,6 +143,7 @@ def print_run(run: GradingRun, out: TextIO | None = None) -> None:
 # ------------------------------------------------------------------------------ scenario check
 def cmd_scenario_check(args: argparse.Namespace) -> int:
     """``inferboard scenario check``: validate a scenario file and grade its reference design."""
+    # loaded only when the command runs, so --help stays light
     from inferboard.workshop.scenario_check import check_scenario_file
 
     report = check_scenario_file(Path(args.file), behaviour=not args.no_sim)

@@ -19,16 +19,24 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import os
+import queue
+import shutil
+import tempfile
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Protocol, Sequence
 
+from inferboard.catalog.roles import kinds_with
 from inferboard.model.design import Design
 from inferboard.practice.grading import grade_design
+from inferboard.practice.history import utc_now
 from inferboard.practice.scenario import FollowUp, Scenario
+from inferboard.practice.whatif import load_rate, run_follow_ups, simulator_readout, what_if, with_requirements
+from inferboard.store.design_files import DesignFileError, design_to_bytes, parse_design
 from inferboard.workshop.submissions import Submission
 
 REGION_LOSS_FAULT = "region_outage:kind=region,location=primary"
@@ -150,7 +158,7 @@ def _finite(value: Any) -> float | None:
 def simulated_figures(scenario: Scenario, design: Design) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The key figures at the scenario's peak with its real requirements, and each follow-up's
     verdict (see the module doc)."""
-    from inferboard.practice.whatif import load_rate, run_follow_ups, simulator_readout, what_if, with_requirements
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.steady import design_sim
 
     requirements = scenario.requirements
@@ -184,8 +192,6 @@ def simulated_figures(scenario: Scenario, design: Design) -> tuple[dict[str, Any
 def grade_one(scenario: Scenario, reference: Design | None, submission: Submission, index: int = 0,
               behaviour: bool = True) -> SubmissionResult:
     """Grade one submission; any failure becomes the row's ``error``."""
-    from inferboard.store.design_files import DesignFileError, design_to_bytes, parse_design
-
     row = SubmissionResult(index, submission.name, submission.error, sha256=submission.sha256)
     if not submission.ok:
         row.error = row.error or "nothing to grade"
@@ -228,8 +234,8 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(scenario_json: str, reference: bytes | None, behaviour: bool, rows, stop, tables: str) -> None:
+    # the simulator loads on first use, not at start-up
     from inferboard.sim.batching.batching import share_tables
-    from inferboard.store.design_files import parse_design
 
     share_tables(tables)
 
@@ -256,8 +262,6 @@ def pool_signature(submission: Submission) -> str:
     their parameters, and the caches and canaries that thin the traffic reaching them. Designs that share it are graded by the same worker, which then builds each
     table once (the batching model's tables take most of a grading's time and are cached per
     process)."""
-    from inferboard.catalog.roles import kinds_with
-
     try:
         raw = json.loads(submission.data or b"{}")
         nodes = raw.get("nodes", []) if isinstance(raw, dict) else []
@@ -297,9 +301,6 @@ def grade_submissions(scenario: Scenario, reference: bytes | None, submissions: 
                       behaviour: bool = True, skipped: Sequence[str] = ()) -> GradingRun:
     """Grade ``submissions`` (``reference``: the scenario's reference design file bytes). With
     ``jobs`` 1 everything runs in this process; otherwise in up to ``jobs`` worker processes."""
-    from inferboard.practice.history import utc_now
-    from inferboard.store.design_files import parse_design
-
     started, clock = utc_now(), time.perf_counter()
     jobs = default_jobs() if jobs is None else max(1, int(jobs))
     results: dict[int, SubmissionResult] = {}
@@ -342,12 +343,6 @@ def grade_submissions(scenario: Scenario, reference: bytes | None, submissions: 
 
 def _run_pool(scenario: Scenario, reference: bytes | None, todo: list[tuple[int, Submission]], workers: int,
               record: Callable[[SubmissionResult], None], stopped: Callable[[], bool], behaviour: bool) -> None:
-    import multiprocessing
-    import queue
-
-    import shutil
-    import tempfile
-
     context = multiprocessing.get_context("spawn")  # never fork a process that may run a GUI's threads
     rows, stop = context.Queue(), context.Event()
     tables = tempfile.mkdtemp(prefix="inferboard-tables-")  # the workers share batching tables here
@@ -388,6 +383,7 @@ def _run_pool(scenario: Scenario, reference: bytes | None, todo: list[tuple[int,
 def _rubric_titles(scenario: Scenario) -> list[tuple[str, str, float]]:
     titles: dict[str, str] = {}
     try:
+        # the rule set loads on first use, not at import
         from inferboard.rules import default_rules
 
         rubrics = default_rules().rubrics

@@ -11,7 +11,11 @@ from typing import Any
 
 from inferboard.errors import ValidationFailed
 from inferboard.practice.grading import Grade, grade_design
+from inferboard.practice.library import known_rubrics
 from inferboard.practice.scenario import SCENARIO_FILE, Scenario, load_scenario
+from inferboard.practice.whatif import run_follow_ups
+from inferboard.store.design_files import MAX_FILE_BYTES, DesignFileError, parse_design
+from inferboard.workshop.submissions import read_regular_file
 
 #: A reference design is what the room is compared with: below this it is worth a second look.
 REFERENCE_FLOOR = 80.0
@@ -60,10 +64,6 @@ class ScenarioCheck:
 def check_scenario_file(path: Path, behaviour: bool = True) -> ScenarioCheck:
     """Validate the scenario at ``path`` and grade its reference design (with the simulator unless ``behaviour`` is
     off)."""
-    from inferboard.practice.library import known_rubrics
-    from inferboard.store.design_files import MAX_FILE_BYTES, DesignFileError, parse_design
-    from inferboard.workshop.submissions import read_regular_file
-
     path = Path(path)
     if path.is_dir():
         path = path / SCENARIO_FILE
@@ -100,8 +100,6 @@ def check_scenario_file(path: Path, behaviour: bool = True) -> ScenarioCheck:
         return report
     report.grade = grade_design(scenario, reference, reference, behaviour=behaviour)
     if behaviour and scenario.follow_ups:
-        from inferboard.practice.whatif import run_follow_ups
-
         report.follow_ups = [(w.follow_up_id, w.title, w.held, w.verdict) for w in run_follow_ups(scenario, reference)]
     if report.grade.overall < REFERENCE_FLOOR:
         report.warnings.append(f"{path}: {item} field 'reference.file': the reference design scores only "

@@ -20,6 +20,7 @@ files taken; a zip inside a zip is not opened.
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import stat
 import zipfile
@@ -163,7 +164,6 @@ def _read_zip(path: Path, name: str, out: Collection) -> None:
         text = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
         out.add(Submission(name, error=f"cannot be read: {text}"))
         return
-    import io
 
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))

@@ -219,7 +219,7 @@ def test_the_drill_history_lists_the_drill_with_its_result_report_and_replay(sta
 
 def test_the_practice_history_opens_the_drills(start_drill, history, qtbot):
     from desktop.drills.menu import DRILL_HISTORY_VIEW
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
 
     window = start_drill("slow-canary-version")
     window.finish()

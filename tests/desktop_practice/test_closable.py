@@ -37,7 +37,7 @@ def test_the_replay_window_has_close_and_escape(qtbot):
 
 
 def test_the_history_window_has_close_and_escape(history, qtbot):
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
 
     window = HistoryWindow(history)
     qtbot.addWidget(window)

@@ -30,7 +30,7 @@ def test_the_main_window_fits(screen, qtbot, data_folder):
 @pytest.mark.slow
 def test_the_mock_interview_tiles_or_takes_turns_and_its_dialogs_fit(screen, qtbot, library, history, clock,
                                                                     data_folder):
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
     from desktop.practice.library_dialog import ScenarioLibraryDialog
     from desktop.practice.mock import MockInterview
 

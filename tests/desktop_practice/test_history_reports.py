@@ -35,7 +35,7 @@ def assert_self_contained(text: str) -> None:
 
 
 def test_an_attempt_is_recorded_and_shown_in_the_history_view(solo, clock, history, qtbot):
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
 
     first = submitted(solo, clock)
     second = submitted(solo, clock)
@@ -66,7 +66,7 @@ def test_an_attempt_is_recorded_and_shown_in_the_history_view(solo, clock, histo
 
 
 def test_the_report_exports_as_self_contained_html_with_the_diagram(solo, clock, history, tmp_path, qtbot):
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
 
     controller = submitted(solo, clock)
     path = controller.result_window.export_report(tmp_path / "report.html")

@@ -26,7 +26,7 @@ from inferboard.model import ops  # noqa: E402
 from desktop import practice  # noqa: E402
 from desktop.app import installed_features, make_application  # noqa: E402
 from desktop.practice.common import open_history, open_library  # noqa: E402
-from desktop.practice.history_view import HistoryWindow  # noqa: E402
+from desktop.practice.history_window import HistoryWindow  # noqa: E402
 from desktop.practice.library_dialog import ScenarioLibraryDialog  # noqa: E402
 from desktop.practice.mock import MockInterview  # noqa: E402
 from desktop.shell.main_window import MainWindow  # noqa: E402

@@ -85,7 +85,7 @@ def main_window(library, history, clock):
 
 
 def mock_interview(library, history, clock):
-    from desktop.practice.history_view import HistoryWindow
+    from desktop.practice.history_window import HistoryWindow
     from desktop.practice.library_dialog import ScenarioLibraryDialog
     from desktop.practice.mock import MockInterview
 

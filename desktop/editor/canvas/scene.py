@@ -18,6 +18,7 @@ from desktop.editor.canvas.edge_item import EdgeItem
 from desktop.editor.canvas.interactions import Interactions
 from desktop.editor.canvas.node_item import NodeItem, PortItem
 from desktop.editor.canvas.region_item import RegionItem
+from desktop.editor.canvas.routing import CLEAR
 from desktop.editor.document import DesignDocument
 from desktop.theme import LIGHT, Theme
 
@@ -116,8 +117,6 @@ class DesignScene(QGraphicsScene):
         """Route again the wires (other than ``skip``) that pass near ``rects``: where a moved card
         was, so a wire that went round it can go straight, and where it is now, so a wire it lands
         on goes round it. Returns how many were routed."""
-        from desktop.editor.canvas.routing import CLEAR
-
         near = [QRectF(r).adjusted(-CLEAR, -CLEAR, CLEAR, CLEAR) for r in rects]
         count = 0
         for edge in self.edges.values():

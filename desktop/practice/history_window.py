@@ -19,9 +19,11 @@ from inferboard.store.local_db import DatabaseUnavailable
 
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import pct
-from desktop.practice.history_views import HistoryView
+from desktop.practice.history_extra_views import HistoryView
+from desktop.practice.replay_view import ReplayWindow
 from desktop.practice.report_export import ask_report_path, record_report_html, slug, write_report
-from desktop.practice.result_tabs import score_colour
+from desktop.practice.result_pages import score_colour
+from desktop.practice.result_window import ResultWindow
 from desktop.theme import LIGHT_INK, PLOT_BACKGROUND, PLOT_INK, SERIES_SOFT
 from desktop.window_placement import fit_window
 
@@ -31,10 +33,14 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 
 
 def rubric_title(name: str) -> str:
+    """A rubric's title for the score plot ("overall" is "Overall")."""
     return {"overall": "Overall", "clarifying": "Clarifying questions"}.get(name, name.replace("_", " ").capitalize())
 
 
 class HistoryWindow(QWidget):
+    """The attempt history: every round, the scores over attempts per rubric, and each attempt's result, replay and
+    report."""
+
     def __init__(self, history: History, parent: QWidget | None = None, theme=None,
                  views: Sequence[HistoryView] = ()):
         super().__init__(parent)
@@ -119,6 +125,7 @@ class HistoryWindow(QWidget):
         self.refresh()
 
     def _make_plot(self):
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         dark = bool(getattr(self.theme, "dark", False))
@@ -134,9 +141,11 @@ class HistoryWindow(QWidget):
 
     # ------------------------------------------------------------------ filling
     def scenario_id(self) -> str | None:
+        """The scenario the history is filtered to, or None for all."""
         return self.scenario.currentData()
 
     def refresh(self, keep_filter: bool = False) -> None:
+        """List the attempts again (keeping the scenario filter with ``keep_filter``) and replot."""
         if not keep_filter:
             current = self.scenario_id()
             self.scenario.blockSignals(True)
@@ -169,6 +178,8 @@ class HistoryWindow(QWidget):
         self._update_buttons()
 
     def plot_scores(self) -> None:
+        """Plot each rubric's score over the attempts shown."""
+        # pyqtgraph is slow to import: loaded when a plot is first built
         import pyqtgraph as pg
 
         series = self.history.score_series(self.scenario_id())
@@ -221,10 +232,12 @@ class HistoryWindow(QWidget):
 
     # ------------------------------------------------------------------ actions
     def selected_attempt_id(self) -> int | None:
+        """The selected attempt's id, or None."""
         items = self.table.selectedItems()
         return None if not items else int(items[0].data(ID_ROLE))
 
     def select_attempt(self, attempt_id: int) -> None:
+        """Select attempt ``attempt_id``."""
         for row in range(self.table.rowCount()):
             if int(self.table.item(row, 0).data(ID_ROLE)) == attempt_id:
                 self.table.selectRow(row)
@@ -245,8 +258,7 @@ class HistoryWindow(QWidget):
         return window
 
     def open_result(self, attempt_id: int | None = None):
-        from desktop.practice.result_view import ResultWindow
-
+        """Open the result of attempt ``attempt_id`` (the selected one when None); returns the window."""
         attempt_id, record = self._chosen(attempt_id)
         if record is None or record.result is None:
             return None
@@ -260,11 +272,11 @@ class HistoryWindow(QWidget):
         return (attempt_id, self.history.attempt(attempt_id)) if attempt_id is not None else (None, None)
 
     def open_view(self, name: str):
+        """Open the extra view called ``name`` on this history; returns its window."""
         return self._remember(self.views[name].open(self.history))
 
     def open_replay(self, attempt_id: int | None = None):
-        from desktop.practice.replay_view import ReplayWindow
-
+        """Open the replay of attempt ``attempt_id`` (the selected one when None); returns the window."""
         attempt_id, record = self._chosen(attempt_id)
         if record is None:
             return None
@@ -273,6 +285,7 @@ class HistoryWindow(QWidget):
         return self._remember(ReplayWindow(replay, title, None, self.theme))
 
     def export_report(self, path: str | Path | None = None, attempt_id: int | None = None) -> Path | None:
+        """Write attempt ``attempt_id``'s HTML report to ``path`` (asked for when None); returns it."""
         attempt_id, record = self._chosen(attempt_id)
         if record is None or record.result is None:
             return None
@@ -280,6 +293,7 @@ class HistoryWindow(QWidget):
         return write_report(path, record_report_html(record), self) if path else None
 
     def delete_selected(self, confirm: bool = True) -> bool:
+        """Delete the selected attempt (after asking with ``confirm``); False when none or cancelled."""
         attempt_id = self.selected_attempt_id()
         if attempt_id is None:
             return False

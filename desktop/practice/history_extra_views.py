@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class HistoryView:
+    """A view of the history another floor offers (the drill history): its name, button title, tooltip and opener."""
+
     name: str
     title: str
     tip: str

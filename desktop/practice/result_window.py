@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBo
 from desktop.closable import close_button, close_on_escape
 from desktop.practice.common import esc, mmss
 from desktop.practice.report_export import ask_report_path, slug, write_report
-from desktop.practice.result_tabs import ComparePage, LostPointsPage, ScoresPage, WhatIfPage, score_colour
+from desktop.practice.result_pages import ComparePage, LostPointsPage, ScoresPage, WhatIfPage, score_colour
 from desktop.window_placement import fit_window
 
 
@@ -92,11 +92,13 @@ class ResultWindow(QWidget):
         fit_window(self, 1500, 940)
 
     def report_html(self) -> str:
+        """The result's HTML report; raises RuntimeError for a result without one."""
         if self._html is None:
             raise RuntimeError("this result has no report")
         return self._html()
 
     def export_report(self, path: str | Path | None = None) -> Path | None:
+        """Write the HTML report to ``path`` (asked for when None); returns it, or None."""
         if self._html is None:
             return None
         path = path or ask_report_path(self, f"{slug(str(self.result.get('scenario_title', 'practice')))}.html")

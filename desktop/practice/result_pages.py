@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLab
 from inferboard.sim.explain.plain_words import fault_words
 
 from desktop.practice.common import ReadOnlyCanvas, esc, pct, phase_name, wrap_tree, wrapped_label
+from desktop.theme import LIGHT
 from desktop.theme import LIGHT_INK
 
 LOST_ROLE = Qt.ItemDataRole.UserRole
@@ -41,10 +42,12 @@ def _cell(text: str, tip: str = "", colour: str | None = None) -> QTableWidgetIt
 
 
 def rubric_titles(result: Mapping[str, Any]) -> dict[str, str]:
+    """Each rubric's title by name, from a result's grade."""
     return {r["rubric"]: r["title"] for r in result.get("grade", {}).get("rubrics", [])}
 
 
 def score_colour(percent: float | None) -> str:
+    """The ink for a score: good at 80% and over, caution from 60%, bad below (muted for none)."""
     if percent is None:
         return LIGHT_INK.muted
     return LIGHT_INK.good if percent >= 80 else LIGHT_INK.caution if percent >= 60 else LIGHT_INK.bad
@@ -52,6 +55,8 @@ def score_colour(percent: float | None) -> str:
 
 # ------------------------------------------------------------------------------ scores
 class ScoresPage(QWidget):
+    """The scores page: each rubric's score, weight and points lost, and the clarifying questions' credit."""
+
     def __init__(self, result: Mapping[str, Any], parent: QWidget | None = None):
         super().__init__(parent)
         grade = result.get("grade", {})
@@ -171,10 +176,12 @@ class LostPointsPage(QWidget):
             self.tree.setCurrentItem(self.items[0])
 
     def current_lost(self) -> dict | None:
+        """The lost point selected, or None."""
         item = self.tree.currentItem()
         return None if item is None else item.data(0, LOST_ROLE)
 
     def show_item(self, item: QTreeWidgetItem | None) -> None:
+        """Show the selected lost point's finding and explanation, enabling Show on canvas when it names nodes."""
         lost = None if item is None else item.data(0, LOST_ROLE)
         self.show_button.setEnabled(bool(lost and lost.get("node_ids")))
         if not lost:
@@ -202,7 +209,6 @@ class ComparePage(QWidget):
 
     def __init__(self, result: Mapping[str, Any], parent: QWidget | None = None, theme=None):
         super().__init__(parent)
-        from desktop.theme import LIGHT
 
         grade = result.get("grade", {})
         flagged = sorted({n for item in grade.get("lost", []) for n in item.get("node_ids", [])})
@@ -249,6 +255,7 @@ class ComparePage(QWidget):
 
 # ------------------------------------------------------------------------------ follow-ups
 def readout_text(readout: Mapping[str, Any]) -> str:
+    """A what-if readout in words (p99, cost, lost traffic, busiest pool), or "not available"."""
     if readout.get("source") == "unavailable":
         return "not available"
     parts = []
@@ -297,10 +304,12 @@ class WhatIfPage(QWidget):
             self.table.setCurrentCell(0, 0)
 
     def showEvent(self, event) -> None:
+        """Fit the rows to their wrapped text once shown."""
         super().showEvent(event)
         self.table.resizeRowsToContents()
 
     def show_row(self, row: int) -> None:
+        """Show follow-up ``row``'s what-if: before and after, and whether the design held."""
         if not 0 <= row < len(self.what_ifs):
             return
         w = self.what_ifs[row]
