@@ -41,14 +41,14 @@ def test_the_gallery_shows_titles_pictures_and_one_line_never_slugs(window, qtbo
 
 
 def test_new_from_template_uses_the_gallery_choice(window, monkeypatch):
-    from desktop.shell import welcome
+    from desktop.shell import files, welcome
 
     class Pick(welcome.TemplateDialog):
         def exec(self):
             self.gallery.select("cpu-small")
             return 1
 
-    monkeypatch.setattr(welcome, "TemplateDialog", Pick)
+    monkeypatch.setattr(files, "TemplateDialog", Pick)
     window.files.ask_unsaved = lambda: "discard"
     assert window.new_design()
     assert window.document.path is None
