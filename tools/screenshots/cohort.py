@@ -28,7 +28,7 @@ from inferboard.workshop.cohorts import CohortStore  # noqa: E402
 from inferboard.workshop.grading import grade_submissions  # noqa: E402
 from inferboard.workshop.submissions import Submission  # noqa: E402
 
-from tools.screenshots.screen import capture, wait  # noqa: E402
+from tools.screenshots.screen import capture, release_windows, wait  # noqa: E402
 SCENARIO = "fraud-scoring-cpu"
 NAMES = ["amara", "bogdan", "chen", "dalia", "emeka", "fatima", "goran", "hana", "ines", "jonas", "kiri", "lena",
          "mateo", "nadia", "oskar", "priya", "quinn", "rosa", "sami", "tomas", "uma", "viktor", "wen", "yusuf"]
@@ -75,7 +75,7 @@ def grading_dialog(entry, store) -> None:
 
 
 def main() -> int:
-    app = make_application()
+    make_application()
     entry = ScenarioLibrary().load().get(SCENARIO)
     store = CohortStore(os.environ["INFERBOARD_DATA_DIR"])
     earlier = grade_submissions(entry.scenario, entry.reference_bytes, room(entry, 500, False), jobs=2)
@@ -111,7 +111,7 @@ def main() -> int:
     window.close()
     grading_dialog(entry, store)
     store.close()
-    app.processEvents()
+    release_windows()
     return 0
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard-shots-"))
 
 from desktop.app import make_application  # noqa: E402
-from tools.screenshots.screen import capture, wait  # noqa: E402
+from tools.screenshots.screen import capture, release_windows, wait  # noqa: E402
 
 DRILL = "slow-canary-version"
 
@@ -161,6 +161,7 @@ def main() -> None:
     blind(history)
     interview(history)
     history.close()
+    release_windows()
 
 
 if __name__ == "__main__":

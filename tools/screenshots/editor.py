@@ -20,8 +20,8 @@ os.environ.setdefault("INFERBOARD_DATA_DIR", tempfile.mkdtemp(prefix="inferboard
 from PySide6.QtCore import QEventLoop, Qt, QTimer  # noqa: E402
 
 from desktop.app import make_application, open_window  # noqa: E402
+from tools.screenshots.screen import release_windows, save  # noqa: E402
 
-OUT = ROOT / "docs" / "screenshots"
 EXAMPLES = ROOT / "assets" / "examples"
 
 
@@ -44,10 +44,8 @@ def settle(app, window, ms: int = 400, timeout_ms: int = 20000) -> None:
 
 
 def shoot(window, name: str) -> Path:
-    path = OUT / name
-    window.grab().save(str(path))
-    print(f"wrote {path}")
-    return path
+    """Save ``window`` as docs/screenshots/``name``."""
+    return save(window.grab(), name)
 
 
 def window_on(app, example: str, theme: str = "light", size: tuple[int, int] = (1600, 1000)):
@@ -236,8 +234,7 @@ def shoot_trust_tooltip(app, window, name: str) -> None:
     settle(app, window, 600)
     corner = tile.mapToGlobal(QPoint(-20, -40))
     screen = app.primaryScreen().grabWindow(0, corner.x(), corner.y(), 760, 300)
-    screen.save(str(OUT / name))
-    print(f"wrote {OUT / name}")
+    save(screen, name)
     QToolTip.hideText()
 
 
@@ -276,6 +273,7 @@ def main(names: list[str]) -> int:
         else:
             shoot(window, name)
         close(window)
+    release_windows()
     return 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from tools.screenshots.practice import OUT, Clock, settle, shoot
+from tools.screenshots.screen import release_windows
 
 from desktop.app import make_application
 
@@ -37,6 +38,7 @@ def main() -> int:
     shoot(mock.candidate, "interview-plan-candidate.png")
     mock.close(discard=True)
     print(f"in {OUT}")
+    release_windows()
     return 0
 
 

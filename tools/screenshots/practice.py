@@ -30,6 +30,7 @@ from desktop.practice.history_window import HistoryWindow  # noqa: E402
 from desktop.practice.library_dialog import ScenarioLibraryDialog  # noqa: E402
 from desktop.practice.mock import MockInterview  # noqa: E402
 from desktop.shell.main_window import MainWindow  # noqa: E402
+from tools.screenshots.screen import release_windows, save  # noqa: E402
 
 OUT = ROOT / "docs" / "screenshots"
 
@@ -63,9 +64,7 @@ def settle(ms: int = 400, until=None, timeout_ms: int = 20000) -> None:
 
 def shoot(widget, name: str) -> None:
     """Save ``widget`` as docs/screenshots/``name``."""
-    path = OUT / name
-    widget.grab().save(str(path))
-    print(f"wrote {path}")
+    save(widget.grab(), name)
 
 
 def partial_reference(entry, drop_kinds=(), keep=None):
@@ -246,9 +245,7 @@ def shoot_interview_windows(app, mock: MockInterview) -> None:
     shoot(candidate, "interview-candidate.png")
     shoot(console, "interview-console.png")
     # Both windows as placed on the one 1600x1000 screen, frames included: side by side.
-    path = OUT / "interview-side-by-side.png"
-    app.primaryScreen().grabWindow(0).save(str(path))
-    print(f"wrote {path}")
+    save(app.primaryScreen().grabWindow(0), "interview-side-by-side.png")
     console.tabs.setCurrentWidget(console.follow_ups)
     settle(200)
     shoot(console, "interview-console-follow-ups.png")
@@ -296,7 +293,7 @@ def main() -> int:
     shoot_score_sheet_and_replay(mock, clock)
     mock.close(discard=True)
     history.close()
-    app.processEvents()
+    release_windows()
     return 0
 
 

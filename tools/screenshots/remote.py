@@ -23,14 +23,12 @@ os.environ["INFERBOARD_DATA_DIR"] = str(DATA / "candidate")
 
 from desktop.app import make_application  # noqa: E402
 from tools.screenshots.practice import settle  # noqa: E402
-
-OUT = ROOT / "docs" / "screenshots"
+from tools.screenshots.screen import release_windows, save  # noqa: E402
 
 
 def shoot(widget, name: str) -> None:
-    path = OUT / name
-    widget.grab().save(str(path))
-    print(f"wrote {path}")
+    """Save ``widget`` as docs/screenshots/``name``."""
+    save(widget.grab(), name)
 
 
 def main() -> None:
@@ -89,6 +87,7 @@ def main() -> None:
     print("code was", shoot_join_code)
     join.remote.close()
     remote.close(discard=True)
+    release_windows()
 
 
 if __name__ == "__main__":

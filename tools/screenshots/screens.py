@@ -28,6 +28,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from desktop.app import installed_features, make_application  # noqa: E402
 from tests.layout_check import controls_off_screen, overlapping  # noqa: E402
 from tools.screenshots.practice import Clock, evaluated, partial_reference, settle  # noqa: E402
+from tools.screenshots.screen import release_windows  # noqa: E402
 
 DRILL = "slow-canary-version"
 
@@ -228,6 +229,7 @@ def main() -> int:
     projector()
     dialogs(library, history)
     history.close()
+    release_windows()
     return 0
 
 

@@ -21,7 +21,7 @@ from PySide6.QtCore import QPointF  # noqa: E402
 from desktop.app import make_application, open_window  # noqa: E402
 from tools.screenshots.editor import close, settle  # noqa: E402
 
-from tools.screenshots.screen import capture, wait  # noqa: E402
+from tools.screenshots.screen import capture, release_windows, wait  # noqa: E402
 EXAMPLES = ROOT / "assets" / "examples"
 
 
@@ -108,6 +108,7 @@ def main(names: list[str]) -> int:
     app = make_application()
     for name in names or list(SHOTS):
         SHOTS[name](app)
+    release_windows()
     return 0
 
 
