@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QApplication
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import desktop.compat  # noqa: E402,F401  (PySide6 6.12 on Python 3.11: see desktop/compat.py)
-from tests.desktop.conftest import make_window  # noqa: E402,F401  (the editor's window fixture, shared)
+from tests.desktop.conftest import make_window, no_leaked_windows  # noqa: E402,F401  (shared: the editor's window
+# fixture, and the check that every test closes the windows it opened)
 from tests.fakes import FakeClock  # noqa: E402,F401
 
 
