@@ -29,8 +29,7 @@ def pytest_sessionfinish(session, exitstatus):
     """Let Qt's worker threads finish, let the clipboard go and close every window, so nothing is
     still running when the process ends through pytest's own exit. The windows are closed, not
     deleted here: deleting the few hundred a GUI worker leaves behind in one batch of deferred
-    deletions still crashes inside Qt now and then (seen once in a two-worker run). The plots'
-    scenes are cleared first."""
+    deletions still crashes inside Qt now and then (seen once in a two-worker run)."""
     if _TABLES is not None:
         shutil.rmtree(_TABLES, ignore_errors=True)
     if "PySide6.QtWidgets" not in sys.modules:
@@ -43,22 +42,6 @@ def pytest_sessionfinish(session, exitstatus):
         return
     QThreadPool.globalInstance().waitForDone(10_000)
     app.clipboard().clear()  # the clipboard owns Python-made QMimeData (see desktop.app.release_clipboard)
-    _clear_plot_scenes(app)
     for widget in app.topLevelWidgets():
         widget.close()
     app.processEvents()
-
-
-def _clear_plot_scenes(app) -> None:
-    """Close every plot while Python is whole (pyqtgraph's ``close`` clears its scene): a plot
-    scene left to the interpreter's exit calls back into a half-torn Python, which is what crashed
-    the screenshot runs at exit (tools/screenshots/screen.py ``release_windows``)."""
-    graphics = sys.modules.get("pyqtgraph")
-    if graphics is None:
-        return
-    import shiboken6
-
-    for window in [w for w in app.topLevelWidgets() if shiboken6.isValid(w)]:
-        for plot in window.findChildren(graphics.GraphicsView):
-            if shiboken6.isValid(plot):
-                plot.close()

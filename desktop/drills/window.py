@@ -178,7 +178,8 @@ class DrillWindow(QWidget):
         session = self.session
         front = self.dashboards.current_name()
         view = session.view(dashboards=[front] if front else [])  # only the plots in front are drawn
-        state = "paused" if session.paused else ("over" if session.finished else "running")
+        state = "paused" if session.paused else ("over" if session.finished else
+                                                 "running" if self.clock.running else "stopped")
         self.clock_label.setText(
             f"<b style='font-size:13pt'>{clock_text(view.now_s)}</b> simulated since the drill started · "
             f"told {(view.now_s - view.notice_s) / 60:.0f} min ago · clock {state} · {speed_text(session.speed)}")

@@ -95,6 +95,17 @@ def test_a_solo_drill_from_the_page_to_the_result_in_the_history(start_drill, hi
     assert "Score, action by action" in text and "What really happened" in text
 
 
+def test_the_header_says_the_clock_is_stopped_when_its_timer_is(start_drill, qtbot):
+    """The header reads the clock itself: a stopped timer is never shown as a running clock."""
+    window = start_drill("slow-canary-version")
+    qtbot.waitUntil(lambda: window.clock.running, timeout=15_000)
+    window.refresh()
+    assert "clock running" in window.clock_label.text()
+    window.clock.stop()
+    window.refresh()
+    assert "clock stopped" in window.clock_label.text() and "running" not in window.clock_label.text()
+
+
 def test_pausing_stops_the_simulated_clock_in_solo_practice(start_drill, qtbot):
     window = start_drill("slow-canary-version")
     session = window.session
