@@ -53,6 +53,15 @@ def _history(history, data_folder, parent):
         return None
 
 
+def _history_told(history, data_folder, window):
+    """``_history``, and a damaged history's notice (where it was moved aside) in ``window``'s
+    status bar until the next message."""
+    history = _history(history, data_folder, window)
+    if history is not None and history.notice and window is not None:
+        window.show_message(history.notice, 0)
+    return history
+
+
 def _pick(library, scenario_id: str | None, parent, mode: str):
     # loaded when first opened, not with the first window
     from desktop.practice.library_dialog import choose_scenario
@@ -85,11 +94,9 @@ def open_practice(main_window=None, scenario_id: str | None = None, *, library=N
     if mode == "mock":
         return open_mock_interview(window, entry.id, library=library, history=history, clock=clock,
                                    data_folder=data_folder)
-    history = _history(history, data_folder, window)
+    history = _history_told(history, data_folder, window)
     if history is None:
         return None
-    if history.notice:  # a damaged history was moved aside: say where it went, until the next message
-        window.show_message(history.notice, 0)
     controller = SoloPractice(window, entry, history, clock, library)
     if not controller.start(check_unsaved=check_unsaved):
         return None
@@ -116,11 +123,9 @@ def open_mock_interview(main_window=None, scenario_id: str | None = None, *, lib
     if mode == "solo":
         return open_practice(main_window, entry.id, library=library, history=history, clock=clock,
                              data_folder=data_folder)
-    history = _history(history, data_folder, main_window)
+    history = _history_told(history, data_folder, main_window)
     if history is None:
         return None
-    if history.notice and main_window is not None:
-        main_window.show_message(history.notice, 0)
     theme_mode = main_window.theme_manager.mode if main_window is not None else None
     interview = MockInterview(entry, history, clock=clock, data_folder=data_folder, theme_mode=theme_mode)
     if show:
