@@ -348,7 +348,8 @@ class PoolController:
     # -- the autoscaler's rules ---------------------------------------------------------------
     def read_metric(self, i: int) -> float:
         """The autoscaler's metric at tick ``i`` with the ready replicas serving."""
-        return float(self.metric_at(self.ready, i, i + 1)[0])
+        at = getattr(self.metric_at, "at", None)
+        return at(self.ready, i) if at is not None else float(self.metric_at(self.ready, i, i + 1)[0])
 
     def recommend(self, value: float) -> int:
         """The HPA recommendation for a metric ``value`` (:func:`hpa_desired`, tolerance included)."""
@@ -527,7 +528,7 @@ class PoolController:
         if not lo <= n <= hi:
             return i + 1
         times, times_arr, metric_at = self.times, self.times_arr, self.metric_at
-        due_ticks, down_window = self.due_ticks, self.down_window
+        due_ticks, due_list, down_window = self.due_ticks, self.due_list, self.down_window
         barriers = self.barriers
         end = min(barriers[bisect_right(barriers, i)], self.limit)
         if self.pending:  # the next replica to become ready ends the quiet stretch
@@ -556,7 +557,7 @@ class PoolController:
         while start < end:
             stop = min(end, start + chunk)
             chunk = min(4 * chunk, 4096)
-            sync = due_ticks[bisect_left(due_ticks, start):bisect_left(due_ticks, stop)] if ready > 0 else due_ticks[:0]
+            sync = due_ticks[bisect_left(due_list, start):bisect_left(due_list, stop)] if ready > 0 else due_ticks[:0]
             first = stop
             if sync.size:
                 d = hpa_desired_array(a.metric, np.asarray(metric_at(ready, start, stop))[sync - start], a.target,

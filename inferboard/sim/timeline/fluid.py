@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inferboard.sim.timeline.tickqueue import DEFAULT_PATIENCE_S, StationParams, station_state
+from inferboard.sim.timeline.tickqueue import DEFAULT_PATIENCE_S, StationParams, StationState, station_state
 
 EPS = 1e-9
 
@@ -157,7 +157,7 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
                               _accepted(accepted_before, lam * (1 - steady.loss) * dt), steady.shape_mean,
                               steady.shape_var)
     cap = np.maximum(capacity, 1e-12)
-    under = station_state(np.minimum(lam, BACKLOG_RHO * capacity), ready, p, cold_wait_s)
+    under = _steady_under_backlog(lam, capacity, ready, p, cold_wait_s, np.flatnonzero(~quiet))
     arriving = np.maximum(lam * dt, 1e-12)
     loss = np.where(quiet, steady.loss, np.minimum(1.0, lost / arriving))
     before = np.zeros(1) if accepted_before is None or not len(accepted_before) else np.asarray(accepted_before)
@@ -190,6 +190,22 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     shape_var = np.where(quiet, steady.shape_var, np.maximum(var + under.shape_var - under.sojourn_var, 0.0))
     return StationStretch(loss, wait, sojourn, var, busy, queue, start, lost, capacity, patience, carry,
                           accepted[first + 1:], shape_mean, shape_var)
+
+
+def _steady_under_backlog(lam: np.ndarray, capacity: np.ndarray, ready: np.ndarray, p: StationParams,
+                          cold_wait_s: np.ndarray | None, busy: np.ndarray) -> StationState:
+    """The steady part of the wait on top of a backlog (the tick's queue at ``BACKLOG_RHO`` at most),
+    solved only at the ticks ``busy`` (where a backlog exists or forms); zeros elsewhere."""
+    x = np.minimum(lam, BACKLOG_RHO * capacity)
+    if busy.size == lam.size:
+        return station_state(x, ready, p, cold_wait_s)
+    ready = np.broadcast_to(ready, lam.shape)
+    cold = None if cold_wait_s is None else np.broadcast_to(cold_wait_s, lam.shape)[busy]
+    part = station_state(x[busy], ready[busy], p.select(busy), cold)
+    full = StationState(*(np.zeros(lam.shape) for _ in range(6)), np.zeros(lam.shape), np.zeros(lam.shape))
+    for name in ("loss", "wait_s", "sojourn_s", "sojourn_var", "busy", "queue", "shape_mean", "shape_var"):
+        getattr(full, name)[busy] = getattr(part, name)
+    return full
 
 
 def _accepted(before: np.ndarray | None, per_tick: np.ndarray) -> np.ndarray:

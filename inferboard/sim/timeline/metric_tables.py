@@ -14,6 +14,7 @@ from inferboard.sim.timeline.tickqueue import station_state
 __all__ = ["R_BLOCK", "BacklogMetric", "MetricTable"]
 
 R_BLOCK = 16  #: replica counts per metric-table block
+SHORT = 16  #: ticks a backlog check covers in plain Python rather than with arrays
 
 
 class MetricTable:
@@ -123,13 +124,39 @@ class BacklogMetric:
         if tick <= k:
             return
         lo, hi = max(k, self.offset) - self.offset, tick - self.offset
-        if b <= 0 and not np.any(self.lam[lo:hi] > self.cap_r[lo:hi] * self.ready[lo + self.offset:tick]):
+        if b <= 0 and not self._forming(lo, hi):
             self.carry[:] = [tick, 0.0]
             return
-        ready = self.ready[lo + self.offset:tick].tolist()
+        ready = self.ready[lo + self.offset:hi + self.offset].tolist()
         for i in range(lo, hi):
             b = self._step(b, i, ready[i - lo])
         self.carry[:] = [tick, b]
+
+    def _forming(self, lo: int, hi: int) -> bool:
+        """Whether a backlog forms in relative ticks ``lo:hi`` with the ready replicas as decided."""
+        ready = self.ready[lo + self.offset:hi + self.offset]
+        if hi - lo > SHORT:
+            return bool(np.any(self.lam[lo:hi] > self.cap_r[lo:hi] * ready))
+        lam, cap = self.table.lam_l, self.cap_r[lo:hi].tolist()  # a few ticks: plain Python is cheaper
+        return any(lam[lo + i] > cap[i] * r for i, r in enumerate(ready.tolist()))
+
+    def at(self, r: int, tick: int) -> float:
+        """The metric at the one tick ``tick`` (a sync of the control loop): ``self(r, tick, tick + 1)[0]``
+        read without arrays."""
+        table, i = self.table, tick - self.offset
+        x = table.lam_l[i]
+        if self.metric == "rps":
+            return x
+        value = table.value_at(r, i, x)
+        self.advance_to(tick)
+        b, cap = self.carry[1], float(self.cap_r[i])
+        if b > 0 or x > cap * r:  # a backlog, or one forming: the fluid view
+            if self.metric == "queue_depth":
+                return b + table.value_at(r, i, min(x, 0.9 * cap * r))
+            if self.metric == "latency_p95":
+                return value + b / max(cap * r, 1e-12) * 1000.0
+            return 1.0
+        return value
 
     def __call__(self, r: int, lo: int, hi: int):
         values = self.table(r, lo - self.offset, hi - self.offset)

@@ -301,6 +301,8 @@ class RegimeRouter:
                             fixed[key] = split
                     splits[key] = split
                 for child, frac in split.onward:
+                    if only is not None and child not in only:  # not asked for, nor anything below it
+                        continue
                     into = flows.setdefault(child, {})
                     into[origin] = into.get(origin, 0.0) + rate * frac
         return rates, splits
