@@ -23,7 +23,8 @@ samples moved the drifted part is ``f m`` and the delay ``W * threshold / (m (2 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from statistics import NormalDist
 from typing import Iterable, Sequence
 
@@ -34,6 +35,7 @@ SAMPLES_PER_HOUR = 240.0  #: feature samples logged per hour for a segment takin
 PSI_BINS = 10  #: PSI bins at the deciles of the reference sample
 PSI_FLOOR = 1e-4  #: an empty bin counts as this proportion (PSI is infinite otherwise)
 MAX_WINDOW_SAMPLES = 20_000  #: longer windows are thinned evenly to this many samples
+RUN_AHEAD_HOURS = 6  #: how far a stream's kept run of samples grows past the hour asked for
 
 
 def psi(expected: Sequence[float], actual: Sequence[float], floor: float = PSI_FLOOR) -> float:
@@ -154,6 +156,34 @@ class Shift:
         return np.where(uniform < self.share * self.level_at(t), self.shift_sd, 0.0)
 
 
+@lru_cache(maxsize=8192)
+def hour_draws(seed: int, index: int, stream: str, hour: int, per_hour: int) -> tuple[np.ndarray, ...]:
+    """The ``per_hour`` samples of one stream's ``hour``: their times, their noise and one uniform each
+    (which samples a partial shift moves). They depend on nothing else, so they are drawn once per
+    process and shared (read-only) by every check and timeline of any design."""
+    first = 0 if stream == "input" else 1
+    times = hour * 3600.0 + (np.arange(per_hour) + 0.5) * 3600.0 / per_hour
+    noise = np.random.default_rng([seed, index, first, hour + 10**6]).standard_normal(per_hour)
+    uniform = np.random.default_rng([seed, index, first + 2, hour + 10**6]).random(per_hour)
+    for part in (times, noise, uniform):
+        part.flags.writeable = False
+    return times, noise, uniform
+
+
+@dataclass
+class _SampleRun:
+    """Hours ``first`` to ``last - 1`` of one stream's samples joined, with what is derived from them
+    under the shifts in force (the moved values, and per set of PSI bin edges each bin's running count)."""
+
+    first: int
+    last: int
+    times: np.ndarray
+    noise: np.ndarray
+    uniform: np.ndarray
+    moved: np.ndarray | None = None
+    binned: dict = field(default_factory=dict)
+
+
 class FeatureStream:
     """Deterministic samples of one segment's monitored feature (or residual) over time."""
 
@@ -161,55 +191,88 @@ class FeatureStream:
                  shifts: Iterable[Shift] = ()):
         self.seed, self.index, self.segment, self.stream = int(seed), segment_index, segment, stream
         self.per_hour = max(1, int(round(SAMPLES_PER_HOUR * max(share, 0.0))))
+        self._run: _SampleRun | None = None
         self.set_shifts(shifts)
-        self._hours: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        self._uniforms: dict[int, np.ndarray] = {}
         self._bins: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
     def set_shifts(self, shifts: Iterable[Shift]) -> None:
         """Keep the shifts that move this stream in this segment."""
         self.shifts = [s for s in shifts if s.stream == self.stream and s.segment in ("*", self.segment)]
-
-    def _hour(self, hour: int) -> tuple[np.ndarray, np.ndarray]:
-        found = self._hours.get(hour)
-        if found is None:
-            rng = np.random.default_rng([self.seed, self.index, 0 if self.stream == "input" else 1, hour + 10**6])
-            times = hour * 3600.0 + (np.arange(self.per_hour) + 0.5) * 3600.0 / self.per_hour
-            noise = rng.standard_normal(self.per_hour)
-            found = self._hours[hour] = (times, noise)
-        return found
-
-    def _uniform(self, hour: int) -> np.ndarray:
-        """One uniform draw per sample of ``hour``: which samples a partial shift moves."""
-        found = self._uniforms.get(hour)
-        if found is None:
-            rng = np.random.default_rng([self.seed, self.index, 2 if self.stream == "input" else 3, hour + 10**6])
-            found = self._uniforms[hour] = rng.random(self.per_hour)
-        return found
+        if self._run is not None:
+            self._run.moved, self._run.binned = None, {}
 
     def reference(self, size: int) -> np.ndarray:
         """A sample of the healthy distribution (the detector's reference window)."""
         rng = np.random.default_rng([self.seed, self.index, 0 if self.stream == "input" else 1, 7])
         return rng.standard_normal(max(size, 2))
 
+    def _run_covering(self, first: int, last: int) -> "_SampleRun":
+        """A kept run of whole hours that holds hours ``first`` to ``last - 1``. A detector's windows
+        overlap and slide forward, so the run grows ``RUN_AHEAD_HOURS`` ahead when it must grow, and
+        each hour is joined a few times in all instead of once per evaluation."""
+        run = self._run
+        if run is None or first < run.first:
+            lo, hi = first, max(last, run.last if run is not None else last)
+            run = self._run = _SampleRun(lo, hi, *self._joined(range(lo, hi)))
+        elif last > run.last:  # append the hours ahead
+            hi = max(last, run.last + RUN_AHEAD_HOURS)
+            parts = zip((run.times, run.noise, run.uniform), self._joined(range(run.last, hi)))
+            run = self._run = _SampleRun(run.first, hi, *(np.concatenate(pair) for pair in parts))
+        return run
+
+    def _joined(self, hours: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The times, noise and uniforms of ``hours``, each joined into one array."""
+        drawn = [hour_draws(self.seed, self.index, self.stream, h, self.per_hour) for h in hours]
+        return tuple(np.concatenate([d[part] for d in drawn]) for part in range(3))
+
+    def _moved(self, run: "_SampleRun") -> np.ndarray:
+        """The run's samples with the shifts in force added (kept until the run or the shifts change)."""
+        if run.moved is None:
+            run.moved = run.noise + sum(s.move(run.times, run.uniform) for s in self.shifts) if self.shifts \
+                else run.noise
+        return run.moved
+
+    def _locate(self, start_s: float, end_s: float) -> tuple["_SampleRun | None", int, int]:
+        """The kept run holding the samples logged in ``[start_s, end_s)`` and their index range in it."""
+        if end_s <= start_s:
+            return None, 0, 0
+        first, last = int(math.floor(start_s / 3600.0)), int(math.ceil(end_s / 3600.0))
+        if last <= first:
+            return None, 0, 0
+        run = self._run_covering(first, last)
+        skip = (first - run.first) * self.per_hour
+        end = skip + (last - first) * self.per_hour
+        lo, hi = np.searchsorted(run.times[skip:end], (start_s, end_s), side="left") + skip
+        return run, int(lo), int(hi)
+
     def window(self, start_s: float, end_s: float) -> np.ndarray:
         """The samples logged in ``[start_s, end_s)``."""
-        if end_s <= start_s:
+        run, lo, hi = self._locate(start_s, end_s)
+        if run is None:
             return np.zeros(0)
-        hours = range(int(math.floor(start_s / 3600.0)), int(math.ceil(end_s / 3600.0)))
-        if not hours:
-            return np.zeros(0)
-        times = np.concatenate([self._hour(h)[0] for h in hours])
-        lo, hi = np.searchsorted(times, (start_s, end_s), side="left")
-        times = times[lo:hi]
-        values = np.concatenate([self._hour(h)[1] for h in hours])[lo:hi]
-        if self.shifts:
-            partial = any(s.share < 1.0 for s in self.shifts)
-            uniform = np.concatenate([self._uniform(h) for h in hours])[lo:hi] if partial else None
-            values = values + sum(s.move(times, uniform) for s in self.shifts)
+        values = self._moved(run)[lo:hi].copy()  # the kept run is shared between windows
         if values.size > MAX_WINDOW_SAMPLES:
             values = values[np.linspace(0, values.size - 1, MAX_WINDOW_SAMPLES).astype(int)]
         return values
+
+    def window_counts(self, start_s: float, end_s: float) -> np.ndarray | None:
+        """The PSI bin counts of the samples logged in ``[start_s, end_s)`` on the reference's bins
+        for that many samples (what ``psi_samples`` bins them into), or None when the window holds
+        fewer than two samples or is thinned (then bin :meth:`window` itself). Each sample's bin is
+        found once per kept run and set of shifts."""
+        run, lo, hi = self._locate(start_s, end_s)
+        size = hi - lo
+        if run is None or size < 2 or size > MAX_WINDOW_SAMPLES:
+            return None
+        edges, expected = self.reference_bins(size)
+        key = edges.tobytes()
+        below = run.binned.get(key)
+        if below is None:  # per bin, how many of the run's samples before each index fall in it
+            bins = np.searchsorted(edges, self._moved(run), side="right")
+            below = np.zeros((expected.size, bins.size + 1), dtype=np.int64)
+            np.cumsum(bins == np.arange(expected.size)[:, None], axis=1, out=below[:, 1:])
+            run.binned[key] = below
+        return below[:, hi] - below[:, lo]
 
     def reference_bins(self, size: int, bins: int = PSI_BINS) -> tuple[np.ndarray, np.ndarray]:
         """The PSI bin edges at the quantiles of :meth:`reference` and its counts in them (kept per size)."""
@@ -256,10 +319,15 @@ class DriftDetector:
         """The detector's statistic on ``stream`` over its window ending at ``t`` (residuals lag by the
         label delay), and whether it passes the threshold."""
         lag = self.label_delay_s if stream.stream == "residual" else 0.0
+        if self.test == "psi":  # the same as psi_samples, with the reference's bins and each sample's bin kept
+            counts = stream.window_counts(t - lag - self.window_s, t - lag)
+            if counts is not None:
+                value = psi(stream.reference_bins(int(counts.sum()))[1], counts)
+                return DetectorReading(t, stream.segment, stream.stream, value, value > self.threshold)
         recent = stream.window(t - lag - self.window_s, t - lag)
         if recent.size < 2:
             return DetectorReading(t, stream.segment, stream.stream, 0.0, False)
-        if self.test == "psi":  # the same as psi_samples, with the reference's bins kept
+        if self.test == "psi":
             edges, expected = stream.reference_bins(recent.size)
             value = psi(expected, np.bincount(np.searchsorted(edges, recent, side="right"), minlength=expected.size))
         else:
