@@ -68,15 +68,29 @@ def test_no_cards_and_no_routes_count_nothing():
 
 def test_a_clear_forward_route_is_taken_without_weighing_the_ways_round(monkeypatch):
     """A way round is never shorter than a forward route, so when one forward route crosses no card
-    the router weighs only the forward ones (at most 81), and the route has one vertical run."""
-    weighed = []
+    the router looks only at the forward ones (at most 81), and the route has one vertical run."""
+    looked_at = []
+    first_clear = routing._first_clear
 
-    def counting(routes, rects, pad=4.0):
-        weighed.append(len(routes))
-        return crossings_each(routes, rects, pad)
+    def counting(routes, *rest):
+        looked_at.append(len(routes))
+        return first_clear(routes, *rest)
 
-    monkeypatch.setattr(routing, "crossings_each", counting)
+    monkeypatch.setattr(routing, "_first_clear", counting)
     source, target = (0, 0, 170, 72), (600, 300, 170, 72)
     points = route((174, 36), (594, 336), source, target, [(300, 600, 170, 72)])
     assert len(points) == 4 and points[1][0] == points[2][0]
-    assert weighed and max(weighed) <= 81
+    assert len(looked_at) == 1 and looked_at[0] <= 81
+
+
+def test_the_first_clear_route_is_found_one_by_one_or_on_arrays_alike():
+    """Routes tried one by one and routes weighed together on arrays agree on which is the first
+    clear one, wherever in the list it stands."""
+    source, target = (0, 0, 100, 60), (400, 0, 100, 60)
+    blocker = (200, -100, 20, 400)
+    blocked = [[(104, 30), (150 + i, 30), (150 + i, 30), (394, 30)] for i in range(12)]
+    free = [[(104, 30), (104, -200), (394, -200), (394, 30)]]
+    for at in range(len(blocked) + 1):
+        routes = blocked[:at] + free + blocked[at:]
+        assert routing._first_clear(routes, source, target, [blocker]) is routes[at]
+    assert routing._first_clear(blocked, source, target, [blocker]) is None

@@ -92,10 +92,9 @@ def route(start: Point, end: Point, source: Rect, target: Rect, others: Iterable
         xs = channels[np.argsort(np.abs(channels - middle), kind="stable")[:80]].tolist()
         for x in xs or [middle]:
             candidates.append([start, (x, start[1]), (x, end[1]), end])
-        hits = _hits(candidates, source, target, others)
-        clear = np.flatnonzero(hits == 0)
-        if clear.size:  # all forward routes are as long, and a way round is never shorter
-            return _simplify(candidates[int(clear[0])])
+        found = _first_clear(candidates, source, target, others)
+        if found is not None:  # all forward routes are as long, and a way round is never shorter
+            return _simplify(found)
     # round above or below: out a short way, along a free horizontal channel, and in from the
     # left (the only way when the target is behind the source, or a card blocks every channel)
     outs = [start[0] + d for d in (6.0, 12.0, STUB)]
@@ -113,13 +112,42 @@ def route(start: Point, end: Point, source: Rect, target: Rect, others: Iterable
     # The shortest route that crosses no card (among equals the earlier, nearer the middle, wins);
     # when every route crosses something, the one crossing fewest.
     ordered = sorted(candidates, key=length)
+    found = _first_clear(ordered, source, target, others)
+    if found is not None:
+        return _simplify(found)
     hits = _hits(ordered, source, target, others)
-    clear = np.flatnonzero(hits == 0)
-    if clear.size:
-        return _simplify(ordered[int(clear[0])])
     return _simplify(min(zip(hits.tolist(), ordered), key=lambda item: item[0] * 1e6 + length(item[1]))[1])
 
 
 def _hits(routes: Sequence[Sequence[Point]], source: Rect, target: Rect, others: Sequence[Rect]) -> np.ndarray:
     """Per route, the cards it passes too close to plus its crossings of its own two cards."""
     return crossings_each(routes, others, -CLEAR / 2) + crossings_each(routes, (source, target), 2.0)
+
+
+#: How many candidate routes are tried one by one before the rest are weighed together on arrays:
+#: the first is usually clear, and a drag routes dozens of wires a frame.
+TRIED_ONE_BY_ONE = 4
+
+
+def _clear(points: Sequence[Point], source: Rect, target: Rect, others: Sequence[Rect]) -> bool:
+    """Whether the route passes no card too closely and crosses neither of its own two (``_hits`` is 0)."""
+    for a, b in zip(points, points[1:]):
+        if any(_crosses(a, b, r, -CLEAR / 2) for r in others) or \
+                _crosses(a, b, source, 2.0) or _crosses(a, b, target, 2.0):
+            return False
+    return True
+
+
+def _first_clear(routes: Sequence[Sequence[Point]], source: Rect, target: Rect,
+                 others: Sequence[Rect]) -> Sequence[Point] | None:
+    """The first route whose ``_hits`` is 0 (None when there is none): the first few tried one by
+    one, the rest together."""
+    for points in routes[:TRIED_ONE_BY_ONE]:
+        if _clear(points, source, target, others):
+            return points
+    rest = routes[TRIED_ONE_BY_ONE:]
+    if rest:
+        clear = np.flatnonzero(_hits(rest, source, target, others) == 0)
+        if clear.size:
+            return rest[int(clear[0])]
+    return None
