@@ -275,19 +275,20 @@ def _thresholds_hold(routing: StretchRouting, basis: list, start: int, b: int, o
 
 
 def _differs(routing: StretchRouting, a: int, b: int, used: dict[str, np.ndarray], start: int, only: set,
-             basis: list | None = None) -> int:
+             basis: list | None = None) -> tuple[int, tuple | None]:
     """The first tick of ``start:b`` whose pool rates, routed with the tracks as they stand, differ
-    from ``used`` (which starts at tick ``a``; ``basis``: the routing behind it); ``b`` when none does."""
+    from ``used`` (which starts at tick ``a``; ``basis``: the routing behind it); ``b`` when none does.
+    With it, the routing done to find it, if any: (its first tick, last tick + 1, rates, basis)."""
     if start >= b:
-        return b
+        return b, None
     if basis is not None and _thresholds_hold(routing, basis, start, b, only):
-        return b  # no threshold crossed: routing again would give the same rates
+        return b, None  # no threshold crossed: routing again would give the same rates
     now = routing.pool_rates(start, b, list(used), only)
     differ = np.zeros(b - start, dtype=bool)
     for pid, values in used.items():
         part = values[start - a:b - a]
         differ |= np.abs(now[pid] - part) > 1e-9 * np.maximum(np.abs(part), 1.0)
-    return start + int(np.argmax(differ)) if differ.any() else b
+    return (start + int(np.argmax(differ)) if differ.any() else b), (start, b, now, routing.last_basis)
 
 
 def drive_pools(state: SteppedTimeline, routing: StretchRouting, loops, commanded: set[str]) -> None:
@@ -322,29 +323,35 @@ def _drive_group(state: SteppedTimeline, routing: StretchRouting, pools: list[st
     only = routing.upstream(set(pools))
     varying = [pid for pid in routing.sensitive if pid in pools and _varies(state, pid, k0, k1)]
     rest = [pid for pid in pools if pid not in varying]
-    a, size = k0, FIRST_CHUNK
+    a, size, carried = k0, FIRST_CHUNK, None
     while a < k1:
         # a command changes replicas at the stretch's first tick: routing sees it from the next one
         b = min(k1, a + (1 if a == k0 and commanded & set(pools) else size))
-        if a == k0 and b <= start[0]:  # routed already, with the same replicas
+        if carried is not None:  # the routing that ended the last chunk holds on from here
+            first, b, rates, basis = carried
+            used = {pid: rates[pid][a - first:] for pid in pools}
+        elif a == k0 and b <= start[0]:  # routed already, with the same replicas
             used, basis = {pid: start[1][pid][:b - a] for pid in pools}, start[2]
         else:
             used, basis = routing.pool_rates(a, b, pools, only), routing.last_basis
         saved = {pid: (state.controllers[pid].save(), list(state.pool_carry[pid])) for pid in varying} \
             if len(varying) > 1 else {}
         events = len(state.events)
-        end = b
+        end, routed = b, None
         for pid in varying:
             controller = state.controllers[pid]
             controller.stop_when_ready_changes = True
             try:
                 loops.run(pid, a, end, used[pid][:end - a])
                 while controller.limit < end:  # its ready count changed in tick limit - 1
-                    end = _differs(routing, a, end, used, controller.limit, only, basis)
+                    end, found = _differs(routing, a, end, used, controller.limit, only, basis)
+                    if found is not None:
+                        routed = (found, {p: float(state.tracks[p].ready[found[0] - 1]) for p in varying})
                     if controller.limit < end:
                         loops.resume(pid, end)
             finally:
                 controller.stop_when_ready_changes = False
+        carried = _still_routed(state, routed, end, b)
         cut = [pid for pid in varying if state.controllers[pid].limit > end]
         if cut:  # an earlier pool ran past where a later one ended the chunk: run it again
             _go_back(state, cut, saved, events)
@@ -353,6 +360,18 @@ def _drive_group(state: SteppedTimeline, routing: StretchRouting, pools: list[st
         for pid in rest:
             loops.run(pid, a, end, used[pid][:end - a])
         a, size = end, (min(2 * size, LARGEST_CHUNK) if end == b else max(FIRST_CHUNK, size // 2))
+
+
+def _still_routed(state: SteppedTimeline, routed: tuple | None, end: int, b: int) -> tuple | None:
+    """The routing that cut a chunk at ``end`` (``routed``: it and the ready counts it saw), when it
+    still holds from ``end`` on: it reaches past ``end`` and no ready count changed since it was
+    done (routing from ``end`` again would give the same rates)."""
+    if routed is None or end >= b or len(routed[1]) != 1:
+        return None
+    found, ready = routed
+    if found[1] <= end or any(state.tracks[p].ready[end - 1] != n for p, n in ready.items()):
+        return None
+    return found
 
 
 def _go_back(state: SteppedTimeline, pools: list[str], saved: dict, events: int) -> None:
