@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -261,8 +262,8 @@ def _transforms(grid: Grid, keys: list[tuple], table: np.ndarray | None = None) 
         pmf = room_wait_pmf(grid, col("room_ratio")[i], int(col("room_places")[i]), int(col("room_servers")[i]),
                             col("service_mean")[i], col("service_cv")[i] ** 2, trunc[i])
         out[i] *= p0[i] + (1.0 - p0[i]) * np.fft.rfft(pmf)
-    if tabled.size:
-        out[tabled] *= np.fft.rfft(np.array([table_pmf(grid, i) for i in col("table_id", tabled)]), axis=1)
+    for i in tabled:
+        out[i] *= table_transform(grid, col("table_id")[i])
     for group in (service, down_cut, down, up, plain, exp_cut, cut, tabled, room):
         random[group] = True
     return out, random
@@ -319,13 +320,32 @@ def register_table(probs: np.ndarray, quantiles: np.ndarray) -> int:
     return ident
 
 
+@lru_cache(maxsize=4096)
 def table_moments(table_id: float) -> tuple[float, float, float]:
-    """Mean, variance and the 99.9th percentile minus the mean of a registered table."""
+    """Mean, variance and the 99.9th percentile minus the mean of a registered table (kept: a table
+    never changes under its id, and ids are not reused)."""
     probs, qs = _TABLES[int(table_id)]
     mid, width = 0.5 * (qs[1:] + qs[:-1]), np.diff(probs)
     mean = float((mid * width).sum())
     var = float(((mid - mean) ** 2 * width).sum() + (np.diff(qs) ** 2 * width).sum() / 12.0)
     return mean, var, float(np.interp(0.999, probs, qs)) - mean
+
+
+def table_transform(grid: Grid, table_id: float) -> np.ndarray:
+    """The transform of :func:`table_pmf` on ``grid`` (kept per table and grid: a re-solve after an
+    edit elsewhere meets the same batching stations again). Read-only."""
+    key = (int(table_id), grid.dt, grid.m)
+    row = _TRANSFORMS.get(key)
+    if row is None:
+        row = np.fft.rfft(table_pmf(grid, table_id))
+        row.flags.writeable = False
+        if len(_TRANSFORMS) >= 2048:
+            _TRANSFORMS.clear()
+        _TRANSFORMS[key] = row
+    return row
+
+
+_TRANSFORMS: dict[tuple[int, float, int], np.ndarray] = {}
 
 
 def table_pmf(grid: Grid, table_id: float) -> np.ndarray:

@@ -28,6 +28,7 @@ The models (all formulas in ``queueing.py``):
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from inferboard.sim.batching import batching as bt
 from inferboard.sim.design.network import Station
@@ -156,6 +157,12 @@ def batch_params(st: Station, ca2: float = 1.0) -> bt.BatchParams:
                           round(min(max(ca2, 0.0), 20.0) * 20.0) / 20.0)
 
 
+@lru_cache(maxsize=1024)
+def _table_estimated(servers: int, params: bt.BatchParams) -> bool:
+    """``batching.table_estimated``, kept per station (it weighs the table's cost on every solve otherwise)."""
+    return bt.table_estimated(servers, params)
+
+
 def batch_station(st: Station, lam: float, ca2: float) -> StationCalc:
     """A batching station at arrival rate ``lam`` with arrival squared CV ``ca2``, from the shared-queue
     batch model's tables."""
@@ -164,7 +171,7 @@ def batch_station(st: Station, lam: float, ca2: float) -> StationCalc:
     cap = bt.batch_capacity(c, params)
     info = {"lam": lam, "c": c, "B": bmax, "tau0": st.batch_base_s, "alpha": st.batch_item_s,
             "D": st.batch_timeout_s, "ca2": ca2, "cs2": params.service_scv}
-    estimated = " (estimated table)" if bt.table_estimated(c, params) else ""
+    estimated = " (estimated table)" if _table_estimated(c, params) else ""
     calc = StationCalc(f"batch B={bmax} ×{c}{estimated}", cap, info)
     unlimited = not math.isfinite(cap)
     # the room limits the queue only if the time-out does not empty it first
