@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 __all__ = ["QUANTILE_STEPS", "gamma_quantile", "gamma_through", "mixture_cdf", "mixture_gamma", "mixture_quantiles",
-           "root_time"]
+           "root_time", "sparse_mixture_quantiles"]
 
 QUANTILE_STEPS = 11  #: bisection steps: the bracket on t^(1/3) shrinks 2048-fold
 
@@ -91,3 +91,25 @@ def mixture_quantiles(w, mu, sigma, probs: Sequence[float], steps: int = QUANTIL
         below = mixture_cdf(mid, w, mu, sigma) < target
         lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
     return (0.5 * (lo.astype(float) + hi.astype(float))) ** 3
+
+
+def sparse_mixture_quantiles(w, mu, sigma, probs: Sequence[float], most_patterns: int = 8) -> np.ndarray:
+    """:func:`mixture_quantiles` where many paths carry no traffic in many ticks (a fault moves the
+    traffic to other paths for a while): the ticks are grouped by the paths they use and each group
+    is solved with its own paths only (a path without weight adds nothing to the mixture)."""
+    used = w > 0
+    # the work saved is the share of (path, tick) pairs without weight; patterns are numbered as bit masks
+    if used.shape[0] > 62 or np.count_nonzero(used) > 0.8 * used.size:
+        return mixture_quantiles(w, mu, sigma, probs)
+    codes, first, inverse = np.unique(np.left_shift(1, np.arange(used.shape[0], dtype=np.int64)) @ used,
+                                      return_index=True, return_inverse=True)
+    if codes.size > most_patterns:
+        return mixture_quantiles(w, mu, sigma, probs)
+    patterns = used[:, first]
+    out = np.zeros((len(probs), w.shape[1]))
+    for g in range(codes.size):
+        cols, keep = np.flatnonzero(inverse == g), np.flatnonzero(patterns[:, g])
+        if keep.size:
+            pick = np.ix_(keep, cols)
+            out[:, cols] = mixture_quantiles(w[pick], mu[pick], sigma[pick], probs)
+    return out

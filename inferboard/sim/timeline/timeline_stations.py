@@ -13,7 +13,7 @@ from inferboard.sim.llm.timeline_llm import llm_tick_figures
 from inferboard.sim.timeline.cost import cost_series
 from inferboard.sim.timeline.fault_regimes import fault_regimes
 from inferboard.sim.timeline.fluid import station_stretch
-from inferboard.sim.timeline.gamma_mixture import mixture_cdf, mixture_gamma, mixture_quantiles, root_time
+from inferboard.sim.timeline.gamma_mixture import mixture_cdf, mixture_gamma, root_time, sparse_mixture_quantiles
 from inferboard.sim.timeline.metric_tables import BacklogMetric
 from inferboard.sim.timeline.series import finite
 from inferboard.sim.timeline.timeline_events import stretch_events
@@ -259,7 +259,7 @@ def _end_to_end(s: _Stretch, offered_all: np.ndarray, entry_shed: float, weights
     used = np.flatnonzero(served_weights.any(axis=1))
     w, mu, sigma, has = mixture_gamma(served_weights[used], tally.mean[used], tally.var[used])
     probs = [p for p, _ in PERCENTILES]
-    values = mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), n))
+    values = sparse_mixture_quantiles(w, mu, sigma, probs) * 1000.0 if used.size else np.zeros((len(probs), n))
     for row, (_, key) in zip(values, PERCENTILES):
         put(key, np.where(has & ~idle, np.minimum(row, MAX_LATENCY_MS), 0.0))
     slow = np.zeros(n)

@@ -1,0 +1,36 @@
+"""The timeline's shortcuts give what the plain computation gives: percentiles solved per group of
+ticks with the paths they use equal the ones solved over every path."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from inferboard.sim.timeline.gamma_mixture import mixture_gamma, mixture_quantiles, sparse_mixture_quantiles
+
+PROBS = (0.5, 0.95, 0.99)
+
+
+def _paths(rng: np.random.Generator, paths: int, ticks: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    weights = rng.uniform(0.1, 1.0, (paths, ticks))
+    mean = rng.uniform(0.01, 0.3, (paths, ticks))
+    var = (mean * rng.uniform(0.2, 1.5, (paths, ticks))) ** 2
+    return weights, mean, var
+
+
+def test_percentiles_over_the_paths_in_use_equal_those_over_every_path():
+    rng = np.random.default_rng(7)
+    weights, mean, var = _paths(rng, 9, 600)
+    weights[5:, :400] = 0.0  # a fault sends traffic down four more paths in the last third only
+    weights[:2, 400:] = 0.0
+    weights[:, 590:] = 0.0  # and nothing is served at the end
+    w, mu, sigma, _ = mixture_gamma(weights, mean, var)
+    assert np.count_nonzero(w) < 0.8 * w.size  # the grouped solve is taken
+    assert np.array_equal(sparse_mixture_quantiles(w, mu, sigma, PROBS), mixture_quantiles(w, mu, sigma, PROBS))
+
+
+def test_paths_used_throughout_take_the_plain_solve():
+    rng = np.random.default_rng(8)
+    w, mu, sigma, _ = mixture_gamma(*_paths(rng, 4, 50))
+    expected = mixture_quantiles(w, mu, sigma, PROBS)
+    assert np.array_equal(sparse_mixture_quantiles(w, mu, sigma, PROBS), expected)
+    assert np.all(np.diff(expected, axis=0) > 0)  # p50 < p95 < p99
