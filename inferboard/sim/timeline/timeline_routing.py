@@ -322,7 +322,10 @@ def _drive_group(state: SteppedTimeline, routing: StretchRouting, pools: list[st
     k0, k1 = routing.k0, routing.k1
     only = routing.upstream(set(pools))
     varying = [pid for pid in routing.sensitive if pid in pools and _varies(state, pid, k0, k1)]
-    rest = [pid for pid in pools if pid not in varying]
+    # pools whose count cannot change in the stretch: nothing they do depends on the chunks, so
+    # they run once, over the rates the chunks gave them
+    still = {pid: np.zeros(k1 - k0) for pid in pools if pid not in varying and not _varies(state, pid, k0, k1)}
+    rest = [pid for pid in pools if pid not in varying and pid not in still]
     a, size, carried = k0, FIRST_CHUNK, None
     while a < k1:
         # a command changes replicas at the stretch's first tick: routing sees it from the next one
@@ -359,7 +362,11 @@ def _drive_group(state: SteppedTimeline, routing: StretchRouting, pools: list[st
                 loops.run(pid, a, end, used[pid][:end - a])
         for pid in rest:
             loops.run(pid, a, end, used[pid][:end - a])
+        for pid, lam in still.items():
+            lam[a - k0:end - k0] = used[pid][:end - a]
         a, size = end, (min(2 * size, LARGEST_CHUNK) if end == b else max(FIRST_CHUNK, size // 2))
+    for pid, lam in still.items():
+        loops.run(pid, k0, k1, lam)
 
 
 def _still_routed(state: SteppedTimeline, routed: tuple | None, end: int, b: int) -> tuple | None:
