@@ -8,10 +8,11 @@ from bisect import bisect_right
 
 import numpy as np
 
+from inferboard.sim.timeline.fluid import station_capacity, station_patience
 from inferboard.sim.timeline.regime_tables import RegimeTables
 from inferboard.sim.timeline.tickqueue import station_state
 
-__all__ = ["R_BLOCK", "BacklogMetric", "MetricTable"]
+__all__ = ["R_BLOCK", "BacklogMetric", "MetricTable", "station_limits"]
 
 R_BLOCK = 16  #: replica counts per metric-table block
 SHORT = 16  #: ticks a backlog check covers in plain Python rather than with arrays
@@ -178,3 +179,12 @@ class BacklogMetric:
                     out[i - i0] = 1.0
             b = self._step(b, i, r)
         return out
+
+
+def station_limits(tables: RegimeTables, j: int, lo_regime: np.ndarray,
+                   capacity_per_replica: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per tick, what one replica of station ``j`` completes per second, the requests' patience and
+    the waiting room (``lo_regime``: each tick's compile), as the autoscaler's backlog reads them."""
+    sp = tables.station_params(j, lo_regime)
+    cap_r = station_capacity(np.ones(lo_regime.size), sp) if capacity_per_replica is None else capacity_per_replica
+    return cap_r, station_patience(cap_r, sp), np.broadcast_to(sp.queue_capacity, cap_r.shape).astype(float)

@@ -33,8 +33,7 @@ from inferboard.sim.design.faults import Fault, TimedFault
 from inferboard.sim.design.hardware import plan_pool
 from inferboard.sim.design.routing import Routing
 from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
-from inferboard.sim.timeline.fluid import station_capacity, station_patience
-from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable
+from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable, station_limits
 from inferboard.sim.timeline.regime_tables import RegimeTables
 from inferboard.sim.timeline.series import MAX_VALUE, TimelineEvent, TimelineResult, finite
 from inferboard.sim.timeline.tick_routing import RegimeRouter
@@ -343,10 +342,11 @@ class TimelineState:
         return found[0]
 
     def metric_for(self, pool_id: str, tables: RegimeTables, j: int | None, lam: np.ndarray, lo_regime: np.ndarray,
-                   k0: int, k1: int, capacity_per_replica: np.ndarray | None = None):
+                   k0: int, k1: int, capacity_per_replica: np.ndarray | None = None, limits: tuple | None = None):
         """The autoscaler metric function of a pool over ticks ``k0:k1`` (see :class:`BacklogMetric`);
         ``capacity_per_replica`` where it is not the station's servers over their service time (an
-        LLM pool's, from the FLOPs/HBM model)."""
+        LLM pool's, from the FLOPs/HBM model); ``limits``: the station's (capacity per replica,
+        patience, waiting room) per tick when known already (:func:`station_limits`)."""
         a = self.scalers[pool_id]
         metric = a.metric if a else "rps"
         if j is None:
@@ -362,9 +362,8 @@ class TimelineState:
         cache = _metric_cache(metric)
         table = MetricTable(metric, lam, sig, tables, j, a.min_replicas if a else 0, a.max_replicas if a else 0,
                              shared=(cache, rows))
-        sp = tables.station_params(j, lo_regime)
-        cap_r = station_capacity(np.ones(k1 - k0), sp) if capacity_per_replica is None else capacity_per_replica
+        if limits is None or capacity_per_replica is not None:
+            limits = station_limits(tables, j, lo_regime, capacity_per_replica)
+        return table, BacklogMetric(table, metric, k0, lam, *limits, self.tick_s, self.tracks[pool_id].ready,
+                                    self.pool_carry[pool_id])
 
-        return table, BacklogMetric(table, metric, k0, lam, cap_r, station_patience(cap_r, sp),
-                                    np.broadcast_to(sp.queue_capacity, cap_r.shape).astype(float), self.tick_s,
-                                    self.tracks[pool_id].ready, self.pool_carry[pool_id])

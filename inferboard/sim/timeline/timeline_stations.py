@@ -14,7 +14,7 @@ from inferboard.sim.timeline.cost import cost_series
 from inferboard.sim.timeline.fault_regimes import fault_regimes
 from inferboard.sim.timeline.fluid import station_stretch
 from inferboard.sim.timeline.gamma_mixture import mixture_cdf, mixture_gamma, root_time, sparse_mixture_quantiles
-from inferboard.sim.timeline.metric_tables import BacklogMetric
+from inferboard.sim.timeline.metric_tables import BacklogMetric, station_limits
 from inferboard.sim.timeline.series import finite
 from inferboard.sim.timeline.timeline_events import stretch_events
 from inferboard.sim.timeline.timeline_routing import StretchRouting, drive_pools
@@ -95,6 +95,7 @@ class PoolLoops:
         self.state, self.tables, self.lo, self.k0, self.commands = state, tables, lo, k0, commands
         self.routing = routing
         self.metrics: dict[str, object] = {}
+        self.limits: dict[str, tuple] = {}  #: per pool, :func:`timeline_state.station_limits` of the stretch
 
     def run(self, pid: str, a: int, b: int, lam: np.ndarray) -> None:
         """Run the pool ``pid``'s control loop over ticks ``a:b`` at arrival rates ``lam``."""
@@ -106,9 +107,15 @@ class PoolLoops:
             metric = None
         else:
             generation = state.design.nodes[pid].kind == "generation_pool"
+            limits = None
+            if j is not None and not generation:  # per tick of the stretch, found once a stretch
+                found = self.limits.get(pid)
+                if found is None:
+                    found = self.limits[pid] = station_limits(tables, j, self.lo)
+                limits = tuple(v[a - k0:b - k0] for v in found)
             table, backlog_metric = state.metric_for(pid, tables, j, lam, part, a, b,
                                                      self.routing.per_replica[pid][a - k0:b - k0] if generation
-                                                     else None)
+                                                     else None, limits)
             if backlog_metric is not None:
                 metric = backlog_metric
             else:
