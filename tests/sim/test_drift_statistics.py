@@ -6,8 +6,8 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from inferboard.sim.quality.drift import (EVALUATION_S, DriftDetector, Shift, expected_ks, ks_statistic, psi,
-                                  psi_samples)
+from inferboard.sim.quality.drift import (EVALUATION_S, DriftDetector, FeatureStream, Shift, expected_ks,
+                                          hour_draws, ks_statistic, psi, psi_rows, psi_samples)
 
 
 def test_psi_of_two_known_histograms():
@@ -72,3 +72,41 @@ def test_concept_drift_is_seen_only_once_labels_arrive():
     inputs_only.advance_to(12 * 3600)
     assert late.fired_at is not None and late.fired_at >= 4 * 3600
     assert inputs_only.fired_at is None
+
+
+def _fresh_window(stream, start_s: float, end_s: float) -> np.ndarray:
+    """The samples of ``[start_s, end_s)`` drawn hour by hour again, nothing kept."""
+    hours = range(math.floor(start_s / 3600.0), math.ceil(end_s / 3600.0))
+    times, noise, uniform = (np.concatenate([hour_draws(stream.seed, stream.index, stream.stream, h,
+                                                        stream.per_hour)[part] for h in hours]) for part in range(3))
+    keep = (times >= start_s) & (times < end_s)
+    return noise[keep] + sum((s.move(times, uniform)[keep] for s in stream.shifts), np.zeros(int(keep.sum())))
+
+
+def test_kept_bin_counts_give_the_psi_of_the_window_itself():
+    """A stream's kept running bin counts and PSI taken on all streams at once give exactly what
+    binning each window's own samples and ``psi`` give, before, across and after a partial shift,
+    with windows that slide, start before hour 0 and grow the kept run of hours, and once the
+    shift is withdrawn."""
+    shifts = [Shift("*", "input", 5 * 3600.0, 1.5, ramp_s=1800.0, share=0.4)]
+    streams = [FeatureStream(3, i, seg, share, "input", shifts) for i, (seg, share) in
+               enumerate((("a", 1.0), ("b", 0.3)))]
+    window = 6 * 3600.0
+    ends = list(np.arange(900.0, 30 * 3600.0, 2700.0))
+    for at, end in enumerate(ends + ends[-3:]):
+        if at == len(ends):
+            for stream in streams:
+                stream.set_shifts([])
+        counts, expected, direct = [], [], []
+        for stream in streams:
+            recent = stream.window(end - window, end)
+            assert recent.tolist() == _fresh_window(stream, end - window, end).tolist()
+            edges, reference = stream.reference_bins(recent.size)
+            own = np.bincount(np.searchsorted(edges, recent, side="right"), minlength=reference.size)
+            kept = stream.window_counts(end - window, end)
+            assert kept is not None and kept.tolist() == own.tolist()
+            counts.append(kept)
+            expected.append(reference)
+            direct.append(psi(reference, own))
+        rows = psi_rows(np.array(expected, dtype=float), np.array(counts, dtype=float))
+        assert rows.tolist() == direct

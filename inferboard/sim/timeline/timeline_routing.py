@@ -26,6 +26,7 @@ it, with the capacities before or after: the rates are then the same (:func:`_th
 
 from __future__ import annotations
 
+import networkx as nx
 import numpy as np
 
 from inferboard.sim.design.design_structure import DesignStructure
@@ -91,10 +92,10 @@ class _Facts:
         key = frozenset(pools)
         found = self.upstream.get(key)
         if found is None:
-            found = set(pools)
-            for n in s.order:
-                if any(pid in s.descendants(n) for pid in pools):
-                    found.add(n)
+            found = set(pools)  # and every node with a path to one of them: one walk back per pool
+            for pid in pools:
+                if pid in s.graph:
+                    found |= nx.ancestors(s.graph, pid)
             self.upstream[key] = found
         return found
 
