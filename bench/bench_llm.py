@@ -21,6 +21,10 @@ lengths, and runs it through ``design_sim.evaluate`` with the catalog's default 
   Poisson figure) is left out, and TTFT is the replica's prefill wait + prefill. A row with one
   request in flight is evaluated at a vanishing rate (its steps are batches of one). When the KV
   cache holds fewer than N sequences the replica runs at its capacity and the rest wait for a slot.
+* LMDeploy's profile_generation.py ([lmd]) starts its N clients together, each sending 6 requests of
+  the same lengths back to back, so its rows are replayed iteration by iteration
+  (``inferboard.sim.llm.closed_loop``) with TurboMind's scheduler as its benchmark scripts set it
+  and a paged KV cache as large as the pool's room beside the weights: not a Poisson rate.
 
 Every static row checks that the KV cache beside the weights holds its batch. Printed: model,
 published, model / published, for three sets apart: calibration (the catalog's constants are
@@ -45,12 +49,13 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from inferboard.model import Design, Requirements  # noqa: E402
+from inferboard.sim.llm.closed_loop import ClosedLoop, run_closed_loop  # noqa: E402
 from inferboard.sim.steady.design_sim import evaluate  # noqa: E402
 
 LOW, HIGH = 0.75, 1.25
@@ -83,6 +88,15 @@ STATIC_BATCH = {"trt", "trt9"}
 #: ... and static batches sampled at temperature 1 (vLLM's benchmark_latency.py: a batch of prompts
 #: of one repeated token prefilled, then decoded together), whose sequences part after the first token.
 STATIC_RANDOM = {"vpr", "oci"}
+#: The scheduler of engines whose benchmark starts its clients together, replayed by
+#: ``closed_loop``: KV block size (tokens), prompt tokens one iteration prefills, whether a prefill
+#: iteration also decodes the running sequences, and the most sequences running. LMDeploy v0.1.0's
+#: TurboMind: 128-token blocks (its default ``cache_block_seq_len``), a prefill budget of
+#: ``max_context_token_num`` x session length = 4 x 4,096 (benchmark_7b.sh / benchmark_70b.sh and
+#: LlamaTritonModel.cc), prefill and decode mini-batches in one forward (LlamaBatch::Forward),
+#: ``max_batch_size`` 128 (7B; 256 for 70B).
+LOOP_SCHEDULER = {"lmdeploy": ClosedLoop(0, 0, 0, 0, 0, block_tokens=128, prefill_budget=4 * 4096, max_seqs=128,
+                                         prefill_with_decode=True)}
 
 
 @dataclass(frozen=True)
@@ -102,6 +116,9 @@ class Row:
     #: why the row is shown but not counted (a regime the model leaves out)
     outside: str = ""
     engine: str = "trt"
+    #: requests each client sends back to back when the source starts its clients together (0: the
+    #: rate that holds ``concurrency`` requests in flight)
+    rounds: int = 0
 
 
 CALIBRATION = (
@@ -185,21 +202,21 @@ INDEPENDENT = (
     Row("bten", "mixtral-8x7b", "a100_80gb", "int8_weight_only", 1, 2, 1, 512, 128, ttft_ms=127.0,
         tpot_ms=1000 / 81),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 1, 2048, 128, ttft_ms=139, throughput_tok_s=86.1,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 1, 128, 2048, ttft_ms=22, throughput_tok_s=98.92,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 64, 2048, 128, ttft_ms=6590, throughput_tok_s=493.46,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 64, 128, 2048, ttft_ms=535, throughput_tok_s=1852.06,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 1, 2048, 128, ttft_ms=402, throughput_tok_s=28.32,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 1, 128, 2048, ttft_ms=74, throughput_tok_s=32.38,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 64, 2048, 128, ttft_ms=17402, throughput_tok_s=270.47,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 64, 128, 2048, ttft_ms=1173, throughput_tok_s=1391.8,
-        engine="lmdeploy"),
+        engine="lmdeploy", rounds=6),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 1, 128, 128, throughput_tok_s=36, engine="vllm"),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 32, 128, 128, throughput_tok_s=798, engine="vllm"),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 256, 128, 128, throughput_tok_s=1846, engine="vllm"),
@@ -255,6 +272,8 @@ def model_figures(row: Row) -> dict[str, float]:
             f"the KV cache must hold the batch: {row}"
         return result.compiled.plans["engine"]
 
+    if row.rounds:
+        return loop_figures(row, replica(1e-6))
     if static:
         return static_figures(row, replica(1e-6).engine, 1 if row.source in STATIC_BATCH else None)
     if row.concurrency <= 1:  # one request alone: its steps are batches of one
@@ -271,6 +290,17 @@ def model_figures(row: Row) -> dict[str, float]:
         rate = state.rate
     return {"ttft_ms": state.ttft_s * 1000, "tpot_ms": state.tpot_s * 1000,
             "throughput_tok_s": rate * row.output}
+
+
+def loop_figures(row: Row, plan) -> dict[str, float]:
+    """Clients started together, each sending ``row.rounds`` requests back to back, replayed
+    iteration by iteration with the engine's scheduler and a paged KV cache as large as the room
+    the pool leaves beside the weights."""
+    kv_tokens = int(plan.memory_available_gb * 1e9 - plan.engine.weight_bytes) // int(plan.engine.kv_bytes_per_token)
+    loop = replace(LOOP_SCHEDULER[row.engine], clients=row.concurrency, prompt=row.prompt, output=row.output,
+                   rounds=row.rounds, kv_tokens=kv_tokens)
+    got = run_closed_loop(plan.engine, loop)
+    return {"ttft_ms": got.ttft_s * 1000, "tpot_ms": got.tpot_s * 1000, "throughput_tok_s": got.throughput_tok_s}
 
 
 def crowded_figures(row: Row, alone) -> dict[str, float]:
