@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/bench_timeline.py [--baseline REV]
 
-Target: median under 250 ms for the day, under 5 ms to advance a live drill by one simulated minute.
+Target: median under 250 ms for the day, under 5 ms on average to advance a live drill by one simulated
+minute (a short advance simulates 60 ticks, ten minutes here, at once, so the median minute costs next to nothing).
 Each region holds a regional load balancer, a result cache, a canary router, a dynamic batcher in
 front of an autoscaled T4 pool, a canary pool, a CPU fallback, its autoscaler and one traffic
 source; a latency-routed global load balancer and a metrics collector join them. The autoscalers
@@ -176,14 +177,17 @@ def main() -> int:
                   f"now {wall / old_wall:.2f}x wall, {cpu / old_cpu:.2f}x CPU")
     steps = drill_step_ms(design)
     step, step_cpu = statistics.median(w for w, _ in steps), statistics.median(c for _, c in steps)
-    ok &= step < DRILL_TARGET_MS
+    # a short advance simulates ticks ahead, so most minutes cost nothing: the budget is on the mean
+    mean, mean_cpu = statistics.mean(w for w, _ in steps), statistics.mean(c for _, c in steps)
+    ok &= mean < DRILL_TARGET_MS
     print(f"{'drill: advance one minute':<30} median wall {step:7.2f} ms (max {max(w for w, _ in steps):.2f}), "
-          f"CPU {step_cpu:.2f} ms, {len(steps)} steps; target < {DRILL_TARGET_MS:g} ms: "
-          f"{'OK' if step < DRILL_TARGET_MS else 'MISSED'}")
+          f"CPU {step_cpu:.2f} ms, {len(steps)} steps; mean wall {mean:.2f} ms, CPU {mean_cpu:.2f} ms; "
+          f"target < {DRILL_TARGET_MS:g} ms (mean): {'OK' if mean < DRILL_TARGET_MS else 'MISSED'}")
     if baseline is not None and "drill" in baseline:
         old_wall, old_cpu = baseline["drill"]
         print(f"{'  ' + label_of_baseline:<30} median wall {old_wall:7.2f} ms, CPU {old_cpu:.2f} ms; "
-              f"now {step / old_wall:.2f}x wall, {step_cpu / old_cpu:.2f}x CPU")
+              f"now {step / old_wall:.2f}x wall, {step_cpu / old_cpu:.2f}x CPU (median); the mean "
+              f"{mean_cpu / old_cpu:.2f}x its median CPU")
     return 0 if ok else 1
 
 

@@ -75,6 +75,33 @@ def test_snapshot_and_resume_equal_an_uninterrupted_run():
     assert events(straight.result()) == events(resumed.result())
 
 
+def test_a_live_drill_stepping_a_minute_at_a_time_equals_long_steps_with_the_same_actions():
+    """Short advances simulate ticks ahead; what is read at each step, and an action taken between
+    steps, are as if only the ticks asked for had been simulated."""
+    design = scaled_design()
+    live = Timeline.start(design, faults=FAULTS, hours=1.5, tick_s=10)
+    ahead = 0
+    for minute in range(1, 61):
+        live.advance(60)
+        if minute == 25:
+            live.apply(actions.ScalePool("pool", replicas=3))
+        if minute == 40:
+            live.apply(actions.ShedPriority(0.1))
+        ahead += live.reached > live.ticks_done  # ticks after this minute simulated already
+        seen = live.result()
+        assert seen.times_s.size == live.ticks_done == minute * 6
+        assert all(e.time_s < live.now_s or e.kind == "action" and e.time_s == live.now_s for e in seen.events)
+    assert ahead > 40
+    straight = Timeline.start(design, faults=FAULTS, hours=1.5, tick_s=10).advance(1500)
+    straight.apply(actions.ScalePool("pool", replicas=3)).advance(900).apply(actions.ShedPriority(0.1)).advance(1200)
+    same(straight.result(), live.result())
+    assert events(straight.result()) == events(live.result())
+    live.advance(5400)
+    straight.advance(5400)
+    same(straight.result(), live.result())
+    assert events(straight.result()) == events(live.result())
+
+
 @pytest.mark.parametrize("action, check", [
     (actions.ScalePool("pool", replicas=4, min_replicas=4), lambda before, after: after["ready:pool"].min() == 4),
     (actions.ShedPriority(0.2), lambda before, after: np.allclose(after["shed_rate"], 0.2, atol=0.02)),

@@ -42,6 +42,10 @@ from inferboard.sim.timeline.traffic import traffic_series
 from inferboard.store.design_files import design_to_bytes, parse_design
 
 MAX_TICKS = 2_000_000
+#: an advance shorter than this many ticks simulates that many at once and shows the ticks as they
+#: are asked for (a live drill steps a minute at a time; one stretch costs much the same for 6 ticks
+#: as for 60); an action, or going past them, settles the state where it stands
+LOOKAHEAD_TICKS = 60
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,8 @@ class TimelineState:
         self.lost: dict[str, np.ndarray] = {}
         self.accepted: dict[str, np.ndarray] = {}  #: cumulative accepted arrivals at tick boundaries
         self.ticks_done = 0
+        self.reached = 0  #: ticks simulated (ahead of ``ticks_done`` after a short advance)
+        self._ahead: tuple[int, dict] | None = None  #: where simulating ahead started, and the state there
         self._compiled: dict = {}
         self.cost_memo: dict = {}
         self.recovery: dict[int, list] = {}  #: per timed fault: [last bad tick, searched up to, done]
@@ -228,15 +234,57 @@ class TimelineState:
         return self.advance_ticks(int(math.ceil(max(0.0, seconds) / self.tick_s - 1e-9)))
 
     def advance_ticks(self, ticks: int) -> "TimelineState":
-        """Simulate the next ``ticks`` ticks (at most to the horizon); returns the state."""
+        """Simulate the next ``ticks`` ticks (at most to the horizon); returns the state. A short
+        advance simulates :data:`LOOKAHEAD_TICKS` at once (every step depends only on the past, so
+        the ticks are the same) and the next ones are then already there."""
         end = min(self.count, self.ticks_done + max(0, int(ticks)))
-        if end > self.ticks_done:
-            simulate_stretch(self, self.ticks_done, end)
-            self.ticks_done = end
+        if end <= self.ticks_done:
+            return self
+        if end > self.reached:
+            start = self.reached
+            target = min(self.count, max(end, start + LOOKAHEAD_TICKS)) if end - self.ticks_done < LOOKAHEAD_TICKS \
+                else end
+            self._ahead = (start, self._save()) if target > end else None
+            simulate_stretch(self, start, target)
+            self.reached = target
+        self.ticks_done = end
         return self
+
+    def _save(self) -> dict:
+        """What a stretch changes in the state, as it stands (for :meth:`_settle`)."""
+        return dict(controllers={pid: c.save() for pid, c in self.controllers.items()},
+                    carry={pid: list(v) for pid, v in self.pool_carry.items()}, backlog=dict(self.backlog),
+                    events=len(self.events), recovery={k: list(v) for k, v in self.recovery.items()},
+                    notes=set(self.notes), commands={k: list(v) for k, v in self.pending_commands.items()},
+                    series=set(self.series), aux=set(self.aux))
+
+    def _settle(self) -> None:
+        """Bring the state back from the ticks simulated ahead to ``ticks_done``: put it back where
+        simulating ahead started and simulate again up to ``ticks_done`` (before an action)."""
+        if self.reached == self.ticks_done or self._ahead is None:
+            return
+        start, saved = self._ahead
+        for pid, kept in saved["controllers"].items():
+            self.controls[pid] = self.controllers[pid].restore(kept)
+        for pid, carry in saved["carry"].items():
+            self.pool_carry[pid][:] = carry
+        del self.events[saved["events"]:]
+        for live, kept in ((self.backlog, saved["backlog"]), (self.recovery, saved["recovery"]),
+                           (self.pending_commands, saved["commands"])):
+            live.clear()
+            live.update(kept)
+        self.notes.intersection_update(saved["notes"])
+        for store, names in ((self.series, saved["series"]), (self.aux, saved["aux"])):
+            for name in set(store) - names:
+                del store[name]
+        self._ahead, self.reached = None, start
+        if self.ticks_done > start:
+            simulate_stretch(self, start, self.ticks_done)
+        self.reached = self.ticks_done
 
     def apply(self, action) -> "TimelineState":
         """Apply an action (:mod:`actions`) from now on; what already happened stays as it was."""
+        self._settle()
         action.apply_to(self)
         self.actions.append((self.ticks_done, action))
         self.emit(self.now_s, "action", getattr(action, "target", ""), action.describe())
@@ -263,7 +311,8 @@ class TimelineState:
             series[f"ready:{p.id}"] = finite(self.tracks[p.id].ready[:k])
             for prefix in ("utilisation", "queue", "arrival_rps", "wait_ms", "backlog"):
                 series.setdefault(f"{prefix}:{p.id}", np.zeros(k))
-        events = [e for _, _, e in sorted(self.events, key=lambda x: x[:2])]
+        until = self.times[k] if k < self.count else math.inf  # not the events of the ticks simulated ahead
+        events = [e for t, _, e in sorted(self.events, key=lambda x: x[:2]) if t < until]
         notes = ([self.load_note] if self.load_note else []) + sorted(self.notes)
         return TimelineResult(self.times[:k].copy(), series, events, notes)
 
@@ -271,6 +320,7 @@ class TimelineState:
     def reconfigure(self, design: Design | None = None, add_faults: Sequence[Fault] = (),
                     remove_faults: Sequence[Fault] = ()) -> None:
         """A new design revision or set of operations from the current tick on."""
+        self._settle()
         if design is not None:
             self.design = design
         self.extra_faults = (self.extra_faults | frozenset(add_faults)) - frozenset(remove_faults)
@@ -280,11 +330,13 @@ class TimelineState:
         """From now on the compiles plan this pool with ``replicas`` replicas (a manual scale): an LLM
         pool's per-replica figures follow its count. Routing itself counts the replicas ready in
         each tick, whatever the count asked for."""
+        self._settle()
         self.override = {**self.override, pool_id: max(1, int(replicas))}
         self.configs += 1
 
     def command_pool(self, pool_id: str, command: tuple) -> None:
         """A command for a pool's control loop, acting at the current tick."""
+        self._settle()
         if pool_id not in self.controls:
             raise ValueError(f"'{pool_id}' is not a pool of this design")
         self.pending_commands.setdefault(pool_id, []).append(command)
