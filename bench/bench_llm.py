@@ -23,8 +23,9 @@ lengths, and runs it through ``design_sim.evaluate`` with the catalog's default 
   cache holds fewer than N sequences the replica runs at its capacity and the rest wait for a slot.
 * LMDeploy's profile_generation.py ([lmd]) starts its N clients together, each sending 6 requests of
   the same lengths back to back, so its rows are replayed iteration by iteration
-  (``inferboard.sim.llm.closed_loop``) with TurboMind's scheduler as its benchmark scripts set it
-  and a paged KV cache as large as the pool's room beside the weights: not a Poisson rate.
+  (``inferboard.sim.llm.closed_loop``) with TurboMind's scheduler and a paged KV cache of the
+  blocks its benchmark scripts give it (``cache_max_entry_count``: 1,000 blocks of 128 tokens for
+  7B, 4,000 for 70B): not a Poisson rate.
 
 Every static row checks that the KV cache beside the weights holds its batch. Printed: model,
 published, model / published, for three sets apart: calibration (the catalog's constants are
@@ -90,12 +91,12 @@ STATIC_BATCH = {"trt", "trt9"}
 STATIC_RANDOM = {"vpr", "oci"}
 #: The scheduler of engines whose benchmark starts its clients together, replayed by
 #: ``closed_loop``: KV block size (tokens), prompt tokens one iteration prefills, whether a prefill
-#: iteration also decodes the running sequences, and the most sequences running. LMDeploy v0.1.0's
-#: TurboMind: 128-token blocks (its default ``cache_block_seq_len``), a prefill budget of
-#: ``max_context_token_num`` x session length = 4 x 4,096 (benchmark_7b.sh / benchmark_70b.sh and
-#: LlamaTritonModel.cc), prefill and decode mini-batches in one forward (LlamaBatch::Forward),
-#: ``max_batch_size`` 128 (7B; 256 for 70B).
-LOOP_SCHEDULER = {"lmdeploy": ClosedLoop(0, 0, 0, 0, 0, block_tokens=128, prefill_budget=4 * 4096, max_seqs=128,
+#: iteration also decodes the running sequences, and the most sequences running. LMDeploy v0.1.0a1's
+#: TurboMind (the version its table names): 128-token blocks (``cache_block_seq_len``'s default),
+#: every admitted prompt prefilled in the same iteration (``ContextDecode`` splits them into
+#: sub-batches of ``max_context_token_num`` tokens but runs them all) before that iteration's decode
+#: step, ``max_batch_size`` 128 (benchmark_7b.sh; 256 for 70B, never reached at 64 clients).
+LOOP_SCHEDULER = {"lmdeploy": ClosedLoop(0, 0, 0, 0, 0, block_tokens=128, prefill_budget=10**9, max_seqs=128,
                                          prefill_with_decode=True)}
 
 
@@ -119,6 +120,8 @@ class Row:
     #: requests each client sends back to back when the source starts its clients together (0: the
     #: rate that holds ``concurrency`` requests in flight)
     rounds: int = 0
+    #: KV-cache blocks the source's engine was given (0: the room the pool leaves beside the weights)
+    kv_blocks: int = 0
 
 
 CALIBRATION = (
@@ -202,21 +205,21 @@ INDEPENDENT = (
     Row("bten", "mixtral-8x7b", "a100_80gb", "int8_weight_only", 1, 2, 1, 512, 128, ttft_ms=127.0,
         tpot_ms=1000 / 81),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 1, 2048, 128, ttft_ms=139, throughput_tok_s=86.1,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=1000),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 1, 128, 2048, ttft_ms=22, throughput_tok_s=98.92,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=1000),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 64, 2048, 128, ttft_ms=6590, throughput_tok_s=493.46,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=1000),
     Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 64, 128, 2048, ttft_ms=535, throughput_tok_s=1852.06,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=1000),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 1, 2048, 128, ttft_ms=402, throughput_tok_s=28.32,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=4000),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 1, 128, 2048, ttft_ms=74, throughput_tok_s=32.38,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=4000),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 64, 2048, 128, ttft_ms=17402, throughput_tok_s=270.47,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=4000),
     Row("lmd", "llama-70b", "a100_80gb", "fp16", 4, 2, 64, 128, 2048, ttft_ms=1173, throughput_tok_s=1391.8,
-        engine="lmdeploy", rounds=6),
+        engine="lmdeploy", rounds=6, kv_blocks=4000),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 1, 128, 128, throughput_tok_s=36, engine="vllm"),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 32, 128, 128, throughput_tok_s=798, engine="vllm"),
     Row("oci", "llama3-405b", "mi300x", "fp8", 8, 2, 256, 128, 128, throughput_tok_s=1846, engine="vllm"),
@@ -294,11 +297,12 @@ def model_figures(row: Row) -> dict[str, float]:
 
 def loop_figures(row: Row, plan) -> dict[str, float]:
     """Clients started together, each sending ``row.rounds`` requests back to back, replayed
-    iteration by iteration with the engine's scheduler and a paged KV cache as large as the room
-    the pool leaves beside the weights."""
-    kv_tokens = int(plan.memory_available_gb * 1e9 - plan.engine.weight_bytes) // int(plan.engine.kv_bytes_per_token)
+    iteration by iteration with the engine's scheduler and a paged KV cache of the blocks the source
+    gave its engine (else the room the pool leaves beside the weights)."""
     loop = replace(LOOP_SCHEDULER[row.engine], clients=row.concurrency, prompt=row.prompt, output=row.output,
-                   rounds=row.rounds, kv_tokens=kv_tokens)
+                   rounds=row.rounds)
+    room = int(plan.memory_available_gb * 1e9 - plan.engine.weight_bytes) // int(plan.engine.kv_bytes_per_token)
+    loop = replace(loop, kv_tokens=row.kv_blocks * loop.block_tokens if row.kv_blocks else room)
     got = run_closed_loop(plan.engine, loop)
     return {"ttft_ms": got.ttft_s * 1000, "tpot_ms": got.tpot_s * 1000, "throughput_tok_s": got.throughput_tok_s}
 
