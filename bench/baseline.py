@@ -4,6 +4,7 @@ machine, same load), so that each bench can print its figures as ratios to a nam
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -25,7 +26,7 @@ def run_at(revision: str, script: str, args: tuple[str, ...] = (), timeout_s: fl
             return None
         try:
             run = subprocess.run([sys.executable, str(tree / "bench" / script), *args], capture_output=True,
-                                 text=True, cwd=str(tree), timeout=timeout_s)
+                                 text=True, cwd=str(tree), timeout=timeout_s, env=_own_tables(folder))
         except subprocess.TimeoutExpired:
             print(f"baseline {revision}: {script} took longer than {timeout_s:.0f} s")
             return None
@@ -35,6 +36,17 @@ def run_at(revision: str, script: str, args: tuple[str, ...] = (), timeout_s: fl
             print(f"baseline {revision}: no output ({run.stderr.strip()[-300:]})")
             return None
         return run.stdout
+
+
+def _own_tables(folder: str) -> dict[str, str]:
+    """The environment for the baseline's run: when this run builds its batching tables in a folder
+    of its own (a bench's ``bench-tables-`` folder), the baseline gets another, so that neither reads
+    back tables the other built and both pay for the same builds."""
+    env = dict(os.environ)
+    mine = env.get("INFERBOARD_CACHE_DIR", "")
+    if Path(mine).name.startswith("bench-tables-"):
+        env["INFERBOARD_CACHE_DIR"] = str(Path(folder) / "tables")
+    return env
 
 
 def figures_by_title(text: str, titles: list[str]) -> dict[str, float]:

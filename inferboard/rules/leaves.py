@@ -281,7 +281,7 @@ def _residency_respected(leaf: c.ResidencyRespected, index: DesignIndex) -> Resu
     for source in index.of_kinds(("traffic_source",)):
         home = JURISDICTION.get(source.params.get("origin", ""), "")
         reached = index.reachable(source.id, "requests", "downstream")
-        for node_id in reached:
+        for node_id in [n for n in index.nodes if n in reached]:  # the design's order, the same in every run
             region = index.region_of(index.nodes[node_id])
             if region is None or region.params.get("residency", "none") in (home, "none"):
                 continue
