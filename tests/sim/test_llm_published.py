@@ -51,3 +51,22 @@ def test_a_sampled_static_batch_reads_more_experts_than_a_greedy_one(bench):
     random_routed = bench.model_figures(row)["throughput_tok_s"]
     alike = bench.model_figures(dataclasses.replace(row, source="trt9"))["throughput_tok_s"]
     assert random_routed < 0.9 * alike
+
+
+def test_vllm_v0_runs_pay_the_measured_step_gap_on_every_pass(bench):
+    """A batch-1 vLLM V0 run of 50 output tokens makes 50 passes (one prefill, 49 steps), each 4 ms
+    of engine time where the default engine has 1 ms: 150 ms more in all."""
+    row = bench.Row("vpr", "mixtral-8x7b", "a100_80gb", "fp16", 2, 2, 1, 1000, 50, throughput_tok_s=1.0,
+                    engine="vllm-v0")
+    v0 = bench.model_figures(row)["throughput_tok_s"]
+    default = bench.model_figures(dataclasses.replace(row, engine="vllm"))["throughput_tok_s"]
+    assert 50 / v0 - 50 / default == pytest.approx(50 * 0.003, rel=1e-9)
+
+
+def test_clients_started_together_share_one_prefill_pass(bench):
+    """Four LMDeploy clients of one round and one output token: TurboMind prefills all four prompts
+    in the iteration that admits them, so every first token waits for one pass over 4 x 2,048 tokens."""
+    row = bench.Row("lmd", "llama-7b", "a100_80gb", "fp16", 1, 2, 4, 2048, 1, ttft_ms=1.0, engine="lmdeploy",
+                    rounds=1, kv_blocks=1000)
+    engine = bench.evaluate(bench.design_for(row), 1e-6).compiled.plans["engine"].engine
+    assert bench.model_figures(row)["ttft_ms"] == pytest.approx(engine.prefill_s(4 * 2048) * 1000, rel=1e-12)
