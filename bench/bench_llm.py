@@ -99,9 +99,10 @@ STATIC_RANDOM = {"vpr", "oci"}
 #: TurboMind (the version its table names): 128-token blocks (``cache_block_seq_len``'s default),
 #: every admitted prompt prefilled in the same iteration (``ContextDecode`` splits them into
 #: sub-batches of ``max_context_token_num`` tokens but runs them all) before that iteration's decode
-#: step, ``max_batch_size`` 128 (benchmark_7b.sh; 256 for 70B, never reached at 64 clients).
+#: step, all but the prompt's last token, which that decode step takes and turns into the first
+#: token; ``max_batch_size`` 128 (benchmark_7b.sh; 256 for 70B, never reached at 64 clients).
 LOOP_SCHEDULER = {"lmdeploy": ClosedLoop(0, 0, 0, 0, 0, block_tokens=128, prefill_budget=10**9, max_seqs=128,
-                                         prefill_with_decode=True)}
+                                         prefill_with_decode=True, first_token_from_step=True)}
 
 
 @dataclass(frozen=True)

@@ -82,3 +82,13 @@ def test_an_engine_that_batches_prefill_with_decode_advances_the_running_sequenc
     assert got.ttft_s == pytest.approx((t1 + (t1 + t2)) / 2, rel=1e-12)
     assert got.tpot_s == pytest.approx(((t2 + t3) / 2 + (t3 + t4) / 2) / 2, rel=1e-12)
     assert got.throughput_tok_s == pytest.approx(2 * 3 / (t1 + t2 + t3 + t4), rel=1e-12)
+
+
+def test_an_engine_whose_first_token_comes_from_the_decode_step_pays_a_step_for_it():
+    """One client, one round of 300+3 tokens, the first token from the step: pass 1 prefills 299
+    tokens and then steps the one sequence at 300 tokens of context; then two steps at 301 and 302."""
+    got = run_closed_loop(ENGINE, ClosedLoop(1, 300, 3, 1, kv_tokens=10_000, prefill_with_decode=True,
+                                             first_token_from_step=True))
+    first = prefill_hand(299) + step_hand(1, 300)
+    assert got.ttft_s == pytest.approx(first, rel=1e-12)
+    assert got.tpot_s == pytest.approx((step_hand(1, 301) + step_hand(1, 302)) / 2, rel=1e-12)

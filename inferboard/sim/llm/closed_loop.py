@@ -15,6 +15,8 @@ pass times (:class:`~inferboard.sim.llm.llm.Engine`), deterministically:
 * an iteration with admissions is one pass over their prompt tokens and, when the engine batches
   prefill with decode (``prefill_with_decode``), one token of every running sequence too; without
   it (vLLM's default before chunked prefill) the running sequences wait for the next iteration;
+  an engine may instead prefill all but each prompt's last token and give the first token from
+  that iteration's decode step (``first_token_from_step``);
 * a decode step that needs a block when none is free preempts the latest-admitted sequence: it
   frees its blocks and goes back to the head of the queue, to be prefilled again over its prompt
   and the tokens it had (recomputation, as vLLM and TurboMind do);
@@ -44,6 +46,9 @@ class ClosedLoop:
     prefill_budget: int = 2048  #: prompt tokens one iteration may prefill (at least one prompt)
     max_seqs: int = 256  #: sequences running at once
     prefill_with_decode: bool = False  #: a prefill iteration also advances the running sequences
+    #: the prefill pass covers all but each prompt's last token, which joins that iteration's decode
+    #: step and gives the first token there (TurboMind v0.1.0a1); needs ``prefill_with_decode``
+    first_token_from_step: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,13 +129,18 @@ def _finish(state: _State, seq: _Sequence, now: float) -> None:
         state.waiting.append(_Sequence(seq.client, now, state.loop.prompt))
 
 
-def _iteration_s(engine: Engine, admitted: list[_Sequence], decoding: list[_Sequence]) -> float:
+def _iteration_s(engine: Engine, loop: ClosedLoop, admitted: list[_Sequence], decoding: list[_Sequence]) -> float:
     """One pass: a prefill over the admitted prompts (one pass over them and the decoding tokens
-    when both run), or one decode step."""
-    context = sum(s.tokens for s in decoding) / len(decoding) if decoding else 0.0
+    when both run; or their prompts less one token, then a decode step of every sequence, when the
+    first token comes from the step), or one decode step."""
     if not admitted:
-        return engine.step_s(len(decoding), context)
+        return engine.step_s(len(decoding), sum(s.tokens for s in decoding) / len(decoding)) if decoding else 0.0
+    if loop.first_token_from_step:
+        stepping = decoding + admitted
+        prefill = engine.prefill_s(sum(s.tokens - 1 for s in admitted))
+        return prefill + engine.step_s(len(stepping), sum(s.tokens for s in stepping) / len(stepping))
     n = len(decoding)
+    context = sum(s.tokens for s in decoding) / n if n else 0.0
     kv = n * context * engine.kv_bytes_per_token / (engine.bandwidth * engine.decode_efficiency)
     return engine.prefill_s(sum(s.tokens for s in admitted) + n) + kv
 
@@ -148,7 +158,7 @@ def run_closed_loop(engine: Engine, loop: ClosedLoop) -> LoopFigures:
         admitted = _admit(state)
         decoding = list(state.running) if not admitted or loop.prefill_with_decode else []
         decoding = _grow(state, decoding)
-        now += _iteration_s(engine, admitted, decoding)
+        now += _iteration_s(engine, loop, admitted, decoding)
         for seq in decoding:
             seq.tokens += 1
             seq.generated += 1
