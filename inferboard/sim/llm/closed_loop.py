@@ -64,6 +64,8 @@ class LoopFigures:
 
 @dataclass
 class _Sequence:
+    """One request: its client, when it was sent, and what its KV cache holds."""
+
     client: int
     sent_s: float
     tokens: int  #: tokens in its KV cache (prompt and generated)
@@ -73,6 +75,8 @@ class _Sequence:
 
 @dataclass
 class _State:
+    """The scheduler's queues, the free KV blocks and what has been measured so far."""
+
     loop: ClosedLoop
     waiting: deque = field(default_factory=deque)
     running: list = field(default_factory=list)  #: in admission order
@@ -83,6 +87,7 @@ class _State:
     preemptions: int = 0
 
     def blocks(self, tokens: int) -> int:
+        """KV blocks that ``tokens`` tokens occupy."""
         return math.ceil(tokens / self.loop.block_tokens)
 
 
