@@ -109,17 +109,19 @@ def _admit(state: _State) -> list[_Sequence]:
 def _grow(state: _State, decoding: list[_Sequence]) -> list[_Sequence]:
     """Give each decoding sequence the block its next token needs, preempting the latest-admitted
     sequences while none is free; returns the sequences that still decode this step."""
+    dropped: set[int] = set()
     for seq in decoding:
-        if seq not in state.running or state.blocks(seq.tokens + 1) == state.blocks(seq.tokens):
+        if id(seq) in dropped or state.blocks(seq.tokens + 1) == state.blocks(seq.tokens):
             continue
-        while state.free_blocks == 0 and seq in state.running:
+        while state.free_blocks == 0 and id(seq) not in dropped:
             victim = state.running.pop()
+            dropped.add(id(victim))
             state.free_blocks += state.blocks(victim.tokens)
             state.waiting.appendleft(victim)
             state.preemptions += 1
-        if seq in state.running:
+        if id(seq) not in dropped:
             state.free_blocks -= 1
-    return [seq for seq in decoding if seq in state.running]
+    return [seq for seq in decoding if id(seq) not in dropped] if dropped else decoding
 
 
 def _finish(state: _State, seq: _Sequence, now: float) -> None:
