@@ -240,6 +240,7 @@ class PoolController:
         due_arr = np.concatenate(([True], sync_index[1:] > sync_index[:-1]))
         self.due, self.due_ticks = due_arr.tolist(), np.flatnonzero(due_arr)
         self.due_list = self.due_ticks.tolist()
+        self.due_times = np.asarray(times_s, dtype=float)[self.due_ticks]
         #: ticks a quiet stretch never skips across (faults, regime changes, floor changes, the end)
         self.barriers = sorted(set(self.plan.fault_ticks) | set(self.plan.barrier_ticks) | {count}
                                | set((np.flatnonzero(np.diff(floors_arr)) + 1).tolist()))
@@ -554,19 +555,25 @@ class PoolController:
                     self.up_window.query_push(times[j], d)
                 down_window.query_push(times[j], d)
                 start = j + 1
+        can_up, can_down = hi > n, lo < n
         while start < end:
             stop = min(end, start + chunk)
             chunk = min(4 * chunk, 4096)
-            sync = due_ticks[bisect_left(due_list, start):bisect_left(due_list, stop)] if ready > 0 else due_ticks[:0]
+            s0, s1 = (bisect_left(due_list, start), bisect_left(due_list, stop)) if ready > 0 else (0, 0)
+            sync = due_ticks[s0:s1]
             first = stop
             if sync.size:
                 d = hpa_desired_array(a.metric, np.asarray(metric_at(ready, start, stop))[sync - start], a.target,
                                       a.tolerance, n, ready)
-                ts = times_arr[sync]
-                last_ge = np.maximum(np.maximum.accumulate(np.where(d >= n, ts, -np.inf)), hold)
-                act = ((d > n) & (hi > n)) | ((d < n) & (lo < n) & (last_ge <= ts - a.down_window_s))
-                hits = np.flatnonzero(act)
-                if hits.size:
+                ts = self.due_times[s0:s1]
+                last_ge = np.maximum.accumulate(np.where(d >= n, ts, -np.inf))
+                np.maximum(last_ge, hold, out=last_ge)
+                act = (d > n) if can_up else None  # a recommendation that acts: above n, or below it
+                if can_down:  # with none >= n left in the scale-down window
+                    down = (d < n) & (last_ge <= ts - a.down_window_s)
+                    act = down if act is None else act | down
+                hits = np.flatnonzero(act) if act is not None else ()
+                if len(hits):
                     first = int(sync[hits[0]])
                 hold = float(last_ge[-1])
             if self.scale_to_zero:

@@ -91,6 +91,7 @@ class RegimeRouter:
         #: splits that depend on neither the rate nor any capacity, by (node, origin), made once
         self._fixed: dict[tuple, _Split] = {}
         self._readers: dict = {}  #: :meth:`threshold_readers`, by set of nodes
+        self.static = self._static_nodes()
 
     # -- capacity ---------------------------------------------------------------------------
     def _down(self, node_id: str, regions: set) -> bool:
@@ -137,14 +138,14 @@ class RegimeRouter:
     def _by_capacity(self, kids: list[str], pools: dict, memos: tuple[dict, dict]) -> dict[str, np.ndarray | float]:
         if not kids:
             return {}
+        if len(kids) == 1:
+            return {kids[0]: 1.0}
         caps = {}
         for k in kids:
             if self.c.is_undetected(k):  # routed by the capacity it had before the outage
                 caps[k] = self._capacity(k, pools, memos[1], self.alive_regions)
             else:
                 caps[k] = self._capacity(k, pools, memos[0], self.c.down_regions)
-        if len(kids) == 1:
-            return {kids[0]: 1.0}
         arrays = [np.asarray(v, dtype=float) for v in caps.values()]
         finite = [np.isfinite(a) for a in arrays]
         total = sum(np.where(f, a, 0.0) for a, f in zip(arrays, finite))
@@ -273,44 +274,90 @@ class RegimeRouter:
         return _Split(pairs, end, shed, lost, finished)
 
     # -- whole design ---------------------------------------------------------------------------
-    def _splits(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None):
-        """Every node's total rate per tick and its split per origin (origin only where it matters);
-        with ``only``, just those nodes (a set closed under ancestors)."""
+    def _static_nodes(self) -> set[str]:
+        """Nodes whose rate follows the base rate alone: the sources and what only they feed through
+        splits that read neither the rate nor any capacity. Empty when a node is fed by both such a
+        node and another (its inflows would then be added in another order)."""
         s = self.s
-        fixed = self._fixed
-        memos: tuple[dict, dict] = ({}, {})
-        flows: dict[str, dict] = {}
-        for sid, share in self.source_share.items():
-            per = flows.setdefault(sid, {})
-            per[s.location[sid]] = per.get(s.location[sid], 0.0) + base * share
-        rates: dict[str, np.ndarray] = {}
-        splits: dict[tuple, _Split] = {}
+        parents: dict[str, set[str]] = {n: set() for n in s.order}
+        for n in s.order:
+            for child in s.kids[n]:
+                parents.setdefault(child, set()).add(n)
+        static: set[str] = set()
+        for n in s.order:
+            if not self.varies(n) and parents[n] <= static:
+                static.add(n)
+        mixed = any(0 < len(parents[n] & static) < len(parents[n]) for n in s.order if n not in static)
+        return set() if mixed else static
+
+    def static_flows(self, base: np.ndarray) -> tuple[dict, dict]:
+        """The rates of the :attr:`static` nodes and the flows they send on, per origin, at ``base``
+        (computed once for many :meth:`rates` calls on parts of ``base``)."""
+        s, flows, rates = self.s, self._source_flows(base), {}
         for node_id in s.order:
             per = flows.get(node_id)
-            if not per or only is not None and node_id not in only:
+            if node_id not in self.static or not per:
                 continue
             total = rates[node_id] = sum(per.values())
-            for origin, rate in per.items():
-                key = (node_id, origin if node_id in self.by_origin else None)
-                split = splits.get(key)
+            self._send(node_id, per, total, flows, {}, ({}, {}), None, None)
+        return rates, {n: per for n, per in flows.items() if n not in self.static}
+
+    def _source_flows(self, base: np.ndarray) -> dict[str, dict]:
+        flows: dict[str, dict] = {}
+        location = self.s.location
+        for sid, share in self.source_share.items():
+            per = flows.setdefault(sid, {})
+            per[location[sid]] = per.get(location[sid], 0.0) + base * share
+        return flows
+
+    def _send(self, node_id: str, per: dict, total, flows: dict, splits: dict, memos, pools, only) -> None:
+        """Split a node's traffic (per origin) on to its children's flows."""
+        for origin, rate in per.items():
+            key = (node_id, origin if node_id in self.by_origin else None)
+            split = splits.get(key)
+            if split is None:
+                split = self._fixed.get(key)
                 if split is None:
-                    split = fixed.get(key)
-                    if split is None:
-                        split = self._split(node_id, key[1], total, pools, memos)
-                        if not self.varies(node_id):
-                            fixed[key] = split
-                    splits[key] = split
-                for child, frac in split.onward:
-                    if only is not None and child not in only:  # not asked for, nor anything below it
-                        continue
-                    into = flows.setdefault(child, {})
-                    into[origin] = into.get(origin, 0.0) + rate * frac
+                    split = self._split(node_id, key[1], total, pools, memos)
+                    if not self.varies(node_id):
+                        self._fixed[key] = split
+                splits[key] = split
+            for child, frac in split.onward:
+                if only is not None and child not in only:  # not asked for, nor anything below it
+                    continue
+                into = flows.setdefault(child, {})
+                into[origin] = into.get(origin, 0.0) + rate * frac
+
+    def _splits(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None,
+                static: tuple | None = None):
+        """Every node's total rate per tick and its split per origin (origin only where it matters);
+        with ``only``, just those nodes (a set closed under ancestors); ``static``: the
+        :meth:`static_flows` of a longer base and the part of it ``base`` is (then the splits of
+        the static nodes are left out)."""
+        s = self.s
+        memos: tuple[dict, dict] = ({}, {})
+        rates: dict[str, np.ndarray] = {}
+        splits: dict[tuple, _Split] = {}
+        if static is None:
+            flows, skip = self._source_flows(base), ()
+        else:
+            (static_rates, sent), part = static
+            skip = self.static
+            flows = {n: {o: v[part] for o, v in per.items()} for n, per in sent.items() if only is None or n in only}
+            rates.update((n, v[part]) for n, v in static_rates.items() if only is None or n in only)
+        for node_id in s.order:
+            per = flows.get(node_id)
+            if not per or node_id in skip or only is not None and node_id not in only:
+                continue
+            total = rates[node_id] = sum(per.values())
+            self._send(node_id, per, total, flows, splits, memos, pools, only)
         return rates, splits
 
-    def rates(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None) -> dict[str, np.ndarray]:
+    def rates(self, base: np.ndarray, pools: dict[str, np.ndarray], only: set | None = None,
+              static: tuple | None = None) -> dict[str, np.ndarray]:
         """Every reached node's arrival rate per tick (``base``: the traffic pattern's rate); with
-        ``only`` (a set of nodes closed under ancestors), just those."""
-        return self._splits(base, pools, only)[0]
+        ``only`` (a set of nodes closed under ancestors), just those; ``static``: see :meth:`_splits`."""
+        return self._splits(base, pools, only, static)[0]
 
     def rates_and_splits(self, base: np.ndarray, pools: dict[str, np.ndarray]) -> tuple[dict, dict]:
         """:meth:`rates` of every node, and the splits behind them (for :meth:`paths` with the same inputs)."""

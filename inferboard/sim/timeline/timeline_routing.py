@@ -120,6 +120,8 @@ class StretchRouting:
         self.routers = [state.router_for(key) for key in keys]
         #: per fault regime met in the stretch, its ticks (counted from ``k0``)
         self.regime_ticks = [(r, idx) for r in range(len(keys)) if (idx := np.flatnonzero(regime == r)).size]
+        self.regime_ticks_of = dict(self.regime_ticks)
+        self._static_flows: dict[int, tuple[dict, dict]] = {}
         s = self.structure = state.structure()
         self.pool_ids = [p.id for p in state.pools]
         facts = self.facts = _facts(state, s, self.pool_ids)
@@ -173,12 +175,21 @@ class StretchRouting:
         return out
 
     def _chunk(self, a: int, b: int):
-        """(router, tick indices within the stretch) of the regimes met in ticks ``a:b``."""
+        """(router, tick indices within the stretch, which of its regime's ticks they are) of the
+        regimes met in ticks ``a:b``."""
         lo, hi = a - self.k0, b - self.k0
         for r, idx in self.regime_ticks:
-            part = idx[(idx >= lo) & (idx < hi)]
+            where = slice(int(np.searchsorted(idx, lo)), int(np.searchsorted(idx, hi)))
+            part = idx[where]
             if part.size:
-                yield self.routers[r], part
+                yield r, part, where
+
+    def _static(self, r: int) -> tuple[dict, dict]:
+        """The regime ``r``'s :meth:`tick_routing.RegimeRouter.static_flows` over its ticks of the stretch."""
+        found = self._static_flows.get(r)
+        if found is None:
+            found = self._static_flows[r] = self.routers[r].static_flows(self.base[self.regime_ticks_of[r]])
+        return found
 
     def upstream(self, pools: set[str]) -> set[str]:
         """The pools and every node that sends them traffic."""
@@ -191,13 +202,15 @@ class StretchRouting:
         out = {pid: np.zeros(b - a) for pid in pool_ids}
         whole = a == self.k0 and b == self.k1 and only is None
         self.last_basis = basis = []
-        for router, idx in self._chunk(a, b):
+        for r, idx, where in self._chunk(a, b):
+            router = self.routers[r]
             capacities = self._capacities(a, b, idx, only)
             if whole:  # the splits serve :meth:`paths` too if no replica routing reads changes meanwhile
                 rates, splits = router.rates_and_splits(self.base[idx], capacities)
                 self._kept[id(router), idx.size] = ({pid: capacities[pid] for pid in self.sensitive}, splits)
-            else:
-                rates = router.rates(self.base[idx], capacities, only)
+            else:  # the nodes fed by the base rate alone are routed once a stretch
+                rates = router.rates(self.base[idx], capacities, only,
+                                     (self._static(r), where) if router.static else None)
             basis.append((router, idx, capacities, rates, {}))
             local = idx - (a - self.k0)
             for pid in pool_ids:
@@ -211,7 +224,8 @@ class StretchRouting:
         grows with new paths), the share lost and each router's shed share."""
         n = self.k1 - self.k0
         found: list[tuple[np.ndarray, TickPaths]] = []
-        for router, idx in self._chunk(self.k0, self.k1):
+        for r, idx, _ in self._chunk(self.k0, self.k1):
+            router = self.routers[r]
             capacities = self._capacities(self.k0, self.k1, idx)
             kept = self._kept.get((id(router), idx.size))
             splits = kept[1] if kept is not None and all(
