@@ -157,7 +157,7 @@ class StretchRouting:
         least one), from the pool's track as it stands."""
         ready = self.state.tracks[pid].ready
         if a > 0:
-            out = ready[a - 1:b - 1].copy()
+            return np.maximum(ready[a - 1:b - 1], 1.0)
         else:
             out = np.concatenate(([self.state.initial_ready[pid]], ready[:b - 1])) if b > 0 else np.zeros(0)
         return np.maximum(out, 1.0)
@@ -165,13 +165,14 @@ class StretchRouting:
     def _capacities(self, a: int, b: int, idx: np.ndarray, only: set | None = None) -> dict[str, np.ndarray]:
         """Each pool's capacity per tick (of those in ``only``, which holds every pool a decision on
         the way to them reads): capacity per replica x the replicas routing counts."""
-        local = idx - (a - self.k0)
-        whole = local.size == b - a
+        whole = idx.size == b - a  # then idx is a - k0 .. b - k0: slices, not copies
+        pick = slice(a - self.k0, b - self.k0) if whole else idx
+        local = None if whole else idx - (a - self.k0)
         out = {}
         for pid in self.pool_ids:
             if only is None or pid in only:
                 ready = self.ready_for_routing(pid, a, b)
-                out[pid] = self.per_replica[pid][idx] * (ready if whole else ready[local])
+                out[pid] = self.per_replica[pid][pick] * (ready if whole else ready[local])
         return out
 
     def _chunk(self, a: int, b: int):
@@ -264,8 +265,8 @@ def _thresholds_hold(routing: StretchRouting, basis: list, start: int, b: int, o
     lo, hi = start - routing.k0, b - routing.k0
     key = frozenset(only)
     for router, idx, before, rates, over in basis:
-        inside = (idx >= lo) & (idx < hi)
-        if not inside.any():
+        inside = slice(int(np.searchsorted(idx, lo)), int(np.searchsorted(idx, hi)))  # idx is sorted
+        if inside.start >= inside.stop:
             continue
         readers = router.threshold_readers(key)
         if readers is None:
