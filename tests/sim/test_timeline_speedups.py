@@ -1,10 +1,15 @@
 """The timeline's shortcuts give what the plain computation gives: percentiles solved per group of
-ticks with the paths they use equal the ones solved over every path."""
+ticks with the paths they use equal the ones solved over every path, and a compile is reused only
+for the design revision it was made of."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from inferboard.model import Design
+from inferboard.model.requirements import Requirements
+from inferboard.sim.timeline import timeline_state
+from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.sim.timeline.gamma_mixture import mixture_gamma, mixture_quantiles, sparse_mixture_quantiles
 
 PROBS = (0.5, 0.95, 0.99)
@@ -34,3 +39,27 @@ def test_paths_used_throughout_take_the_plain_solve():
     expected = mixture_quantiles(w, mu, sigma, PROBS)
     assert np.array_equal(sparse_mixture_quantiles(w, mu, sigma, PROBS), expected)
     assert np.all(np.diff(expected, axis=0) > 0)  # p50 < p95 < p99
+
+
+def _pool_design() -> Design:
+    design = Design(requirements=Requirements(mean_rps=100.0, peak_rps=200.0, traffic_pattern="diurnal"))
+    design.add_node("traffic_source", node_id="users", params={"arrival_cv": 1.0})
+    design.add_node("cpu_pool", node_id="pool", params={"replicas": 2, "workers_per_replica": 4, "service_ms": 20.0})
+    design.connect("users", "requests", "pool", "requests")
+    return design
+
+
+def test_a_design_revision_reuses_its_compiles_and_an_edit_makes_new_ones(monkeypatch):
+    compiles = []
+    real = timeline_state.compile_design
+    monkeypatch.setattr(timeline_state, "compile_design", lambda *a, **k: compiles.append(a[1]) or real(*a, **k))
+    design = _pool_design()
+    first = run_timeline(design, hours=1, tick_s=60)
+    made = len(compiles)
+    again = run_timeline(design, hours=1, tick_s=60)
+    assert len(compiles) == made  # the same revision: its compiles are reused
+    assert np.array_equal(first.series["p99_ms"], again.series["p99_ms"])
+    design.set_params("pool", service_ms=40.0)  # an edit replaces the node: a new revision
+    slower = run_timeline(design, hours=1, tick_s=60)
+    assert len(compiles) > made
+    assert np.all(slower.series["utilisation:pool"] > first.series["utilisation:pool"] * 1.9)

@@ -92,6 +92,29 @@ _METRIC_TABLES: dict[str, dict] = {}
 METRIC_TABLES_MAX = 20_000
 
 
+#: Compiles shared by every timeline of the process: a compile is a pure function of the design's
+#: revision (nodes, edges, requirements and catalog are immutable objects every edit replaces, so
+#: their identities name it; the entry keeps them alive), the rate, the faults, the replica
+#: overrides and the undetected regions. Bounded in size.
+_COMPILES: dict[tuple, tuple[tuple, object]] = {}
+COMPILES_MAX = 256
+
+
+def compile_shared(design: Design, rate: float, faults: list, override: dict, undetected: list,
+                   structure: DesignStructure):
+    """:func:`compile.compile_design` of ``design`` as it stands, remembered for the process."""
+    revision = (tuple(design.nodes.values()), tuple(design.edges.values()), design.requirements, design.catalog)
+    key = (tuple(map(id, revision[0])), tuple(map(id, revision[1])), id(revision[2]), id(revision[3]), rate,
+           tuple(faults), tuple(sorted(override.items())), tuple(undetected))
+    found = _COMPILES.get(key)
+    if found is None:
+        if len(_COMPILES) >= COMPILES_MAX:
+            _COMPILES.clear()
+        found = _COMPILES[key] = (revision, compile_design(design, rate, faults, override, undetected,
+                                                           structure=structure))
+    return found[1]
+
+
 def _metric_cache(metric: str) -> dict:
     store = _METRIC_TABLES.setdefault(metric, {})
     if sum(len(v) for v in store.values()) > METRIC_TABLES_MAX:
@@ -360,8 +383,7 @@ class TimelineState:
             def compile_at(rate: float):
                 if rate not in cache:
 
-                    cache[rate] = compile_design(self.design, rate, faults, self.override, undetected,
-                                                          structure=structure)
+                    cache[rate] = compile_shared(self.design, rate, faults, self.override, undetected, structure)
                 return cache[rate]
 
             reference = self.mean if self.mean > 0 else 1.0
