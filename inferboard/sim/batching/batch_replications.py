@@ -200,11 +200,12 @@ class _Rows:
         rows = np.arange(self.active.size)
         self.row_base, self.free_base = rows * self.plan.width, rows * self.plan.servers
         self.flat = self.buf.reshape(-1)
-
-    @property
-    def load_of(self) -> np.ndarray:
-        """Running row -> grid load."""
-        return self.plan.load_of[self.active]
+        self.batch_slots = np.arange(self.plan.big_b)
+        self.rec_from = self.plan.rec_from[self.active]
+        self.measured_from = int(self.rec_from.max())  #: from this step on every running row is measured
+        self.load_of = self.plan.load_of[self.active]  #: running row -> grid load
+        #: where the running rows' totals are: all of them (a slice, cheaper) or some
+        self.totals_at = slice(None) if self.active.size == self.plan.load_of.size else self.active
 
     def keep(self, which: np.ndarray) -> None:
         """Only the rows ``which`` (positions among the running rows) run on."""
@@ -219,10 +220,9 @@ class _Rows:
         width = self.plan.width
         if int(self.head.max()) + self.plan.big_b <= width:
             return
-        idx = self.head[:, None] + np.arange(width)[None, :]
-        kept = np.take_along_axis(self.buf, np.minimum(idx, width - 1), 1)
-        fresh = np.take_along_axis(draws.arrivals(width, self.rep_of, self.lam), np.maximum(idx - width, 0), 1)
-        self.buf = np.where(idx < width, kept, self.buf[:, -1:] + fresh)
+        fresh = draws.arrivals(width, self.rep_of, self.lam)
+        both = np.concatenate([self.buf, self.buf[:, -1:] + fresh], axis=1)  # the buffer, then the next arrivals
+        self.buf = np.take_along_axis(both, self.head[:, None] + np.arange(width)[None, :], 1)
         self.flat = self.buf.reshape(-1)
         self.head[:] = 0
 
@@ -249,9 +249,9 @@ def _dispatch(rows: _Rows, p: BatchParams, noise: np.ndarray | None, step: int) 
     else:
         slot = rows.free_base + np.argmin(rows.free, axis=1)
         ready_at = rows.free.reshape(-1)[slot]
-    ready = np.minimum(rows.flat[pos] + plan.delay, rows.flat[pos + (plan.big_b - 1)])
+    window = rows.flat[pos[:, None] + rows.batch_slots]
+    ready = np.minimum(window[:, 0] + plan.delay, window[:, -1])
     start = np.maximum(ready_at, ready)
-    window = rows.flat[pos[:, None] + np.arange(plan.big_b)]
     member = window <= start[:, None]
     size = member.sum(axis=1)
     service = p.base_s + p.item_s * size
@@ -324,21 +324,33 @@ class _Tally:
 
 def _measure(rows: _Rows, d: _Dispatch, step: int, totals: _RowTotals, tally: _Tally) -> None:
     """Count the dispatch in the rows past their burn-in; every ``_RECORD_EVERY`` steps, their requests too."""
-    active, rec_from = rows.active, rows.plan.rec_from
-    on = rec_from[active] <= step
-    if not on.any():
-        return
-    begin = rec_from[active] == step
-    if begin.any():
-        totals.t_from[active[begin]] = d.start[begin]
-    totals.busy[active] += np.where(on, d.service, 0.0)
-    totals.served[active] += np.where(on, d.size, 0)
-    totals.count[active] += on
-    if step % _RECORD_EVERY:
-        return
+    active = rows.totals_at
+    if step > rows.measured_from:  # every running row measured, none begins now
+        totals.busy[active] += d.service
+        totals.served[active] += d.size
+        totals.count[active] += 1.0
+        if step % _RECORD_EVERY:
+            return
+        size_on, member_on = d.size, d.member
+    else:
+        on = rows.rec_from <= step
+        if not on.any():
+            return
+        begin = rows.rec_from == step
+        if begin.any():
+            totals.t_from[rows.active[begin]] = d.start[begin]
+        totals.busy[active] += np.where(on, d.service, 0.0)
+        totals.served[active] += np.where(on, d.size, 0)
+        totals.count[active] += on
+        if step % _RECORD_EVERY:
+            return
+        size_on, member_on = np.where(on, d.size, 0), d.member & on[:, None]
+    _tally_requests(rows, d, size_on, member_on, tally)
+
+
+def _tally_requests(rows: _Rows, d: _Dispatch, size_on: np.ndarray, member_on: np.ndarray, tally: _Tally) -> None:
+    """Add the measured requests of a dispatch (``member_on``; ``size_on`` per row) to the tally."""
     n_load, load_of = _LOADS.size, rows.load_of
-    size_on = np.where(on, d.size, 0)
-    member_on = d.member & on[:, None]
     waited = d.start[:, None] - d.window
     tally.pending.append((waited[member_on], np.repeat(d.service, size_on), np.repeat(rows.offset, size_on)))
     forming = np.minimum(np.maximum(d.ready[:, None] - d.window, 0.0), waited)[member_on]
