@@ -53,10 +53,16 @@ def mixture_gamma(weights: np.ndarray, mean: np.ndarray, var: np.ndarray):
     total = weights.sum(axis=0)
     w = weights / np.where(total > 0, total, 1.0)
     m = np.maximum(mean, 1e-7)
-    scv = np.maximum(var, 0.0) / (m * m)
+    scv = np.maximum(var, 0.0)  # the same operations as written out, on arrays reused in place
+    scv /= m * m
     root = np.cbrt(m)
-    mu = root * (1.0 - scv / 9.0)
-    sigma = root * np.sqrt(np.maximum(scv, 1e-10)) / 3.0
+    mu = np.divide(scv, 9.0, out=m)
+    np.subtract(1.0, mu, out=mu)
+    mu *= root
+    sigma = np.maximum(scv, 1e-10, out=scv)
+    np.sqrt(sigma, out=sigma)
+    sigma *= root
+    sigma /= 3.0
     return w.astype(np.float32), mu.astype(np.float32), sigma.astype(np.float32), total > 0
 
 
