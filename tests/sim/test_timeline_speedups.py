@@ -9,8 +9,9 @@ import numpy as np
 from inferboard.model import Design
 from inferboard.model.requirements import Requirements
 from inferboard.sim.timeline import timeline_state
-from inferboard.sim.timeline.timeline import run_timeline
 from inferboard.sim.timeline.gamma_mixture import mixture_gamma, mixture_quantiles, sparse_mixture_quantiles
+from inferboard.sim.timeline.series import finite
+from inferboard.sim.timeline.timeline import run_timeline
 
 PROBS = (0.5, 0.95, 0.99)
 
@@ -63,3 +64,10 @@ def test_a_design_revision_reuses_its_compiles_and_an_edit_makes_new_ones(monkey
     slower = run_timeline(design, hours=1, tick_s=60)
     assert len(compiles) > made
     assert np.all(slower.series["utilisation:pool"] > first.series["utilisation:pool"] * 1.9)
+
+
+def test_finite_series_have_no_nan_infinity_negative_or_dust():
+    values = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-300, -5.0, 3.0, 1e30, 7e-201, 2e-200])
+    out = finite(values, 1e6)
+    assert out.tolist() == [0.0, 1e6, 0.0, 0.0, 0.0, 0.0, 3.0, 1e6, 0.0, 2e-200]
+    assert not np.signbit(out).any() and np.isnan(values[0])  # a copy: the input is left alone

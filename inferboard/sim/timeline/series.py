@@ -44,6 +44,6 @@ class TimelineResult:
 
 def finite(values: np.ndarray, high: float = MAX_VALUE) -> np.ndarray:
     """No NaN or infinity, nothing negative, nothing above ``high``; denormal dust becomes 0."""
-    out = np.clip(np.nan_to_num(np.asarray(values, dtype=float), nan=0.0, posinf=high, neginf=0.0), 0.0, high)
-    out[out < 1e-200] = 0.0
+    out = np.clip(np.asarray(values, dtype=float), 0.0, high)  # infinities to the bounds; NaN stays NaN
+    out[~(out >= 1e-200)] = 0.0  # NaN, dust and zero
     return out
