@@ -197,11 +197,13 @@ class PoolController:
     :meth:`mature`).
     """
 
-    def __init__(self, plan: PoolPlanOverTime, times_s: np.ndarray, lam_arr: np.ndarray, emit: Emit) -> None:
+    def __init__(self, plan: PoolPlanOverTime, times_s: np.ndarray, lam_arr: np.ndarray, emit: Emit,
+                 times_list: list[float] | None = None) -> None:
         count = self.count = len(times_s)
         self.plan, self.emit, self.lam = plan, emit, lam_arr
         self.times_s = times_s
-        self.times = np.asarray(times_s, dtype=float).tolist()
+        #: ``times_s`` as a list (``times_list`` when the caller has it: pools of one timeline share it)
+        self.times = np.asarray(times_s, dtype=float).tolist() if times_list is None else times_list
         self.times_arr = np.asarray(times_s, dtype=float)
         self.autoscaler = plan.autoscaler
         self.pool_id, self.provisioning_s = plan.pool_id, plan.provisioning_s

@@ -215,6 +215,7 @@ class TimelineState:
         self.controls, self.tracks, self.pool_carry, self.controllers = {}, {}, {}, {}
         #: replicas serving before the first tick (what routing counts at tick 0)
         self.initial_ready = {pid: float(n) for pid, n in initial.items()}
+        times_list = self.times.tolist()
         for p in self.pools:
             fault_ticks: dict[int, list] = {}
             for f in self.timed:
@@ -226,7 +227,8 @@ class TimelineState:
                             fault_ticks.setdefault(tick, []).append((f.kind, started, f.amount))
             plan = PoolPlanOverTime(p.id, initial[p.id], float(p.params.get("provisioning_s", 0.0)),
                                     float(p.params.get("spot_share", 0.0)), self.scalers[p.id], fault_ticks)
-            controller = self.controllers[p.id] = PoolController(plan, self.times, self.pool_lam[p.id], self.emit)
+            controller = self.controllers[p.id] = PoolController(plan, self.times, self.pool_lam[p.id], self.emit,
+                                                                 times_list)
             control = controller.run()
             self.tracks[p.id] = next(control)
             self.controls[p.id] = control
