@@ -213,3 +213,26 @@ def test_operations_act_from_the_instant_they_are_applied():
     assert fallen["arrival_rps:fallback"][-1] == pytest.approx(100.0) and fallen["arrival_rps:stable"][-1] == 0
     with pytest.raises(ValueError):
         after(actions.SwitchToFallback("cache"))
+
+
+def test_a_result_read_between_short_steps_never_names_what_only_later_ticks_bring(monkeypatch):
+    """A series or note that a later tick brings into being stays out of the result until that tick
+    has been asked for, although short advances simulate it ahead (the drill must not hint at it)."""
+    from inferboard.sim.timeline import timeline_state
+
+    real = timeline_state.simulate_stretch
+
+    def stretch_with_a_late_series(state, k0, k1):
+        real(state, k0, k1)
+        if k1 > 100:  # what tick 100 on brings: a new series and a note, as a shedding router would
+            late = state.series.setdefault("router_shed:late", np.zeros(state.count))
+            late[max(k0, 100):k1] = 1.0
+            state.notes.add("late note")
+
+    monkeypatch.setattr(timeline_state, "simulate_stretch", stretch_with_a_late_series)
+    live = Timeline.start(scaled_design(), faults=FAULTS, hours=1.5, tick_s=10)
+    for minute in range(1, 31):
+        seen = live.advance(60).result()
+        brought = live.ticks_done > 100
+        assert ("router_shed:late" in seen.series) == brought and ("late note" in seen.notes) == brought, minute
+    assert seen.series["router_shed:late"][100:].all() and not seen.series["router_shed:late"][:100].any()

@@ -307,6 +307,14 @@ class TimelineState:
             simulate_stretch(self, start, self.ticks_done)
         self.reached = self.ticks_done
 
+    def _ahead_shows_more(self) -> bool:
+        """Whether the ticks simulated ahead brought a series or a note into being that the ticks
+        asked for did not (a result must not name what has not happened yet)."""
+        if self._ahead is None or self.reached == self.ticks_done:
+            return False
+        saved = self._ahead[1]
+        return not (self.series.keys() <= saved["series"] and self.notes <= saved["notes"])
+
     def apply(self, action) -> "TimelineState":
         """Apply an action (:mod:`actions`) from now on; what already happened stays as it was."""
         self._settle()
@@ -327,7 +335,8 @@ class TimelineState:
 
     def result(self):
         """The series and events so far, as a :class:`series.TimelineResult`."""
-
+        if self._ahead_shows_more():
+            self._settle()
         k = self.ticks_done
         series = {name: finite(v[:k], 1.0 if name in ("shed_rate", "error_rate") or name.startswith("utilisation:")
                                else MAX_VALUE) for name, v in self.series.items()}
