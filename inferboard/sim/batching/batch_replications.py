@@ -153,13 +153,16 @@ class _Draws:
     noise_shape: float  #: gamma shape of the service noise (0: none)
 
     def arrivals(self, n: int, rep_of: np.ndarray, lam: np.ndarray) -> np.ndarray:
-        """The next ``n`` arrival times of each row, from 0 (cumulated gaps at the row's rate)."""
+        """The next ``n`` arrival times of each row, from 0 (cumulated gaps at the row's rate). Gaps
+        are drawn for the replication indices up to the highest one still running (once the light
+        loads are done, the few replications of the heavy ones)."""
+        reps = int(rep_of.max()) + 1 if rep_of.size else 1
         if self.arrival_scv == 0.0:
-            unit = np.ones((self.reps, n))
+            unit = np.ones((reps, n))
         elif self.arrival_scv == 1.0:
-            unit = self.rng.standard_exponential((self.reps, n))
+            unit = self.rng.standard_exponential((reps, n))
         else:
-            unit = self.rng.gamma(1.0 / self.arrival_scv, self.arrival_scv, (self.reps, n))
+            unit = self.rng.gamma(1.0 / self.arrival_scv, self.arrival_scv, (reps, n))
         return np.cumsum(unit[rep_of] / lam[:, None], axis=1)
 
     def noise(self, steps: int, rep_of: np.ndarray) -> np.ndarray | None:
