@@ -80,7 +80,7 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]], refused:
     seen_endpoints: set[tuple[str, str, str, str]] = set()
     used_out: Counter = Counter()
     used_in: Counter = Counter()
-    onward: dict[str, list[tuple[str, str]]] = {}
+    carries_requests = False
     for raw in edges:
         edge = Edge(raw["id"], raw["source"], raw["source_port"], raw["target"], raw["target_port"])
         item = f"edge '{edge.id}'"
@@ -109,42 +109,10 @@ def _assemble_edges(design: Design, edges: Iterable[Mapping[str, Any]], refused:
         seen_endpoints.add(edge.endpoints())
         used_out[edge.source, edge.source_port] += 1
         used_in[edge.target, edge.target_port] += 1
-        if out_port.signal == REQUEST_SIGNAL:
-            onward.setdefault(edge.source, []).append((edge.target, edge.id))
+        carries_requests = carries_requests or out_port.signal == REQUEST_SIGNAL
         design.load_edge(edge)
-    cycle = find_request_loop(onward)
+    cycle = design.request_loop() if carries_requests else []
     if cycle:
         nodes = [cycle[0][0], *[target for _, target, _ in cycle]]
         problems.append(Problem(f"edge '{cycle[-1][2]}'", "", "requests loop back: " + " -> ".join(nodes)))
     return problems
-
-
-def find_request_loop(onward: Mapping[str, list[tuple[str, str]]]) -> list[tuple[str, str, str]]:
-    """One loop of (source, target, edge id) steps in a request graph, or [] when there is none
-    (iterative depth-first search, so deep designs cannot exhaust the stack)."""
-    state: dict[str, int] = {}  # 1 on the current path, 2 finished
-    for root in list(onward):
-        if state.get(root):
-            continue
-        path: list[tuple[str, str, str]] = []
-        stack = [(root, iter(onward.get(root, ())))]
-        state[root] = 1
-        while stack:
-            node, children = stack[-1]
-            step = next(children, None)
-            if step is None:
-                state[node] = 2
-                stack.pop()
-                if path:
-                    path.pop()
-                continue
-            target, edge_id = step
-            if state.get(target) == 1:
-                start = next(i for i, (source, _, _) in enumerate(path + [(node, target, edge_id)])
-                             if source == target)
-                return (path + [(node, target, edge_id)])[start:]
-            if not state.get(target):
-                state[target] = 1
-                path.append((node, target, edge_id))
-                stack.append((target, iter(onward.get(target, ()))))
-    return []

@@ -6,6 +6,7 @@ performs it, announces it as an event, and returns the exact inverse edit.
 
 from __future__ import annotations
 
+import graphlib
 import itertools
 import re
 from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
@@ -211,20 +212,29 @@ class Design:
 
     def _requests_reach(self, start: str, goal: str) -> bool:
         """Whether requests flow from ``start`` to ``goal`` along request wires."""
-        onward: dict[str, list[str]] = {}
+        # networkx is slow to import: loaded for the first graph question, never before first paint
+        import networkx as nx
+
+        return nx.has_path(self.request_graph(), start, goal)
+
+    def request_loop(self) -> list[tuple[str, str, str]]:
+        """One loop of (source, target, edge id) steps along request wires, or [] when requests
+        never come back to where they passed.
+
+        Loading a design asks this before the first window is painted, so the standard library's
+        topological sorter answers it (networkx takes 150-220 ms to import)."""
+        senders: dict[str, set[str]] = {}
+        wire_ids: dict[tuple[str, str], str] = {}
         for edge in self._edges.values():
             if self.signal_of(edge) == REQUEST_SIGNAL:
-                onward.setdefault(edge.source, []).append(edge.target)
-        seen, stack = {start}, [start]
-        while stack:
-            node = stack.pop()
-            if node == goal:
-                return True
-            for nxt in onward.get(node, ()):
-                if nxt not in seen:
-                    seen.add(nxt)
-                    stack.append(nxt)
-        return False
+                senders.setdefault(edge.target, set()).add(edge.source)
+                wire_ids.setdefault((edge.source, edge.target), edge.id)
+        try:
+            graphlib.TopologicalSorter(senders).prepare()
+        except graphlib.CycleError as error:
+            cycle = error.args[1]  # each node sends to the next; the first is repeated last
+            return [(source, target, wire_ids[source, target]) for source, target in zip(cycle, cycle[1:])]
+        return []
 
     def check_ports(self, source: str, source_port: str, target: str, target_port: str):
         """The checks that depend only on the two ends: nodes, ports, signals, accepted kinds."""

@@ -2,7 +2,7 @@
 
 import pytest
 
-from inferboard.model import (ConnectionRefused, Design, DuplicateId, ParamRefused, RegionRefused, Requirements,
+from inferboard.model import (ConnectionRefused, Design, DuplicateId, Edge, ParamRefused, RegionRefused, Requirements,
                               UnknownNode)
 from inferboard.model import events as ev
 from inferboard.model import ops
@@ -175,23 +175,30 @@ def test_request_graph_holds_only_request_wires():
     assert design.graph.number_of_edges() == 4
 
 
-def test_request_loop_search_returns_one_closed_loop():
-    from inferboard.model.assemble import find_request_loop
-
-    onward = {"x": [("a", "e0")], "a": [("b", "e1")], "b": [("c", "e2"), ("d", "e5")], "c": [("a", "e3")]}
-    loop = find_request_loop(onward)
-    assert [edge for _, _, edge in loop] == ["e1", "e2", "e3"]
-    assert loop[0][0] == loop[-1][1] == "a"
-    assert find_request_loop({"x": [("a", "e0")], "a": [("b", "e1")]}) == []
+def test_request_loop_names_the_closing_steps_of_one_loop():
+    design = Design()
+    for node_id, kind in (("x", "traffic_source"), ("a", "regional_load_balancer"), ("b", "dynamic_batcher"),
+                          ("c", "regional_load_balancer"), ("d", "gpu_pool")):
+        design.add_node(kind, node_id=node_id)
+    for edge_id, source, target in (("e0", "x", "a"), ("e1", "a", "b"), ("e2", "b", "c"), ("e5", "b", "d")):
+        design.connect(source, "requests", target, "requests", edge_id=edge_id)
+    assert design.request_loop() == []
+    design.load_edge(Edge("e3", "c", "requests", "a", "requests"))  # loading skips the loop check
+    loop = design.request_loop()
+    assert sorted(edge for _, _, edge in loop) == ["e1", "e2", "e3"]
+    assert all(loop[i][1] == loop[i + 1][0] for i in range(len(loop) - 1)) and loop[0][0] == loop[-1][1]
 
 
 def test_networkx_is_only_imported_when_a_graph_is_asked_for():
     import subprocess
     import sys
 
-    code = ("import sys; from tests.core.helpers import serving_chain; d = serving_chain();"
+    code = ("import sys; from inferboard.model.design import Design; d = Design();"
+            "d.add_node('traffic_source', node_id='users'); d.add_node('regional_load_balancer', node_id='lb');"
             "assert 'networkx' not in sys.modules, 'imported too early';"
-            "g = d.graph; assert 'networkx' in sys.modules and g.has_edge('lb', 'batcher', key='e2')")
+            "d.connect('users', 'requests', 'lb', 'requests', edge_id='e1');"
+            "assert 'networkx' in sys.modules, 'a request wire asks whether requests would loop';"
+            "assert d.graph.has_edge('users', 'lb', key='e1')")
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
