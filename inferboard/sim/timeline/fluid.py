@@ -29,7 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from inferboard.sim.timeline.tickqueue import DEFAULT_PATIENCE_S, StationParams, StationState, station_state
+from inferboard.sim.timeline.tickqueue import (DEFAULT_PATIENCE_S, SATURATED_LOAD, StationParams, StationState,
+                                              saturated_state, station_state)
 
 EPS = 1e-9
 
@@ -156,8 +157,6 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
                               steady.queue, start, lost, capacity, patience, carry,
                               _accepted(accepted_before, lam * (1 - steady.loss) * dt), steady.shape_mean,
                               steady.shape_var)
-    cap = np.maximum(capacity, 1e-12)
-    under = _steady_under_backlog(lam, capacity, ready, p, cold_wait_s, np.flatnonzero(~quiet))
     arriving = np.maximum(lam * dt, 1e-12)
     loss = np.where(quiet, steady.loss, np.minimum(1.0, lost / arriving))
     before = np.zeros(1) if accepted_before is None or not len(accepted_before) else np.asarray(accepted_before)
@@ -172,6 +171,7 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
     virtual0, virtual1 = waits[:-1], waits[1:]
     fluid_wait = 0.5 * (virtual0 + virtual1)
     fluid_var = (virtual1 - virtual0) ** 2 / 12.0
+    under = _steady_under_backlog(lam, capacity, ready, p, cold_wait_s, ~quiet)
     total = under.wait_s + fluid_wait
     capped = total > patience  # a served request waits less than its patience: the random part is cut off
     wait = np.where(quiet, steady.wait_s, np.minimum(total, patience))
@@ -195,16 +195,27 @@ def station_stretch(lam: np.ndarray, ready: np.ndarray, p: StationParams, cold_w
 def _steady_under_backlog(lam: np.ndarray, capacity: np.ndarray, ready: np.ndarray, p: StationParams,
                           cold_wait_s: np.ndarray | None, busy: np.ndarray) -> StationState:
     """The steady part of the wait on top of a backlog (the tick's queue at ``BACKLOG_RHO`` at most),
-    solved only at the ticks ``busy`` (where a backlog exists or forms); zeros elsewhere."""
-    x = np.minimum(lam, BACKLOG_RHO * capacity)
-    if busy.size == lam.size:
-        return station_state(x, ready, p, cold_wait_s)
-    ready = np.broadcast_to(ready, lam.shape)
-    cold = None if cold_wait_s is None else np.broadcast_to(cold_wait_s, lam.shape)[busy]
-    part = station_state(x[busy], ready[busy], p.select(busy), cold)
+    solved only at the ticks ``busy`` (where a backlog exists or forms); zeros elsewhere. A batching
+    station offered its capacity or more runs full batches: there the part on top of the backlog
+    is the queue of its servers as servers of ``B`` requests per batch time
+    (:func:`tickqueue.saturated_state`), not its batch table."""
     full = StationState(*(np.zeros(lam.shape) for _ in range(6)), np.zeros(lam.shape), np.zeros(lam.shape))
-    for name in ("loss", "wait_s", "sojourn_s", "sojourn_var", "busy", "queue", "shape_mean", "shape_var"):
-        getattr(full, name)[busy] = getattr(part, name)
+    x = np.minimum(lam, BACKLOG_RHO * capacity)
+    ready = np.broadcast_to(ready, lam.shape)
+    parts = [(busy, station_state)]
+    if p.batch_max is not None:
+        over = busy & (lam >= SATURATED_LOAD * capacity)
+        parts = [(busy & ~over, station_state), (over, saturated_state)]
+    for mask, solve in parts:
+        index = np.flatnonzero(mask)
+        if index.size == lam.size:
+            return solve(x, ready, p, cold_wait_s)
+        if not index.size:
+            continue
+        cold = None if cold_wait_s is None else np.broadcast_to(cold_wait_s, lam.shape)[index]
+        part = solve(x[index], ready[index], p.select(index), cold)
+        for name in ("loss", "wait_s", "sojourn_s", "sojourn_var", "busy", "queue", "shape_mean", "shape_var"):
+            getattr(full, name)[index] = getattr(part, name)
     return full
 
 

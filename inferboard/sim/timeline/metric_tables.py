@@ -36,6 +36,8 @@ class MetricTable:
         self.lists: dict[tuple, tuple[list, list]] = store.setdefault("lists", {})
         self.lam_l, self.sig_l = lam.tolist(), sig.tolist()
         self.changes = (np.flatnonzero(np.diff(sig)) + 1).tolist()
+        #: (replicas, signature) pairs whose kept table was checked to reach this run's loads
+        self.covered: set[tuple[int, int]] = set()
 
     def _name(self, key: int):
         return key if self.rows is None else self.rows[key]
@@ -45,24 +47,46 @@ class MetricTable:
         (built a block of replica counts at a time, remembered)."""
         name = self._name(key)
         found = self.cache.get((r, name))
-        if found is None:  # a block of R_BLOCK replica counts in one vectorised call
-            g = self.tables.params[self.j]["sig_regime"][key]
-            if self.tables.params[self.j]["batching"]:  # batch tables are built per server count: just r
-                counts = np.array([float(r)])
-            else:
-                counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
-                counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
-            replicas = np.repeat(counts, self.GRID.size)
-            capacity = np.maximum(replicas * self.tables.capacity_per_replica(self.j, g), 1e-9)
-            lam = np.tile(self.GRID, counts.size) * capacity
-            state = station_state(lam, replicas, self.tables.station_params(self.j, np.full(lam.size, g)))
-            values = state.queue if self.metric == "queue_depth" else (
-                state.p95_s() * 1000.0 if self.metric == "latency_p95" else state.busy)
-            for k, count in enumerate(counts.astype(int)):
-                part = slice(k * self.GRID.size, (k + 1) * self.GRID.size)
-                self.cache[(int(count), name)] = (lam[part], values[part])
+        g = self.tables.params[self.j]["sig_regime"][key]
+        if self.tables.params[self.j]["batching"]:  # batch tables are built per server count: just r
+            if (r, key) not in self.covered:  # once per table: does the kept one reach this run's loads?
+                start = self._first_load(r, key, g)
+                if found is None or found[0].size < self.GRID.size - start:
+                    found = self.cache[(r, name)] = self._build(np.array([float(r)]), g, start)[0]
+                    self.lists.pop((r, name), None)
+        elif found is None:  # a block of R_BLOCK replica counts in one vectorised call
+            counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
+            counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
+            for count, built in zip(counts.astype(int), self._build(counts, g, 0)):
+                self.cache[(int(count), name)] = built
             found = self.cache[(r, name)]
+        self.covered.add((r, key))
         return found
+
+    def _first_load(self, r: int, key: int, g: int) -> int:
+        """The first grid load a batching pool's table needs with ``r`` replicas: the one at or below
+        the lightest load its ticks under regime ``key`` bring (for queue depth 90% of capacity at
+        most, which the backlog's queue depth reads). Loads below it are never read, and a batching
+        table below saturation costs a batch-model table to build, so a pool that is always over
+        capacity needs none."""
+        capacity = max(r * self.tables.capacity_per_replica(self.j, g), 1e-9)
+        loads = self.lam[self.sig == key]
+        lightest = float(loads.min()) / capacity if loads.size else 0.0
+        if self.metric == "queue_depth":
+            lightest = min(lightest, 0.9)
+        return int(min(max(np.searchsorted(self.GRID, lightest, side="right") - 1, 0), self.GRID.size - 2))
+
+    def _build(self, counts: np.ndarray, g: int, start: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per replica count in ``counts``, the loads ``GRID[start:]`` (requests/s) and the metric at them."""
+        grid = self.GRID[start:]
+        replicas = np.repeat(counts, grid.size)
+        capacity = np.maximum(replicas * self.tables.capacity_per_replica(self.j, g), 1e-9)
+        lam = np.tile(grid, counts.size) * capacity
+        state = station_state(lam, replicas, self.tables.station_params(self.j, np.full(lam.size, g)))
+        values = state.queue if self.metric == "queue_depth" else (
+            state.p95_s() * 1000.0 if self.metric == "latency_p95" else state.busy)
+        return [(lam[k * grid.size:(k + 1) * grid.size], values[k * grid.size:(k + 1) * grid.size])
+                for k in range(counts.size)]
 
     def __call__(self, r: int, lo: int, hi: int) -> np.ndarray | list[float]:
         if self.metric == "rps" or self.j is None:
@@ -83,7 +107,7 @@ class MetricTable:
     def value_at(self, r: int, tick: int, x: float) -> float:
         """The metric with ``r`` ready replicas at load ``x`` under tick ``tick``'s parameters."""
         key = (r, self._name(self.sig_l[tick]))
-        found = self.lists.get(key)
+        found = self.lists.get(key) if (r, self.sig_l[tick]) in self.covered else None
         if found is None:
             found = self.lists[key] = tuple(v.tolist() for v in self.table(r, self.sig_l[tick]))
         grid, values = found

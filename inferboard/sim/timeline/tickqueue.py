@@ -28,10 +28,12 @@ from inferboard.sim.timeline.erlang_tables import log_erlang_b
 from inferboard.sim.timeline.gamma_mixture import gamma_quantile
 from inferboard.sim.timeline.timeline_batching import batch_station
 
-__all__ = ["DEFAULT_PATIENCE_S", "Z95", "StationParams", "StationState", "log_erlang_b", "patience_queue",
-           "station_state"]
+__all__ = ["DEFAULT_PATIENCE_S", "SATURATED_LOAD", "Z95", "StationParams", "StationState", "log_erlang_b",
+           "patience_queue", "saturated_batches", "saturated_state", "station_state"]
 
 DEFAULT_PATIENCE_S = 30.0
+#: a batching station at this fraction of its full-batch capacity or more is saturated
+SATURATED_LOAD = 0.999
 Z95 = NormalDist().inv_cdf(0.95)
 
 # ----------------------------------------------------------------------------- queue state
@@ -138,6 +140,57 @@ def _patience(p: StationParams, capacity: np.ndarray) -> np.ndarray:
     return np.where(np.isfinite(patience), patience, DEFAULT_PATIENCE_S)
 
 
+def _batching_state(lam: np.ndarray, cc: np.ndarray, live: np.ndarray, p: StationParams) -> tuple:
+    """(lost, wait, service, var, busy, (shape mean, shape var)) of a batching station: the batch
+    model's tables below capacity, the saturated closed form (:func:`saturated_batches`) at or above
+    it; zeros where no server is ready (the caller fills those in)."""
+    bmax = np.maximum(p.batch_max, 1.0)
+    mu = bmax / np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
+    patience = _patience(p, cc * mu)
+    over = live & (lam >= SATURATED_LOAD * cc * mu)
+    parts = (np.flatnonzero(live & ~over), np.flatnonzero(over))
+    figures = [np.zeros(lam.shape) for _ in range(7)]
+    for index, solve in zip(parts, (batch_station, saturated_batches)):
+        if not index.size:
+            continue
+        whole = index.size == lam.size
+        fig = solve(lam if whole else lam[index], cc if whole else cc[index], p if whole else p.select(index),
+                    patience if whole else patience[index])
+        for array, name in zip(figures, ("lost", "wait", "service", "var", "busy", "shape_mean", "shape_var")):
+            array[index] = fig[name]
+    lost, wait, service, var, busy, shape_mean, shape_var = figures
+    return lost, wait, service, var, busy, (shape_mean, shape_var)
+
+
+def saturated_batches(lam: np.ndarray, c: np.ndarray, p: StationParams, patience: np.ndarray) -> dict[str, np.ndarray]:
+    """A batching station offered its full-batch capacity or more (no table needed): every batch is
+    full, so it is the patience queue of ``c`` servers each completing ``B`` requests in ``tau(B)``
+    (rate ``B/tau(B)``), its served requests waiting less than their patience; the batch time
+    ``tau(B)`` with the station's service CV is the service, and the sojourn's own moments are the
+    shape the end-to-end percentiles compose."""
+    bmax = np.maximum(p.batch_max, 1.0)
+    tau = np.broadcast_to(np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9), lam.shape)
+    cv = np.broadcast_to(p.service_cv, lam.shape)
+    mu = bmax / tau
+    lost, wait, wait_var = patience_queue(lam, c, mu, (p.ca2 + cv ** 2) / 2, patience)
+    lost = np.maximum(lost, 1.0 - c * mu / np.maximum(lam, 1e-300))
+    var = wait_var + (cv * tau) ** 2
+    return {"lost": lost, "wait": wait, "service": tau, "var": var, "busy": np.ones(lam.shape),
+            "shape_mean": wait + tau, "shape_var": var}
+
+
+def saturated_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
+                    cold_wait_s: np.ndarray | None = None) -> StationState:
+    """A batching station's queue as :func:`saturated_batches` gives it (full batches) at ``lam``
+    requests/s on ``replicas`` ready replicas (at least one server each tick)."""
+    c = np.maximum(np.floor(np.asarray(replicas, dtype=float) * p.servers_per_replica + 1e-9), 1.0)
+    bmax = np.maximum(p.batch_max, 1.0)
+    patience = _patience(p, c * bmax / np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9))
+    fig = saturated_batches(lam, c, p, patience)
+    return StationState(fig["lost"], fig["wait"], fig["wait"] + fig["service"], fig["var"], fig["busy"],
+                        lam * (1 - fig["lost"]) * fig["wait"], fig["shape_mean"], fig["shape_var"])
+
+
 def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
                   cold_wait_s: np.ndarray | None = None) -> StationState:
     """The queue of a pool with ``replicas`` ready replicas offered ``lam`` requests/s, tick by tick.
@@ -153,18 +206,7 @@ def station_state(lam: np.ndarray, replicas: np.ndarray, p: StationParams,
     cs2 = p.service_cv ** 2
     shape = None
     if p.batch_max is not None:  # the shared-queue batch model, from its tables
-
-        bmax = np.maximum(p.batch_max, 1.0)
-        mu = bmax / np.maximum(p.batch_base_s + p.batch_item_s * bmax, 1e-9)
-        patience = _patience(p, cc * mu)
-        on = np.flatnonzero(live)  # no table for ticks without a ready server
-        fig = batch_station(lam[on], cc[on], p.select(on), patience[on]) if on.size < lam.size else \
-            batch_station(lam, cc, p, patience)
-        lost, wait, service, var, busy, shape_mean, shape_var = (np.zeros(lam.shape) for _ in range(7))
-        for name, array in (("lost", lost), ("wait", wait), ("service", service), ("var", var), ("busy", busy),
-                            ("shape_mean", shape_mean), ("shape_var", shape_var)):
-            array[on] = fig[name]
-        shape = (shape_mean, shape_var)
+        lost, wait, service, var, busy, shape = _batching_state(lam, cc, live, p)
     else:
         service = np.maximum(p.service_s, 1e-9)
         mu = 1.0 / service

@@ -113,10 +113,11 @@ def _groups(c: np.ndarray, p) -> dict[tuple, np.ndarray]:
 
 
 def batch_station(lam: np.ndarray, c: np.ndarray, p, patience: np.ndarray) -> dict[str, np.ndarray]:
-    """A batching station tick by tick (``p`` a :class:`tickqueue.StationParams` with batch fields,
-    ``c`` whole ready servers >= 1 per tick): loss (``P(wait > patience)`` below capacity, the fluid
-    loss ``1 - 1/x`` at or above it), mean wait, mean batch time, sojourn variance, utilisation, and
-    the moments of the gamma through the station's p50 and p99 (``shape_mean``/``shape_var``,
+    """A batching station below its full-batch capacity, tick by tick (``p`` a
+    :class:`tickqueue.StationParams` with batch fields, ``c`` whole ready servers >= 1 per tick; a
+    load of 99.9% of capacity or more is read as 99.9%: the caller solves saturated ticks in closed
+    form): loss ``P(wait > patience)``, mean wait, mean batch time, sojourn variance, utilisation,
+    and the moments of the gamma through the station's p50 and p99 (``shape_mean``/``shape_var``,
     what the end-to-end percentiles compose so that a one-station path keeps the model's p50/p99)."""
     n = lam.size
     out = {k: np.zeros(n) for k in ("lost", "wait", "service", "var", "busy", "shape_mean", "shape_var", "p95")}
@@ -125,18 +126,14 @@ def batch_station(lam: np.ndarray, c: np.ndarray, p, patience: np.ndarray) -> di
         cap = batch_capacity(int(servers), params)
         x = lam[idx] / cap if math.isfinite(cap) and cap > 0 else np.zeros(idx.size)
         fig = batch_tick_figures(np.minimum(x, 0.999), int(servers), params, patience[idx])
-        over = x >= 0.999
-        service = fig["mean_sojourn"] - fig["mean_wait"]
-        out["lost"][idx] = np.where(over, np.maximum(1.0 - 1.0 / np.maximum(x, 1e-12), fig["timed_out"]),
-                                    fig["timed_out"])
-        out["wait"][idx] = np.where(over, np.maximum(fig["mean_wait"], patience[idx]), fig["mean_wait"])
-        out["service"][idx] = service
-        out["busy"][idx] = np.where(over, 1.0, fig["utilisation"])
+        out["lost"][idx] = fig["timed_out"]
+        out["wait"][idx] = fig["mean_wait"]
+        out["service"][idx] = fig["mean_sojourn"] - fig["mean_wait"]
+        out["busy"][idx] = fig["utilisation"]
         p50, p99 = np.maximum(fig["p50"], 1e-9), np.maximum(fig["p99"], fig["p50"] * (1 + 1e-6))
         mean, var = gamma_through(p50, p99, Z99)
-        shift = out["wait"][idx] - fig["mean_wait"]  # an overloaded tick waits its patience on top
-        out["shape_mean"][idx] = mean + shift
+        out["shape_mean"][idx] = mean
         out["shape_var"][idx] = var
         out["var"][idx] = var
-        out["p95"][idx] = fig["p95"] + shift
+        out["p95"][idx] = fig["p95"]
     return out
