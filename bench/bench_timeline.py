@@ -118,6 +118,9 @@ def measure_baseline(revision: str) -> dict | None:
     drill = re.search(r"drill: advance one minute\s+median wall\s+([\d.]+) ms.*?CPU ([\d.]+) ms", text)
     if drill:
         figures["drill"] = [float(drill.group(1)), float(drill.group(2))]
+    mean = re.search(r"drill: advance one minute.*?mean wall ([\d.]+) ms, CPU ([\d.]+) ms", text)
+    if mean:  # revisions that simulate ahead: most steps cost nothing and the mean is the figure
+        figures["drill"] = [float(mean.group(1)), float(mean.group(2))]
     return figures
 
 
@@ -184,10 +187,9 @@ def main() -> int:
           f"CPU {step_cpu:.2f} ms, {len(steps)} steps; mean wall {mean:.2f} ms, CPU {mean_cpu:.2f} ms; "
           f"target < {DRILL_TARGET_MS:g} ms (mean): {'OK' if mean < DRILL_TARGET_MS else 'MISSED'}")
     if baseline is not None and "drill" in baseline:
-        old_wall, old_cpu = baseline["drill"]
-        print(f"{'  ' + label_of_baseline:<30} median wall {old_wall:7.2f} ms, CPU {old_cpu:.2f} ms; "
-              f"now {step / old_wall:.2f}x wall, {step_cpu / old_cpu:.2f}x CPU (median); the mean "
-              f"{mean_cpu / old_cpu:.2f}x its median CPU")
+        old_wall, old_cpu = baseline["drill"]  # its mean where it printed one, else its median
+        print(f"{'  ' + label_of_baseline:<30} wall {old_wall:7.2f} ms, CPU {old_cpu:.2f} ms a step; now the "
+              f"mean {mean / max(old_wall, 1e-9):.2f}x wall, {mean_cpu / max(old_cpu, 1e-9):.2f}x CPU")
     return 0 if ok else 1
 
 

@@ -36,45 +36,41 @@ class MetricTable:
         self.lists: dict[tuple, tuple[list, list]] = store.setdefault("lists", {})
         self.lam_l, self.sig_l = lam.tolist(), sig.tolist()
         self.changes = (np.flatnonzero(np.diff(sig)) + 1).tolist()
-        #: (replicas, signature) pairs whose kept table was checked to reach this run's loads
-        self.covered: set[tuple[int, int]] = set()
+        self.lam_min = float(lam.min()) if lam.size else 0.0  #: the lightest load this run brings
 
     def _name(self, key: int):
         return key if self.rows is None else self.rows[key]
 
-    def table(self, r: int, key: int) -> tuple[np.ndarray, np.ndarray]:
+    def table(self, r: int, key: int, lightest: float | None = None) -> tuple[np.ndarray, np.ndarray]:
         """The metric table for ``r`` ready replicas under the regime ``key``: loads and metric values
-        (built a block of replica counts at a time, remembered)."""
+        (built a block of replica counts at a time, remembered). A batching pool's table starts just
+        below the lightest load read (``lightest``, else this run's): it is extended when a later
+        read or run needs lighter loads."""
         name = self._name(key)
         found = self.cache.get((r, name))
         g = self.tables.params[self.j]["sig_regime"][key]
         if self.tables.params[self.j]["batching"]:  # batch tables are built per server count: just r
-            if (r, key) not in self.covered:  # once per table: does the kept one reach this run's loads?
-                start = self._first_load(r, key, g)
-                if found is None or found[0].size < self.GRID.size - start:
-                    found = self.cache[(r, name)] = self._build(np.array([float(r)]), g, start)[0]
-                    self.lists.pop((r, name), None)
+            need = self.lam_min if lightest is None else min(lightest, self.lam_min)
+            if found is None or (need < found[0][0] and found[0].size < self.GRID.size):
+                found = self.cache[(r, name)] = self._build(np.array([float(r)]), g, self._first_load(r, g, need))[0]
+                self.lists.pop((r, name), None)
         elif found is None:  # a block of R_BLOCK replica counts in one vectorised call
             counts = np.arange((r // R_BLOCK) * R_BLOCK, (r // R_BLOCK + 1) * R_BLOCK, dtype=float)
             counts = counts[(counts >= min(r, self.low)) & (counts <= max(r, self.high))]
             for count, built in zip(counts.astype(int), self._build(counts, g, 0)):
                 self.cache[(int(count), name)] = built
             found = self.cache[(r, name)]
-        self.covered.add((r, key))
         return found
 
-    def _first_load(self, r: int, key: int, g: int) -> int:
-        """The first grid load a batching pool's table needs with ``r`` replicas: the one at or below
-        the lightest load its ticks under regime ``key`` bring (for queue depth 90% of capacity at
-        most, which the backlog's queue depth reads). Loads below it are never read, and a batching
-        table below saturation costs a batch-model table to build, so a pool that is always over
-        capacity needs none."""
-        capacity = max(r * self.tables.capacity_per_replica(self.j, g), 1e-9)
-        loads = self.lam[self.sig == key]
-        lightest = float(loads.min()) / capacity if loads.size else 0.0
+    def _first_load(self, r: int, g: int, lightest: float) -> int:
+        """The grid index a batching pool's table starts at with ``r`` replicas: the grid load below
+        the one under ``lightest`` requests/s (for queue depth 90% of capacity at most, which the
+        backlog's queue depth reads). Loads below it are never read, and a batching table below
+        saturation costs a batch-model table to build, so a pool that is always over capacity needs none."""
+        share = lightest / max(r * self.tables.capacity_per_replica(self.j, g), 1e-9)
         if self.metric == "queue_depth":
-            lightest = min(lightest, 0.9)
-        return int(min(max(np.searchsorted(self.GRID, lightest, side="right") - 1, 0), self.GRID.size - 2))
+            share = min(share, 0.9)
+        return int(min(max(np.searchsorted(self.GRID, share, side="right") - 2, 0), self.GRID.size - 2))
 
     def _build(self, counts: np.ndarray, g: int, start: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per replica count in ``counts``, the loads ``GRID[start:]`` (requests/s) and the metric at them."""
@@ -107,9 +103,9 @@ class MetricTable:
     def value_at(self, r: int, tick: int, x: float) -> float:
         """The metric with ``r`` ready replicas at load ``x`` under tick ``tick``'s parameters."""
         key = (r, self._name(self.sig_l[tick]))
-        found = self.lists.get(key) if (r, self.sig_l[tick]) in self.covered else None
-        if found is None:
-            found = self.lists[key] = tuple(v.tolist() for v in self.table(r, self.sig_l[tick]))
+        found = self.lists.get(key)
+        if found is None or (x < found[0][0] and len(found[0]) < self.GRID.size):  # built, or reaching x
+            found = self.lists[key] = tuple(v.tolist() for v in self.table(r, self.sig_l[tick], x))
         grid, values = found
         k = min(max(bisect_right(grid, x), 1), len(grid) - 1)
         share = min(max((x - grid[k - 1]) / (grid[k] - grid[k - 1]), 0.0), 1.0) if grid[k] > grid[k - 1] else 0.0
