@@ -119,12 +119,13 @@ def cmd_check_in_scenario(args: argparse.Namespace) -> int:
     """``inferboard check FILE --scenario ID``: the rule report of the design as that scenario scores it
     (the same figures as the findings dock during that scenario and ``inferboard grade``)."""
     # loaded only when the command runs, so --help stays light
-    from inferboard.practice.grading import score_design
-    from inferboard.store import read_design
     from inferboard.rules.cli import EXIT_BLOCKER, EXIT_OK, EXIT_UNREADABLE, cmd_check, format_report
 
     if not args.scenario:
         return cmd_check(args)
+    from inferboard.practice.grading import score_design
+    from inferboard.store import read_design
+
     if args.rubric:
         print("--rubric cannot be combined with --scenario: the scenario chooses the rubrics", file=sys.stderr)
         return EXIT_UNREADABLE

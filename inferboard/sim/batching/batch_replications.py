@@ -163,7 +163,8 @@ class _Draws:
             unit = self.rng.standard_exponential((reps, n))
         else:
             unit = self.rng.gamma(1.0 / self.arrival_scv, self.arrival_scv, (reps, n))
-        return np.cumsum(unit[rep_of] / lam[:, None], axis=1)
+        gaps = np.divide(unit[rep_of], lam[:, None])
+        return np.cumsum(gaps, axis=1, out=gaps)
 
     def noise(self, steps: int, rep_of: np.ndarray) -> np.ndarray | None:
         """Service noise of ``steps`` dispatches per row, mean exactly 1 over each run length."""
@@ -209,6 +210,7 @@ class _Rows:
         self.load_of = self.plan.load_of[self.active]  #: running row -> grid load
         #: where the running rows' totals are: all of them (a slice, cheaper) or some
         self.totals_at = slice(None) if self.active.size == self.plan.load_of.size else self.active
+        self.safe_steps = 0  #: dispatches that cannot run past the buffer, so no check is needed
 
     def keep(self, which: np.ndarray) -> None:
         """Only the rows ``which`` (positions among the running rows) run on."""
@@ -220,14 +222,22 @@ class _Rows:
     def slide(self, draws: _Draws) -> None:
         """When a row's next batch could run past its buffer, move every row's window to its head and
         draw fresh arrivals behind."""
-        width = self.plan.width
-        if int(self.head.max()) + self.plan.big_b <= width:
+        width, big_b = self.plan.width, self.plan.big_b
+        if self.safe_steps > 0:  # a dispatch moves a head by at most one batch
+            self.safe_steps -= 1
             return
-        fresh = draws.arrivals(width, self.rep_of, self.lam)
-        both = np.concatenate([self.buf, self.buf[:, -1:] + fresh], axis=1)  # the buffer, then the next arrivals
-        self.buf = np.take_along_axis(both, self.head[:, None] + np.arange(width)[None, :], 1)
+        top = int(self.head.max())
+        if top + big_b <= width:
+            self.safe_steps = (width - top) // big_b - 2
+            return
+        both = np.empty((self.head.size, 2 * width))  # the buffer, then the next arrivals
+        both[:, :width] = self.buf
+        np.add(self.buf[:, -1:], draws.arrivals(width, self.rep_of, self.lam), out=both[:, width:])
+        rows = np.arange(self.head.size)[:, None] * (2 * width)
+        self.buf = both.reshape(-1)[rows + self.head[:, None] + np.arange(width)[None, :]]
         self.flat = self.buf.reshape(-1)
         self.head[:] = 0
+        self.safe_steps = width // big_b - 2
 
 
 @dataclass
@@ -354,10 +364,12 @@ def _measure(rows: _Rows, d: _Dispatch, step: int, totals: _RowTotals, tally: _T
 def _tally_requests(rows: _Rows, d: _Dispatch, size_on: np.ndarray, member_on: np.ndarray, tally: _Tally) -> None:
     """Add the measured requests of a dispatch (``member_on``; ``size_on`` per row) to the tally."""
     n_load, load_of = _LOADS.size, rows.load_of
-    waited = d.start[:, None] - d.window
-    tally.pending.append((waited[member_on], np.repeat(d.service, size_on), np.repeat(rows.offset, size_on)))
-    forming = np.minimum(np.maximum(d.ready[:, None] - d.window, 0.0), waited)[member_on]
-    tally.forming += np.bincount(np.repeat(load_of, size_on), forming, n_load)
+    row = np.repeat(np.arange(size_on.size), size_on)  # a batch's members are the first of its window
+    window = d.window[member_on]
+    waited = d.start[row] - window
+    tally.pending.append((waited, d.service[row], rows.offset[row]))
+    forming = np.minimum(np.maximum(d.ready[row] - window, 0.0), waited)
+    tally.forming += np.bincount(load_of[row], forming, n_load)
     tally.requests += np.bincount(load_of, size_on, n_load)
     tally.batch_time += np.bincount(load_of, d.service * size_on, n_load)
     if len(tally.pending) >= 64:
