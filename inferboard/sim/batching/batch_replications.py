@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -437,18 +438,24 @@ def _no_traffic_row(table: BatchTable, p: BatchParams) -> None:
     sample)."""
     d = 0.0 if math.isinf(p.delay_s) else p.delay_s
     tau = p.batch_time(1)
-    if p.service_scv > 1e-9:
-        shape = 1.0 / p.service_scv
-        g = np.random.default_rng(_SEED).gamma(shape, 1.0 / shape, 400_000)
-        noise = np.quantile(g / g.mean(), PROBS)
-    else:
-        noise = np.ones(PROBS.size)
+    noise = _noise_quantiles(p.service_scv) if p.service_scv > 1e-9 else np.ones(PROBS.size)
     table.mean_batch[0], table.util[0] = 1.0, 0.0
     table.mean_wait[0] = table.forming_wait[0] = d
     table.mean_service[0] = tau
     table.p_wait[0] = 1.0 if d > 0 else 0.0
     table.sojourn_q[0] = d + tau * noise
     table.wait_q[0] = d
+
+
+@lru_cache(maxsize=64)
+def _noise_quantiles(service_scv: float) -> np.ndarray:
+    """Quantiles at ``PROBS`` of gamma service noise of mean 1 and squared CV ``service_scv``, from
+    a fixed sample (kept: the tables of one design's stations mostly share it)."""
+    shape = 1.0 / service_scv
+    g = np.random.default_rng(_SEED).gamma(shape, 1.0 / shape, 400_000)
+    quantiles = np.quantile(g / g.mean(), PROBS)
+    quantiles.setflags(write=False)
+    return quantiles
 
 
 def _hist_quantiles(counts: np.ndarray, zeros: float, edges: np.ndarray) -> np.ndarray:
