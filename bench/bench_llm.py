@@ -238,6 +238,16 @@ INDEPENDENT = (
 )
 ROWS = CALIBRATION + SAME_FAMILY + INDEPENDENT
 
+#: The [vpr] pull requests' batch sizes between the ends the independent set takes (its rule, fixed
+#: before any ratio was computed, keeps batch 1 and 64): shown to trace how the ratio moves with the
+#: batch, not counted in any set.
+VPR_SWEEP = tuple(
+    Row("vpr", "mixtral-8x7b", gpu, "fp16", tp, 2, batch, 1000, 50, throughput_tok_s=batch * 50 / seconds,
+        engine="vllm-v0")
+    for gpu, tp, runs in (("h100", 8, ((2, 0.515), (4, 0.610), (8, 0.813), (16, 1.044), (32, 1.489))),
+                          ("a100_80gb", 2, ((2, 1.128), (4, 1.614), (8, 2.348), (16, 3.549), (32, 5.627))))
+    for batch, seconds in runs)
+
 
 def design_for(row: Row) -> Design:
     """A traffic source and one generation pool of one replica with ``row``'s setup."""
@@ -369,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     print_set("Same source family as calibration (TensorRT-LLM v0.9.0 tables, gpt-fast's tensor-parallel "
               "tables; nothing fitted)", SAME_FAMILY)
     independent = print_set("Independent (other publishers and engines; nothing fitted)", INDEPENDENT)
+    print_set("The [vpr] pull requests' other batch sizes (shown, not counted in any set)", VPR_SWEEP)
     holds = meets_bar(calibration) and meets_bar(independent)
     return 0 if not args.check or holds else 1
 

@@ -34,6 +34,14 @@ def test_the_three_sets_share_no_source(bench):
     assert len(bench.ROWS) == len(bench.CALIBRATION) + len(bench.SAME_FAMILY) + len(bench.INDEPENDENT)
 
 
+def test_the_sweep_lies_between_the_independent_sets_ends_and_is_counted_nowhere(bench):
+    """The [vpr] batch sizes shown between the ends the independent set takes are in no set."""
+    ends = {(row.gpu, row.concurrency) for row in bench.INDEPENDENT if row.source == "vpr"}
+    assert {batch for _, batch in ends} == {1, 64}
+    assert all(1 < row.concurrency < 64 and (row.gpu, 1) in ends for row in bench.VPR_SWEEP)
+    assert not set(bench.VPR_SWEEP) & set(bench.ROWS)
+
+
 def test_calibration_rows_hold_the_bar(bench):
     """At least 90% of the calibration ratios within 25% and all within 40%."""
     ratios = [ratio for *_, ratio in bench.ratios_of(bench.CALIBRATION)]
