@@ -77,7 +77,8 @@ def present_cohort(window, cohort_id: int | None = None):
     from inferboard.workshop.cohorts import CohortStore
 
     from desktop.practice.common import open_library
-    from desktop.workshop.projector import projector_mode, slides_from_run
+    from desktop.workshop.projector import projector_mode
+    from desktop.workshop.projector_slides import slides_from_run
 
     with CohortStore(window.data_dir) as store:
         if cohort_id is None:

@@ -11,7 +11,6 @@ of the same timeline, shown by the same tiles."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
@@ -21,7 +20,6 @@ from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QScrollArea, QSizePo
                                QWidget)
 
 from inferboard.model import Design
-from inferboard.store import DesignFileError, design_to_bytes, read_design
 
 from desktop.editor.canvas.view import CanvasView
 from desktop.editor.document import DesignDocument
@@ -34,62 +32,11 @@ from desktop.workshop.projector_theme import (BODY_PX, FIGURE_PX, HEAD_PX, MIN_C
                                               TILE_TITLE_PX, TITLE_PX, pixel_font, projector_palette)
 from desktop import window_placement
 from desktop.window_placement import REFIT_MS, clamp_to_screen
+from desktop.workshop.projector_slides import Slide, ordered_findings, slide_of, slides_from_paths
 from desktop.workshop.projector_timeline import DayStrip
 
 FIGURES = ("p99_ms", "throughput_rps", "shed_rate", "error_rate", "cost_per_hour", "cost_per_1k")
-SEVERITY_ORDER = {"blocker": 0, "major": 1, "minor": 2, "advice": 3}
 KEYS_HINT = "→ ← findings · PgDn PgUp designs · P play · Esc leave"
-
-
-@dataclass
-class Slide:
-    """One design to show: its file bytes, or why it could not be read."""
-
-    title: str
-    data: bytes | None = None
-    path: Path | None = None
-    error: str = ""
-
-
-def slide_of(design: Design, title: str = "") -> Slide:
-    """A projector slide of ``design`` (its file bytes), titled ``title`` or the design's own title."""
-    return Slide(title or design.metadata.get("title", "") or "This design", design_to_bytes(design))
-
-
-def slides_from_paths(paths: Iterable[Path | str]) -> list[Slide]:
-    """Design files in the order given; a folder adds its ``*.json`` files by name. A file that
-    cannot be read becomes a slide saying why (the room goes on to the next one)."""
-    files: list[Path] = []
-    for path in map(Path, paths):
-        files += sorted(p for p in path.glob("*.json") if p.is_file()) if path.is_dir() else [path]
-    slides = []
-    for path in files:
-        try:
-            design, _stamp = read_design(path)
-        except (DesignFileError, OSError) as error:
-            slides.append(Slide(path.name, None, path, str(error).replace(str(path), path.name)))
-            continue
-        slides.append(Slide(design.metadata.get("title", "") or path.stem, design_to_bytes(design), path))
-    return slides
-
-
-def slides_from_run(run) -> list[Slide]:
-    """A graded room (a cohort: ``inferboard.workshop.grading.GradingRun``), one slide per
-    submission in the room's order; a submission that could not be graded shows its error."""
-    slides = []
-    for row in run.results:
-        title = row.title or row.name
-        if row.error or not row.design:
-            slides.append(Slide(title, None, None, row.error or "This submission holds no design."))
-        else:
-            slides.append(Slide(title, row.design.encode("utf-8")))
-    return slides
-
-
-def ordered_findings(report) -> list:
-    """Biggest losses first, blockers before others at equal points."""
-    findings = list(report.findings) if report is not None else []
-    return sorted(findings, key=lambda f: (-f.points, SEVERITY_ORDER.get(f.severity, 9), f.rule_id))
 
 
 def screen_type_scale(area) -> float:
