@@ -57,12 +57,22 @@ def overlapping(windows: list[QWidget]) -> list[str]:
 SCREENS = {"1366x768": QRect(0, 0, 1366, 768), "1600x1000": QRect(0, 0, 1600, 1000)}
 
 
+def _available(monkeypatch, area: QRect) -> QRect:
+    """Make the layout rule see ``area`` as the screen's available area."""
+    monkeypatch.setattr(window_placement, "available_area", lambda widget=None: QRect(area))
+    return area
+
+
 @pytest.fixture(params=list(SCREENS))
 def screen(request, monkeypatch) -> QRect:
     """A screen of each size: the layout rule sees it as the available area."""
-    area = SCREENS[request.param]
-    monkeypatch.setattr(window_placement, "available_area", lambda widget=None: QRect(area))
-    return area
+    return _available(monkeypatch, SCREENS[request.param])
+
+
+@pytest.fixture
+def laptop(monkeypatch) -> QRect:
+    """The 1366x768 laptop alone, as the layout rule's available area."""
+    return _available(monkeypatch, SCREENS["1366x768"])
 
 
 def assert_fits(area: QRect, *windows: QWidget) -> None:

@@ -4,18 +4,14 @@ the follow-up shows in the interview column's list, and no readouts control is c
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import Qt
 
-from desktop import window_placement
 from desktop.practice.mock import MockInterview
 from desktop.readouts.tiles import MIDDLE_COLUMNS
-from tests.layout_check import assert_fits, global_rect
-
-LAPTOP = QRect(0, 0, 1366, 768)
+from tests.layout_check import assert_fits, global_rect, laptop  # noqa: F401  (laptop: a fixture)
 
 
-def test_the_candidate_canvas_keeps_its_height_at_1366x768(qtbot, library, history, clock, data_folder, monkeypatch):
-    monkeypatch.setattr(window_placement, "available_area", lambda widget=None: QRect(LAPTOP))
+def test_the_candidate_canvas_keeps_its_height_at_1366x768(laptop, qtbot, library, history, clock, data_folder):
     mock = MockInterview(library.get("image-embedding-search"), history, clock=clock, data_folder=data_folder,
                          theme_mode="light", evaluate=False)
     mock.show()
@@ -38,7 +34,7 @@ def test_the_candidate_canvas_keeps_its_height_at_1366x768(qtbot, library, histo
         title = dock.windowTitle()
         assert candidate.basis_label.text() in title
         assert dock.fontMetrics().horizontalAdvance(title) <= dock.width() - 60, title  # room for its buttons
-        assert_fits(LAPTOP, candidate)
+        assert_fits(laptop, candidate)
         window = global_rect(readouts)
         for tile in readouts.board.tiles.values():
             assert window.contains(global_rect(tile)), tile.key
