@@ -11,7 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from inferboard.sim.timeline.autoscaling import AutoscalerConfig, PoolController, PoolPlanOverTime
+from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime
+from inferboard.sim.timeline.hpa import AutoscalerConfig
 
 TICK_S = 15.0
 

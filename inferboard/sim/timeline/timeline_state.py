@@ -32,7 +32,8 @@ from inferboard.sim.design.design_structure import DesignStructure
 from inferboard.sim.design.faults import Fault, TimedFault
 from inferboard.sim.design.hardware import plan_pool
 from inferboard.sim.design.routing import Routing
-from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime, autoscaler_for
+from inferboard.sim.timeline.autoscaling import PoolController, PoolPlanOverTime
+from inferboard.sim.timeline.hpa import autoscaler_for
 from inferboard.sim.timeline.metric_tables import BacklogMetric, MetricTable, station_limits
 from inferboard.sim.timeline.regime_tables import RegimeTables
 from inferboard.sim.timeline.series import MAX_VALUE, TimelineEvent, TimelineResult, finite
