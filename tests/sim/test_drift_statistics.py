@@ -110,3 +110,32 @@ def test_kept_bin_counts_give_the_psi_of_the_window_itself():
             direct.append(psi(reference, own))
         rows = psi_rows(np.array(expected, dtype=float), np.array(counts, dtype=float))
         assert rows.tolist() == direct
+
+
+@pytest.mark.parametrize("window_s, segments", [
+    (6 * 3600.0, (("a", 1.0), ("b", 0.3))),  # every window held: all worked out together
+    (100 * 3600.0, (("a", 1.0),)),  # over MAX_WINDOW_SAMPLES: thinned, one by one
+    (600.0, (("a", 0.004),)),  # one sample an hour: mostly under two, one by one
+])
+def test_readings_worked_out_ahead_are_the_readings_one_by_one(window_s, segments):
+    """A detector given a horizon reads every window up to it at once; its readings, their order and
+    when it fired are the ones evaluating window by window gives, also when the shifts change half
+    way (the readings ahead are dropped and worked out again) and for label-delayed residuals."""
+    def played(horizon_s: float) -> DriftDetector:
+        shifts = [Shift("*", "input", 5 * 3600.0, 1.5, ramp_s=1800.0, share=0.4),
+                  Shift("b", "residual", 8 * 3600.0, 1.0)]
+        detector = DriftDetector("d", "psi", window_s, 0.1, "both", list(segments), shifts,
+                                 seed=4, label_delay_s=2 * 3600.0)
+        detector.horizon_s = horizon_s
+        for hour in range(1, 31):
+            if hour == 14:
+                detector.set_shifts(shifts[1:])
+            detector.advance_to(hour * 3600.0)
+        return detector
+
+    ahead, alone = played(30 * 3600.0), played(0.0)
+    assert len(alone.readings) == round(30 * 3600.0 / alone.evaluation_s) * 2 * len(segments)
+    assert ahead.readings == alone.readings
+    assert ahead.fired_at == alone.fired_at
+    if window_s == 6 * 3600.0:
+        assert alone.fired_at is not None

@@ -272,15 +272,41 @@ class FeatureStream:
         size = hi - lo
         if run is None or size < 2 or size > MAX_WINDOW_SAMPLES:
             return None
+        below = self._running_counts(run, size)
+        return below[:, hi] - below[:, lo]
+
+    def windows_counts(self, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`window_counts` of many windows ``[starts[i], ends[i])`` (each ``ends[i] > starts[i]``)
+        at once: ``(counts, held)``, ``counts[i]`` the bin counts of window ``i`` where ``held[i]``
+        (a window :meth:`window_counts` answers None for is not held, its row is zero)."""
+        counts = np.zeros((starts.size, PSI_BINS), dtype=np.int64)
+        held = np.zeros(starts.size, dtype=bool)
+        if starts.size == 0:
+            return counts, held
+        run = self._run_covering(int(math.floor(float(starts.min()) / 3600.0)),
+                                 int(math.ceil(float(ends.max()) / 3600.0)))
+        lo = np.searchsorted(run.times, starts, side="left")
+        hi = np.searchsorted(run.times, ends, side="left")
+        sizes = hi - lo
+        held[:] = (sizes >= 2) & (sizes <= MAX_WINDOW_SAMPLES)
+        for size in np.unique(sizes[held]).tolist():
+            rows = np.flatnonzero(held & (sizes == size))
+            below = self._running_counts(run, size)
+            counts[rows] = (below[:, hi[rows]] - below[:, lo[rows]]).T
+        return counts, held
+
+    def _running_counts(self, run: "_SampleRun", size: int) -> np.ndarray:
+        """Per PSI bin of a ``size``-sample window, how many of ``run``'s samples before each index
+        fall in it (kept per run, set of shifts and bin edges)."""
         edges, expected = self.reference_bins(size)
         key = edges.tobytes()
         below = run.binned.get(key)
-        if below is None:  # per bin, how many of the run's samples before each index fall in it
+        if below is None:
             bins = np.searchsorted(edges, self._moved(run), side="right")
             below = np.zeros((expected.size, bins.size + 1), dtype=np.int64)
             np.cumsum(bins == np.arange(expected.size)[:, None], axis=1, out=below[:, 1:])
             run.binned[key] = below
-        return below[:, hi] - below[:, lo]
+        return below
 
     def reference_bins(self, size: int, bins: int = PSI_BINS) -> tuple[np.ndarray, np.ndarray]:
         """The PSI bin edges at the quantiles of :meth:`reference` and its counts in them (kept per size)."""
@@ -322,6 +348,10 @@ class DriftDetector:
         self.readings: list[DetectorReading] = []
         self.next_s = self.evaluation_s
         self.fired_at: float | None = None
+        #: how far ahead evaluations may be worked out at once (0: one by one); a timeline whose end is
+        #: known sets it, a drill that adds shifts as it goes leaves it
+        self.horizon_s = 0.0
+        self._ahead: dict[float, list[DetectorReading]] = {}  #: readings worked out ahead, by time
 
     def reading(self, stream: FeatureStream, t: float) -> DetectorReading:
         """The detector's statistic on ``stream`` over its window ending at ``t`` (residuals lag by the
@@ -365,12 +395,51 @@ class DriftDetector:
         """The shifts in force (a drill adds and ends them as it runs); past readings stay."""
         for stream in self.streams:
             stream.set_shifts(shifts)
+        self._ahead.clear()
+
+    def readings_ahead(self, times: Sequence[float]) -> dict[float, list[DetectorReading]]:
+        """:meth:`readings_at` of every time in ``times`` under the shifts in force, PSI windows binned
+        for all of them at once: the same readings, bit for bit."""
+        if self.test != "psi" or not times:
+            return {t: self.readings_at(t) for t in times}
+        at = np.asarray(times, dtype=float)
+        rows, held = [], np.ones(at.size, dtype=bool)
+        for stream in self.streams:
+            ends = at - (self.label_delay_s if stream.stream == "residual" else 0.0)
+            counts, stream_held = stream.windows_counts(ends - self.window_s, ends)
+            rows.append(counts)
+            held &= stream_held
+        found = {t: self.readings_at(t) for t, ok in zip(times, held.tolist()) if not ok}
+        index = np.flatnonzero(held)
+        if index.size:
+            actual = np.stack([counts[index] for counts in rows], axis=1).reshape(-1, PSI_BINS).astype(float)
+            sizes = actual.sum(axis=1).astype(int).tolist()
+            expected = np.array([stream.reference_bins(size)[1] for stream, size in
+                                 zip(self.streams * index.size, sizes)], dtype=float)
+            values = psi_rows(expected, actual).reshape(index.size, len(self.streams)).tolist()
+            for i, row in zip(index.tolist(), values):
+                found[times[i]] = [DetectorReading(times[i], stream.segment, stream.stream, value,
+                                                   value > self.threshold) for stream, value in zip(self.streams, row)]
+        return found
+
+    def _due_readings(self, t: float) -> list[DetectorReading]:
+        """The readings of the evaluation at ``t`` (one due now), from those worked out ahead when the
+        horizon allows, working out the rest of it when none is."""
+        if self.horizon_s <= t:
+            return self.readings_at(t)
+        if t not in self._ahead:
+            times, step = [], t
+            while step <= self.horizon_s + 1e-9:  # the times advance_to reaches, summed the same way
+                times.append(step)
+                step += self.evaluation_s
+            self._ahead = self.readings_ahead(times)
+        return self._ahead.pop(t)
 
     def advance_to(self, t: float) -> list[DetectorReading]:
         """Run every evaluation due up to ``t``; returns the readings that fired."""
         fired = []
         while self.next_s <= t + 1e-9:
-            for r in self.readings_at(self.next_s):
+            for r in self._due_readings(self.next_s):
                 self.readings.append(r)
                 if r.fired:
                     fired.append(r)

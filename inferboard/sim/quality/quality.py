@@ -499,6 +499,8 @@ def quality_timeline(design: Design, faults: Sequence, times: np.ndarray, series
     target = design.requirements.accuracy_target_pct if target is None else target
     layer = QualityLayer(design, default_segments(design, target), seed=seed)
     end = float(times[-1]) if times.size else 0.0
+    for detector in layer.detectors:  # the whole run is known: work its evaluations out together
+        detector.horizon_s = end
     events = []
     for fault in faults:
         if is_quality_fault(fault.kind):
