@@ -305,23 +305,31 @@ class QualityLayer:
         return events
 
     # ------------------------------------------------------------------ series
-    def accuracy(self, pool_id: str, segment: Segment, times: np.ndarray) -> np.ndarray:
-        """Accuracy (percent) of whatever ``pool_id`` serves on ``segment`` at each time."""
+    def accuracy(self, pool_id: str, segment: Segment, times: np.ndarray,
+                 served: list[tuple[np.ndarray, ModelVersion]] | None = None) -> np.ndarray:
+        """Accuracy (percent) of whatever ``pool_id`` serves on ``segment`` at each time
+        (``served``: the pool's :meth:`serving_spans` over ``times``, when the caller has them)."""
         out = np.zeros(times.size)
-        cuts = sorted({a[0] for a in self.assignments if a[1] == pool_id and a[0] > -math.inf})
-        bounds = [-math.inf, *cuts, math.inf]
         cost = pool_cost_pp(self.design, pool_id)
-        for lo, hi in zip(bounds[:-1], bounds[1:]):
-            mask = (times >= lo) & (times < hi)
-            if not mask.any():
-                continue
-            version = self.version_of(pool_id, lo if lo > -math.inf else -1e300)
+        for mask, version in self.serving_spans(pool_id, times) if served is None else served:
             value = np.full(int(mask.sum()), segment.accuracy_pct + version.offset(segment.id) - cost)
             for e in self.drift:
                 if e.segment in ("*", segment.id) and not e.start_s + self.label_delay_s <= version.trained_at_s:
                     value -= e.accuracy_drop_pp * e.level(times[mask])
             out[mask] = value
         return np.clip(out, 0.0, 100.0)
+
+    def serving_spans(self, pool_id: str, times: np.ndarray) -> list[tuple[np.ndarray, ModelVersion]]:
+        """The spans of ``times`` in which ``pool_id`` serves one model version: (mask, version), each
+        mask with at least one time."""
+        cuts = sorted({a[0] for a in self.assignments if a[1] == pool_id and a[0] > -math.inf})
+        bounds = [-math.inf, *cuts, math.inf]
+        spans = []
+        for lo, hi in zip(bounds[:-1], bounds[1:]):
+            mask = (times >= lo) & (times < hi)
+            if mask.any():
+                spans.append((mask, self.version_of(pool_id, lo if lo > -math.inf else -1e300)))
+        return spans
 
     def series(self, times: np.ndarray, timeline_series: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         """Per tick: ``accuracy_pct``, ``accuracy_pct:<segment>``, ``served_share:<pool>``,
@@ -340,10 +348,11 @@ class QualityLayer:
         overall = np.zeros(n)
         for p in self.pools:
             out[f"model_accuracy_pct:{p}"] = np.zeros(n)
+        spans = {p: self.serving_spans(p, times) for p in self.pools}
         for seg in self.segments:
             acc = np.zeros(n)
             for p in self.pools:
-                served = self.accuracy(p, seg, times)
+                served = self.accuracy(p, seg, times, spans[p])
                 out[f"model_accuracy_pct:{p}"] += seg.share * served
                 acc += out[f"served_share:{p}"] * served
             if not self.pools:
