@@ -110,9 +110,11 @@ def expected_psi(shift_sd: float, moved: float, bins: int = PSI_BINS) -> float:
     return psi(expected, (1.0 - moved) * expected + moved * shifted)
 
 
+@lru_cache(maxsize=1024)
 def expected_delay_s(test: str, shift_sd: float, share: float, window_s: float, threshold: float) -> float:
     """Seconds after a step shift of a share ``share`` of a stream by ``shift_sd`` until the expected
-    ``test`` statistic over a ``window_s`` window reaches ``threshold`` (inf: never)."""
+    ``test`` statistic over a ``window_s`` window reaches ``threshold`` (inf: never). Remembered: every
+    timeline with a detector words its expected delay from it."""
     share = min(max(share, 0.0), 1.0)
     if test == "ks":
         return expected_ks_delay_s(shift_sd, window_s, threshold, share)
