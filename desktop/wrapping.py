@@ -89,5 +89,6 @@ class LinesLabel(QLabel):
         return " ".join(words[:low]) + "…" if low else metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
     def resizeEvent(self, event) -> None:
+        """Fit the text to the new width again."""
         super().resizeEvent(event)
         super().setText(self.fitted(self.full_text))

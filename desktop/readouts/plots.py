@@ -212,6 +212,7 @@ class Plot(pg.PlotWidget):
                         if self.legend.items else "")
 
     def resizeEvent(self, event) -> None:
+        """Fit the legend row to the new width."""
         if "legend" in self.__dict__:  # pyqtgraph resizes the widget before its legend exists
             self.fit_legend()
         super().resizeEvent(event)

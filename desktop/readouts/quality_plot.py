@@ -74,9 +74,11 @@ class QualityPlots:
         self.show_nothing()
 
     def plots(self) -> list:
+        """The accuracy, drift and business plots."""
         return [self.accuracy, self.drift, self.business]
 
     def show_nothing(self) -> None:
+        """Hide the plots and show the line that says there is no quality to plot."""
         self.empty.show()
         self.key.hide()
         for plot in self.plots():

@@ -72,6 +72,7 @@ class AfterFirstPaint(QObject):
         QTimer.singleShot(self.FALLBACK_MS, self, self.fire)
 
     def eventFilter(self, obj, event) -> bool:
+        """On the window's first paint, fire once that paint is done; never consumes the event."""
         if (event.type() == QEvent.Type.Paint and isinstance(obj, QWidget) and obj.window() is self.window):
             QTimer.singleShot(0, self, self.fire)  # once this paint is done
         return False

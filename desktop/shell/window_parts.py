@@ -32,10 +32,14 @@ class WindowParts(Protocol):
     load_runner: LoadTestRunner
     eval_label: QLabel
 
-    def show_message(self, text: str, ms: int = 6000) -> None: ...
+    def show_message(self, text: str, ms: int = 6000) -> None:
+        """Show ``text`` in the status bar for ``ms`` milliseconds."""
 
-    def run_load_test(self, n_requests: int | None = None) -> bool: ...
+    def run_load_test(self, n_requests: int | None = None) -> bool:
+        """Load-test the design with ``n_requests`` at the figures' rate; False if one is running already."""
 
-    def cancel_load_test(self) -> None: ...
+    def cancel_load_test(self) -> None:
+        """Stop the running load test."""
 
-    def edit_faults(self): ...
+    def edit_faults(self):
+        """Open the fault editor."""

@@ -142,9 +142,11 @@ def reach_note(retargeted: list[str], out_of_reach: bool) -> str:
 class Transport(Protocol):
     """Carries messages between the two sides (in memory, or over the network)."""
 
-    def send(self, to: str, data: dict[str, Any]) -> None: ...
+    def send(self, to: str, data: dict[str, Any]) -> None:
+        """Deliver ``data`` to the side called ``to``."""
 
-    def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None: ...
+    def subscribe(self, side: str, callback: Callable[[dict[str, Any]], None]) -> None:
+        """Call ``callback`` with each message for ``side``."""
 
 
 class InProcessTransport:

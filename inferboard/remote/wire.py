@@ -137,6 +137,8 @@ class QuestionAsked(Wire):
 
 
 class FiguresShown(Wire):
+    """The candidate's headline figures as their tiles show them (mode, status line, values)."""
+
     type: Literal["figures_shown"]
     mode: ID
     line: Annotated[str, Field(max_length=1000)]

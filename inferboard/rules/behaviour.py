@@ -346,6 +346,8 @@ def _drift_words(index: DesignIndex, leaf: c.UnderDrift) -> str:
 
 
 def accuracy_under_drift(leaf: c.AccuracyUnderDrift, index: DesignIndex) -> Result:
+    """Holds when, under the leaf's drift, accuracy seen on labels stays under the target for at most
+    ``max_hours_below`` hours."""
     target = index.requirements.accuracy_target_pct
     if target is None:
         raise NotEvaluable("requirements.accuracy_target_pct is not declared")
@@ -368,6 +370,7 @@ def accuracy_under_drift(leaf: c.AccuracyUnderDrift, index: DesignIndex) -> Resu
 
 
 def drift_alert_heard(leaf: c.DriftAlertHeard, index: DesignIndex) -> Result:
+    """Holds unless a drift detector fires under the leaf's drift and its alert reaches nobody."""
     timeline = drift_timeline(index, leaf)
     fired = [e for e in timeline.events if e.kind in ("drift_alert", "drift_unheard")]
     unheard = [e for e in fired if e.kind == "drift_unheard"]
@@ -379,6 +382,7 @@ def drift_alert_heard(leaf: c.DriftAlertHeard, index: DesignIndex) -> Result:
 
 
 def retrain_through_canary(leaf: c.RetrainThroughCanary, index: DesignIndex) -> Result:
+    """Holds unless a model retrained under the leaf's drift goes to all traffic without a canary first."""
     timeline = drift_timeline(index, leaf)
     pipelines = [n.id for n in index.of_kinds(("retraining_pipeline",))]
     canaried = [e for e in timeline.events if e.kind == "model_canary"]

@@ -38,9 +38,11 @@ class DesignGraph(Protocol):
     nodes: Mapping[str, Any]
     succ: Mapping[str, Mapping[str, list[tuple[str, str]]]]
 
-    def of_kinds(self, kinds: tuple[str, ...]) -> list: ...
+    def of_kinds(self, kinds: tuple[str, ...]) -> list:
+        """The design's nodes of any of ``kinds``."""
 
-    def reachable(self, node_id: str, signal: str, direction: str) -> frozenset[str]: ...
+    def reachable(self, node_id: str, signal: str, direction: str) -> frozenset[str]:
+        """Every node reachable from ``node_id`` along edges of ``signal`` in ``direction``."""
 
 
 def _reached_from_entries(index: DesignGraph, through_candidates: bool) -> set[str]:

@@ -47,7 +47,8 @@ MAX_FINDINGS = 60
 class CancelFlag(Protocol):
     """Anything with ``is_set()`` (a threading.Event) that asks grading to stop."""
 
-    def is_set(self) -> bool: ...
+    def is_set(self) -> bool:
+        """Whether the run was asked to stop."""
 
 
 #: progress(done, total, result): called in the calling thread after each submission.

@@ -59,6 +59,7 @@ class BatchParams:
     arrival_scv: float = 1.0
 
     def batch_time(self, b: float) -> float:
+        """Seconds one batch of ``b`` requests takes to serve."""
         return self.base_s + self.item_s * b
 
 
@@ -72,6 +73,8 @@ def batch_capacity(servers: int, p: BatchParams) -> float:
 
 @dataclass(frozen=True, eq=False)
 class BatchTable:
+    """A batching station's simulated figures over a grid of loads, for one server count."""
+
     capacity: float
     loads: np.ndarray  #: realised load of each grid point (served rate / capacity in its runs)
     mean_batch: np.ndarray  #: per grid load

@@ -72,6 +72,7 @@ class BatchSolution:
 
     @property
     def mean_sojourn(self) -> float:
+        """Mean time in the station (wait + batch time), seconds."""
         return self.mean_wait + self.mean_service
 
     def quantile(self, p: float) -> float:

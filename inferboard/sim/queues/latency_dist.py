@@ -60,6 +60,8 @@ _ZPOW_BLOCK = 64
 
 @dataclass(frozen=True)
 class Grid:
+    """The time grid and transform tables latency distributions are composed on."""
+
     dt: float  #: bin width, seconds
     n_cover: int  #: bins covering [0, H]
     m: int  #: transform length (1.5 * n_cover)
