@@ -138,6 +138,13 @@ class Link:
         self.writer.write(frame(payload))
         await self.writer.drain()
 
+    async def write_sealed(self, channel: SealedChannel, plaintext: bytes) -> None:
+        """Seal ``plaintext`` as ``channel``'s next frame and queue it in the same step, then wait for
+        the socket: frames leave in the order they are numbered, however many tasks write at once
+        (the other side takes only the next number and closes the connection on any other)."""
+        self.writer.write(frame(channel.seal(plaintext)))
+        await self.writer.drain()
+
     def close(self) -> None:
         """Close the socket."""
         self.writer.close()
@@ -271,7 +278,7 @@ class Peer:
         if link is not self.link or self.channel is None:
             return
         try:
-            await link.write(self.channel.seal(plaintext))
+            await link.write_sealed(self.channel, plaintext)
         except (ConnectionError, OSError, RuntimeError):
             link.writer.transport.abort()
 
@@ -281,8 +288,8 @@ class Peer:
         if link is not None and self.channel is not None:
             self.synced = False
             try:
-                await asyncio.wait_for(link.write(self.channel.seal(wire.dump(wire.Envelope(
-                    msg=wire.Bye(type="bye", reason=reason[:200]))))), 2.0)
+                await asyncio.wait_for(link.write_sealed(self.channel, wire.dump(wire.Envelope(
+                    msg=wire.Bye(type="bye", reason=reason[:200])))), 2.0)
             except (ConnectionError, OSError, RuntimeError, asyncio.TimeoutError):
                 pass
             link.close()
