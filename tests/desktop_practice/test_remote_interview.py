@@ -230,7 +230,7 @@ def test_the_remote_candidate_window_sends_each_edit_as_it_completes(library, cl
 
 
 def test_five_wrong_codes_show_a_new_code_in_the_host_dialog_which_then_joins(remote, qtbot):
-    from inferboard.remote.peer import AttemptLimiter
+    from inferboard.remote.attempts import AttemptLimiter
     from tests.fakes import FakeClock
 
     host, join, _ = remote()

@@ -14,7 +14,8 @@ from inferboard.practice.history import History
 from inferboard.practice.interview_link import CANDIDATE, INTERVIEWER, CandidateBrief, CandidateLink, InterviewerLink
 from inferboard.remote.channel import FrameReader, FrameRefused, frame
 from inferboard.remote.interview import CandidateGuard, MessagePump, RemoteTransport, resolve_session, session_info
-from inferboard.remote.peer import AttemptLimiter, HostPeer, JoinPeer
+from inferboard.remote.attempts import AttemptLimiter
+from inferboard.remote.peer import HostPeer, JoinPeer
 
 LOOPBACK = "127.0.0.1"
 #: direction, index of the frame in that direction on this connection, the frame -> frames to forward

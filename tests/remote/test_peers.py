@@ -16,7 +16,7 @@ from inferboard.practice.library import ScenarioLibrary
 from inferboard.remote import wire
 from inferboard.remote.channel import FrameReader, frame
 from inferboard.remote.handshake import HandshakeFailed, HostHandshake, JoinerHandshake
-from inferboard.remote.peer import AttemptLimiter
+from inferboard.remote.attempts import AttemptLimiter
 from inferboard.store import design_to_bytes
 from tests.fakes import FakeClock
 from tests.remote.helpers import LOOPBACK, TO_HOST, TO_JOINER, RemotePair, chain, recv_all
