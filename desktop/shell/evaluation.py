@@ -4,7 +4,9 @@ Edits are debounced (the first edit after a quiet spell is evaluated at once, a 
 once at its end). The structural rule check runs on the GUI thread while it stays under a frame
 (16 ms); the behaviour rules, the steady-state simulation and the timeline run on a worker thread
 against an immutable snapshot of the design (the design's file bytes, parsed on the worker).
-Results are tagged with the document revision and dropped if the design changed meanwhile.
+Results are tagged with the document revision and dropped if the design changed meanwhile. An edit
+that changes only the canvas geometry (cards moved, a region resized) hands the last finished, exact
+results on again at once: nothing the rules or the simulator read has changed.
 
 A batching station whose table is not built yet (about a second of CPU) is answered at once from an
 estimated table (inferboard.sim.batching.batch_estimate): the steady readouts say they are an estimate, the
@@ -52,6 +54,18 @@ class Timings:
 def snapshot_bytes(design) -> bytes:
     """The design's file form, compact (the GUI thread pays only for this; parsing is the worker's)."""
     return json.dumps(design_to_dict(design), separators=(",", ":")).encode("utf-8")
+
+
+#: Where a node sits and how big a region is drawn: nothing the rules or the simulator read (a node's
+#: region is its own field, set when it is dropped into one).
+GEOMETRY = ("x", "y", "width", "height")
+
+
+def figures_key(data: dict) -> str:
+    """The design's file form ``data`` without the canvas geometry: two designs with the same key get
+    the same findings and figures, so moving cards around needs no new evaluation."""
+    nodes = [{k: v for k, v in node.items() if k not in GEOMETRY} for node in data.get("nodes", [])]
+    return json.dumps({**data, "nodes": nodes}, separators=(",", ":"))  # the file form's own key order
 
 
 def _rules_structural(design, settings: EvalSettings):
@@ -125,6 +139,8 @@ class EvalJob(QRunnable):
         self.estimated: set = set()
         #: False: every table is built before a station is solved (the evaluation after a build)
         self.allow_estimates = True
+        #: the design's :func:`figures_key`, when the evaluator knows it
+        self.figures_key: str | None = None
 
     def run(self) -> None:
         """Run the steps in order, stopping early once the design has changed, and report results, estimates and
@@ -294,6 +310,8 @@ class Evaluator(QObject):
         #: Steps whose latest result was worked out on estimated batching tables.
         self.estimated_steps: set[str] = set()
         self._incoming_estimates: set[str] = set()
+        #: (settings version, :func:`figures_key`) of the last evaluation that finished exact and current
+        self._evaluated: tuple[int, str] | None = None
         #: Held (:meth:`hold`): evaluations wait; ``_waiting``: one is due once released.
         self._held = False
         self._waiting = False
@@ -377,12 +395,34 @@ class Evaluator(QObject):
         token = self.token()
         design = self.document.design
         structural_here = self._rules_ready and self.structural_on_gui
+        form = design_to_dict(design)
+        key = figures_key(form)
+        if self._running is None and self._same_figures(key):
+            self._show_again(token)
+            return
         if self._running is not None:
             self._pending = True
         else:
-            self._start_job(token, snapshot_bytes(design), with_structural=not structural_here)
+            data = json.dumps(form, separators=(",", ":")).encode("utf-8")  # as snapshot_bytes
+            self._start_job(token, data, with_structural=not structural_here, key=key)
         if structural_here:
             self._structural_here(design)
+
+    def _same_figures(self, key: str) -> bool:
+        """Whether the last evaluation, finished, exact and with every step's result, was of the design
+        with :func:`figures_key` ``key``, under the settings in force."""
+        return (self._evaluated == (self._settings_version, key) and not self.estimated_steps
+                and all(name in self.latest for name in self._step_names()))
+
+    def _step_names(self) -> list[str]:
+        return ["structural", *(name for name, _ in self.steps)]
+
+    def _show_again(self, token: tuple) -> None:
+        """Hand the last results on under ``token`` (the design moved on the canvas only), as an
+        evaluation would."""
+        for name in self._step_names():
+            self._on_result(name, token, self.latest[name])
+        self.evaluated.emit()
 
     def _structural_here(self, design) -> None:
         start = time.perf_counter()
@@ -403,11 +443,13 @@ class Evaluator(QObject):
         # Move it to the worker once it no longer fits in a frame.
         self.structural_on_gui = self.timings.structural_s < FRAME_S
 
-    def _start_job(self, token: tuple, data: bytes, with_structural: bool = False) -> None:
+    def _start_job(self, token: tuple, data: bytes, with_structural: bool = False, key: str | None = None) -> None:
         steps = self.steps
         if with_structural and steps is STEPS:
             steps = (("structural", _rules_structural),) + tuple(steps)
         job = EvalJob(data, token, self.settings, self.is_current, steps)
+        job.figures_key = key
+        self._evaluated = None  # the latest results are this job's from now on, step by step
         job.allow_estimates = token != self._exact_token
         job.setAutoDelete(False)
         job.signals.estimated.connect(self._on_estimated)
@@ -459,6 +501,8 @@ class Evaluator(QObject):
         if done and done[-1].estimated:
             self._start_build(done[-1])
             return  # still busy: the exact evaluation follows once the tables are built
+        if done and done[-1].figures_key is not None:
+            self._evaluated = (token[1], done[-1].figures_key)
         self.busy_changed.emit(False)
         self.evaluated.emit()
         if self.prefetch_tables and done and getattr(done[-1], "used", None):

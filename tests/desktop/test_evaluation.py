@@ -367,3 +367,67 @@ def test_the_first_evaluation_waits_for_the_first_paint(qtbot, data_folder):
         window.files.ask_unsaved = lambda: "discard"
         window.close()
         window.deleteLater()
+
+
+def test_moving_cards_shows_the_last_figures_again_without_evaluating(make_window, qtbot):
+    """Where a card sits changes no finding or figure: a move hands the last evaluation's results on
+    at once (the findings are not left saying "simulating"), and no job starts. An edit to a
+    parameter evaluates again, and so does a change of settings on the same design; a move after
+    that shows the new settings' figures again."""
+    window = make_window(demo_design(), evaluate=True)
+    evaluator = window.evaluator
+    qtbot.waitUntil(lambda: not evaluator.busy() and window.findings.report is evaluator.latest.get("report")
+                    and "timeline" in evaluator.latest, timeout=WAIT_MS)
+    started = []
+    original = evaluator.pool.start
+    evaluator.pool.start = lambda job: (started.append(job), original(job))[-1]
+    before = dict(evaluator.latest)
+    shown = []
+    evaluator.report_ready.connect(shown.append)
+    x, y = window.document.design.node("gpus").x, window.document.design.node("gpus").y
+    window.document.execute(ops.MoveNodes({"gpus": (x + 40.0, y + 25.0)}), "Move gpus")
+    qtbot.waitUntil(lambda: len(shown) == 1, timeout=WAIT_MS)
+    assert started == []
+    assert shown[0] is before["report"] and evaluator.latest == before
+    assert not window.findings.pending_behaviour and not evaluator.busy()
+
+    replicas = window.document.design.node("gpus").params["replicas"]
+    window.document.execute(ops.SetParams("gpus", {"replicas": replicas + 1}), "More replicas")
+    qtbot.waitUntil(lambda: bool(started) and not evaluator.busy() and not evaluator.building_tables()
+                    and evaluator.latest.get("report") is not before["report"], timeout=WAIT_MS)
+
+    jobs = len(started)
+    evaluator.set_settings(hours=12.0)
+    qtbot.waitUntil(lambda: len(started) > jobs and not evaluator.busy(), timeout=WAIT_MS)
+    jobs = len(started)
+    timeline = evaluator.latest["timeline"]
+    window.document.execute(ops.MoveNodes({"gpus": (x, y)}), "Move gpus back")
+    qtbot.waitUntil(lambda: not window.findings.pending_behaviour, timeout=WAIT_MS)
+    assert len(started) == jobs and evaluator.latest["timeline"] is timeline
+
+
+def test_a_design_back_as_it_was_after_a_cut_evaluation_is_evaluated_again(make_window, qtbot):
+    """An edit whose evaluation is cut short by an undo leaves some of its results in place: the
+    design back as it was is evaluated again, not shown with those results."""
+    from desktop.shell.evaluation import STEPS
+
+    window = make_window(demo_design(), evaluate=True)
+    evaluator = window.evaluator
+    qtbot.waitUntil(lambda: not evaluator.busy() and "timeline" in evaluator.latest, timeout=WAIT_MS)
+    reached, release = threading.Event(), threading.Event()
+
+    def held_peak(design, settings):
+        reached.set()
+        release.wait(30)
+        return None
+
+    evaluator.steps = (STEPS[0], ("steady_peak", held_peak), *STEPS[2:])
+    before = evaluator.latest["steady"]
+    window.document.execute(ops.SetParams("lb", {"added_latency_ms": 40.0}), "slower balancer")
+    qtbot.waitUntil(lambda: reached.is_set() and evaluator.latest["steady"] is not before, timeout=WAIT_MS)
+    edited = evaluator.latest["steady"]
+    assert not evaluator.estimated_steps  # no new batching table: the edit's figures are exact
+    window.document.undo_stack.undo()
+    release.set()
+    qtbot.waitUntil(lambda: not evaluator.busy() and evaluator.latest["steady"] is not edited, timeout=WAIT_MS)
+    assert evaluator.latest["steady"].p99_ms == pytest.approx(before.p99_ms)
