@@ -53,7 +53,12 @@ class Timings:
 
 def snapshot_bytes(design) -> bytes:
     """The design's file form, compact (the GUI thread pays only for this; parsing is the worker's)."""
-    return json.dumps(design_to_dict(design), separators=(",", ":")).encode("utf-8")
+    return form_bytes(design_to_dict(design))
+
+
+def form_bytes(form: dict) -> bytes:
+    """A design's file form ``form`` (:func:`inferboard.store.design_to_dict`) as compact bytes."""
+    return json.dumps(form, separators=(",", ":")).encode("utf-8")
 
 
 #: Where a node sits and how big a region is drawn: nothing the rules or the simulator read (a node's
@@ -403,8 +408,7 @@ class Evaluator(QObject):
         if self._running is not None:
             self._pending = True
         else:
-            data = json.dumps(form, separators=(",", ":")).encode("utf-8")  # as snapshot_bytes
-            self._start_job(token, data, with_structural=not structural_here, key=key)
+            self._start_job(token, form_bytes(form), with_structural=not structural_here, key=key)
         if structural_here:
             self._structural_here(design)
 
